@@ -1,0 +1,43 @@
+#pragma once
+// Host-side argument data: generated from the argument specs (seeded, never all zeros for
+// Random fills), handed to the CPU reference, and compared against the GPU's outputs.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cutune/model/problem.hpp"
+
+namespace cutune {
+
+struct HostArgument {
+  const ArgumentSpec* spec = nullptr;
+  std::int64_t count = 1;         ///< elements (1 for scalars)
+  std::vector<std::byte> bytes;   ///< count * element_size(spec->type)
+
+  template <class T> T* data() { return reinterpret_cast<T*>(bytes.data()); }
+  template <class T> const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
+};
+
+/// Fills every argument: Constant -> FillValue; Random -> floats uniform in
+/// [0, FillValue) (FillValue 0 means 1), integers uniform in [0, max(1, FillValue)].
+std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
+                                              const ProblemInstance& instance,
+                                              std::uint64_t seed);
+
+/// Bytes of the pattern written into outputs before a verification run, so that an
+/// element the kernel never writes is caught (NaN for floats, 0xA5 bytes for integers).
+void poison(HostArgument& arg);
+
+struct VerifyResult {
+  bool ok = true;
+  std::string message;  ///< first mismatch: argument, index, expected, got
+  double max_error = 0.0;
+};
+
+/// Compares every element: |got - expected| <= absolute + relative * |expected| for floats
+/// (NaN never passes), exact equality for integers.
+VerifyResult compare(const HostArgument& expected, const HostArgument& got,
+                     const Tolerance& tolerance);
+
+}  // namespace cutune

@@ -1,0 +1,129 @@
+#pragma once
+// A tuning problem as Kernel Tuner's T1 format describes it (KernelSpecification +
+// ConfigurationSpace), plus cutune's "cutune" section for what T1 lacks: named problem
+// variables, the CPU reference, the verification tolerance and the metrics.
+// Built-in templates and user T1 files load through this one path (ARCHITECTURE.md, 4).
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cutune/model/expression.hpp"
+#include "cutune/model/space.hpp"
+
+namespace cutune {
+
+/// Element types of kernel arguments, named as T1 names them.
+enum class ElementType { Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Float32, Float64 };
+std::size_t element_size(ElementType t);
+const char* element_type_name(ElementType t);  ///< T1 spelling: "float", "int32", ...
+bool is_floating(ElementType t);
+
+enum class FillType { Constant, Random };
+enum class AccessType { ReadOnly, WriteOnly, ReadWrite };
+
+struct ArgumentSpec {
+  std::string name;
+  ElementType type = ElementType::Float32;
+  bool is_vector = true;  ///< Vector (device buffer) or Scalar (by value)
+  AccessType access = AccessType::ReadOnly;
+  FillType fill = FillType::Constant;
+  std::optional<Expression> size;  ///< element count (vectors); over problem variables
+  Expression fill_value;           ///< constant, or the scale of Random fills; may be an expression
+  bool output = false;             ///< compared against the reference
+};
+
+struct ProblemVariable {
+  std::string name;
+  std::int64_t default_value = 0;
+  std::int64_t min_value = 1;
+  std::int64_t max_value = INT64_MAX;
+};
+
+struct Tolerance {
+  double relative = 1e-6;
+  double absolute = 0.0;
+};
+
+/// A derived figure such as GB/s: `expression` over problem variables and `time_s`.
+struct Metric {
+  std::string name;
+  Expression expression;
+};
+
+/// Values of the problem variables for one tuning instance, plus derived sizes.
+struct ProblemInstance {
+  std::map<std::string, std::int64_t> variables;  ///< name -> value
+  std::vector<std::int64_t> problem_size;         ///< ProblemSize, evaluated (1 to 3 dims)
+  /// Canonical text, e.g. "n=268435456": a DB key.
+  std::string key() const;
+  /// JSON object text, e.g. {"n":268435456}.
+  std::string json() const;
+};
+
+struct LaunchGeometry {
+  std::array<std::uint32_t, 3> grid{1, 1, 1};
+  std::array<std::uint32_t, 3> block{1, 1, 1};
+  std::uint32_t dynamic_shared_bytes = 0;
+};
+
+class KernelProblem {
+ public:
+  /// Loads a T1 JSON file (cutune section optional). Throws InputError naming the file
+  /// and the field on any problem; the kernel source is read relative to the JSON file.
+  static KernelProblem load(const std::filesystem::path& json_file);
+
+  const std::string& name() const { return name_; }
+  const std::string& kernel_name() const { return kernel_name_; }
+  const std::filesystem::path& json_file() const { return json_file_; }
+  const std::filesystem::path& kernel_file() const { return kernel_file_; }
+  const std::string& source() const { return source_; }
+  const Space& space() const { return *space_; }
+  const std::vector<std::string>& compiler_options() const { return compiler_options_; }
+  const std::vector<ArgumentSpec>& arguments() const { return arguments_; }
+  const std::vector<ProblemVariable>& variables() const { return variables_; }
+  const std::string& reference() const { return reference_; }  ///< "" = none
+  const Tolerance& tolerance() const { return tolerance_; }
+  const std::vector<Metric>& metrics() const { return metrics_; }
+
+  /// Problem variables from "n=1000,m=7" (others default); throws InputError for an
+  /// unknown name, a non-integer, or a value outside [min, max].
+  ProblemInstance instantiate(const std::string& overrides = "") const;
+
+  /// Block and grid for a configuration, Kernel Tuner's way: block from
+  /// block_size_x/y/z (default 1; or LocalSize), grid = ceil(problem_size / prod(grid_div)).
+  LaunchGeometry geometry(const Config& config, const ProblemInstance& instance) const;
+
+  /// Number of elements of a vector argument / the value of a scalar one.
+  std::int64_t argument_size(const ArgumentSpec& arg, const ProblemInstance& instance) const;
+  Value argument_fill(const ArgumentSpec& arg, const ProblemInstance& instance) const;
+
+  /// Metric values for a measured time.
+  std::vector<std::pair<std::string, double>> evaluate_metrics(const ProblemInstance& instance,
+                                                               double time_s) const;
+
+  /// -D defines for a configuration: each parameter as -Dname=value (bools as 0/1), and
+  /// each problem variable that the source mentions is NOT defined (sizes are run-time).
+  std::vector<std::string> defines(const Config& config) const;
+
+ private:
+  std::string name_, kernel_name_;
+  std::filesystem::path json_file_, kernel_file_;
+  std::string source_;
+  std::shared_ptr<Space> space_;
+  std::vector<std::string> compiler_options_;
+  std::vector<ArgumentSpec> arguments_;
+  std::vector<ProblemVariable> variables_;
+  std::vector<Expression> problem_size_;
+  std::array<std::vector<Expression>, 3> grid_div_;
+  std::array<Expression, 3> block_size_;
+  std::string reference_;
+  Tolerance tolerance_;
+  std::vector<Metric> metrics_;
+};
+
+}  // namespace cutune

@@ -1,0 +1,87 @@
+#pragma once
+// The configuration space: parameters with value lists and Kernel Tuner-style restrictions.
+// Valid configurations are enumerated lazily, depth first in declared parameter order, and
+// each restriction is checked as soon as the last parameter it reads has been assigned,
+// so whole subtrees are pruned without ever building the Cartesian product.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutune/model/expression.hpp"
+#include "cutune/model/value.hpp"
+
+namespace cutune {
+
+struct Parameter {
+  std::string name;
+  ValueList values;     ///< in declared order; distinct
+  Value default_value;  ///< one of values
+};
+
+/// A configuration: for each parameter (declared order) the index of its value.
+struct Config {
+  std::vector<std::uint32_t> index;
+  friend bool operator==(const Config&, const Config&) = default;
+  friend auto operator<=>(const Config&, const Config&) = default;
+};
+
+struct Restriction {
+  Expression expression;
+  std::vector<std::size_t> parameters;  ///< indices of the parameters it reads
+  std::size_t check_at = 0;             ///< the deepest of them: checked once it is set
+};
+
+class Space {
+ public:
+  /// `constants` are extra names restrictions may read (e.g. problem variables).
+  /// Throws InputError for duplicate names/values, a default outside its list, a
+  /// restriction that does not parse or names something unknown.
+  Space(std::vector<Parameter> parameters, const std::vector<std::string>& restrictions,
+        std::map<std::string, Value> constants = {});
+
+  const std::vector<Parameter>& parameters() const { return parameters_; }
+  const std::vector<Restriction>& restrictions() const { return restrictions_; }
+  /// Index of a parameter; throws InputError naming it if unknown.
+  std::size_t index_of(std::string_view name) const;
+  bool has_parameter(std::string_view name) const;
+
+  /// Product of the value-list sizes (saturates at UINT64_MAX).
+  std::uint64_t cartesian_size() const;
+  /// Visits valid configurations in lexicographic index order; `visit` returns false to
+  /// stop early. Never materialises the Cartesian product.
+  void for_each_valid(const std::function<bool(const Config&)>& visit) const;
+  std::uint64_t count_valid() const;
+
+  /// The text of the first restriction the configuration violates, or "" when valid.
+  std::string violated_restriction(const Config& config) const;
+  bool is_valid(const Config& config) const { return violated_restriction(config).empty(); }
+
+  Config default_config() const;
+  const Value& value(const Config& config, std::size_t parameter) const;
+  /// Name -> value, declared order.
+  std::vector<std::pair<std::string, Value>> assignments(const Config& config) const;
+
+  /// Kernel Tuner's key: str() of each value joined by ",", e.g. "128,4,1".
+  std::string key(const Config& config) const;
+  /// Inverse of key(); throws InputError naming the part that is not in its list.
+  Config parse_key(std::string_view key) const;
+  /// From "k=v,k=v" (unnamed parameters take their default); throws InputError for an
+  /// unknown parameter or a value outside the declared list.
+  Config parse_assignments(std::string_view text) const;
+  /// Value of `name` given as text, matched against the declared list (128 matches 128,
+  /// 2.5 matches 2.5, True matches True); throws InputError if not declared.
+  std::uint32_t find_value(std::size_t parameter, std::string_view text) const;
+
+ private:
+  bool check(const std::vector<std::uint32_t>& partial, std::size_t depth) const;
+
+  std::vector<Parameter> parameters_;
+  std::vector<Restriction> restrictions_;
+  std::map<std::string, Value> constants_;
+  std::vector<std::vector<std::size_t>> checks_at_;  ///< restriction indices per depth
+};
+
+}  // namespace cutune
