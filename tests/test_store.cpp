@@ -1,1 +1,563 @@
+// The SQLite store: round trips, resume, winners, and refusing files that are not ours.
+#include <sqlite3.h>
+
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <random>
+#include <regex>
+#include <string>
+#include <chrono>
+#include <csignal>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "cutune/db/store.hpp"
+#include "cutune/model/errors.hpp"
+
+namespace fs = std::filesystem;
+using cutune::DeviceIdentity;
+using cutune::InputError;
+using namespace cutune::db;
+
+namespace {
+
+/// A unique path under the temp directory; removes the DB and its -wal/-shm/-journal.
+class TempDb {
+ public:
+  TempDb() {
+    static std::atomic<int> counter{0};
+    std::random_device rd;
+    path_ = fs::temp_directory_path() /
+            ("cutune-test-store-" + std::to_string(::getpid()) + "-" +
+             std::to_string(counter++) + "-" + std::to_string(rd()) + ".db");
+  }
+  ~TempDb() {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      fs::remove(path_.string() + suffix, ec);
+    }
+  }
+  TempDb(const TempDb&) = delete;
+  TempDb& operator=(const TempDb&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+}
+
+/// Runs SQL on a plain connection, outside the store (to build foreign or future files).
+void raw_exec(const fs::path& p, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(p.string().c_str(), &db) == SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  const std::string message = err != nullptr ? err : "";
+  sqlite3_free(err);
+  sqlite3_close(db);
+  INFO(message);
+  REQUIRE(rc == SQLITE_OK);
+}
+
+std::int64_t raw_int(const fs::path& p, const std::string& sql) {
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(p.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+  const std::int64_t v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return v;
+}
+
+DeviceIdentity h200() {
+  DeviceIdentity d;
+  d.name = "NVIDIA H200";
+  d.cc_major = 9;
+  d.cc_minor = 0;
+  d.sm_count = 132;
+  d.memory_bytes = 150'754'820'096ULL;
+  d.sm_clock_khz = 1'980'000;
+  d.memory_clock_khz = 3'201'000;
+  d.memory_bus_bits = 6144;
+  d.l2_bytes = 62'914'560;
+  d.driver_version = 13000;
+  d.driver_release = "580.159";
+  d.nvrtc_version = 12080;
+  d.uuid = "GPU-0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+  return d;
+}
+
+void require_same_device(const DeviceIdentity& a, const DeviceIdentity& b) {
+  CHECK(a.name == b.name);
+  CHECK(a.cc_major == b.cc_major);
+  CHECK(a.cc_minor == b.cc_minor);
+  CHECK(a.sm_count == b.sm_count);
+  CHECK(a.memory_bytes == b.memory_bytes);
+  CHECK(a.sm_clock_khz == b.sm_clock_khz);
+  CHECK(a.memory_clock_khz == b.memory_clock_khz);
+  CHECK(a.memory_bus_bits == b.memory_bus_bits);
+  CHECK(a.l2_bytes == b.l2_bytes);
+  CHECK(a.driver_version == b.driver_version);
+  CHECK(a.driver_release == b.driver_release);
+  CHECK(a.nvrtc_version == b.nvrtc_version);
+  CHECK(a.uuid == b.uuid);
+}
+
+void require_same_measurement(const Measurement& a, const Measurement& b) {
+  CHECK(a.config_key == b.config_key);
+  CHECK(a.config_json == b.config_json);
+  CHECK(a.status == b.status);
+  CHECK(a.error == b.error);
+  CHECK(a.median_ms == b.median_ms);  // exact: doubles must round-trip bit for bit
+  CHECK(a.samples_ms == b.samples_ms);
+  CHECK(a.compile_ms == b.compile_ms);
+  CHECK(a.verify_ms == b.verify_ms);
+  CHECK(a.started_at == b.started_at);
+  CHECK(a.finished_at == b.finished_at);
+}
+
+Measurement measurement(const std::string& key, Status status = Status::Ok) {
+  Measurement m;
+  m.config_key = key;
+  m.config_json = R"({"block_size_x":)" + key + "}";
+  m.status = status;
+  m.started_at = "2026-11-21T23:59:01.123Z";
+  m.finished_at = "2026-11-21T23:59:02.456Z";
+  if (status == Status::Ok) {
+    // Values whose shortest decimal forms are long or tricky, plus a subnormal.
+    m.samples_ms = {0.1, 1.0 / 3.0, 2.0 / 3.0, 1e-300, 4.9406564584124654e-324,
+                    123456.78901234567, 0.30000000000000004};
+    m.median_ms = 1.0 / 3.0;
+    m.compile_ms = 812.0000000000001;
+    m.verify_ms = 3.14159265358979;
+  } else {
+    m.error = std::string("failed: ") + status_name(status);
+  }
+  return m;
+}
+
+/// A store with one device, kernel, problem and run.
+struct Fixture {
+  TempDb file;
+  Store store = Store::open(file.path(), true);
+  std::int64_t device = store.upsert_device(h200());
+  std::int64_t kernel = store.upsert_kernel("vector_add", "sha256:abc");
+  std::int64_t problem = store.upsert_problem(kernel, "n=268435456", R"({"n":268435456})");
+  std::int64_t run = store.begin_run(kernel, problem, device, "0.1.0", "brute_force", 42,
+                                     "cutune tune vector_add");
+};
+
+template <typename F>
+std::string input_error_of(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  FAIL("expected InputError");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("status names round trip", "[db]") {
+  for (Status s : {Status::Ok, Status::Compile, Status::Runtime, Status::Correctness,
+                   Status::Constraints, Status::Timeout}) {
+    REQUIRE(parse_status(status_name(s)) == s);
+  }
+  CHECK(std::string(status_name(Status::Correctness)) == "correctness");
+  CHECK_FALSE(parse_status("OK").has_value());
+  CHECK_FALSE(parse_status("").has_value());
+}
+
+TEST_CASE("utc_now_iso is ISO 8601 UTC with milliseconds", "[db]") {
+  const std::regex form(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)");
+  CHECK(std::regex_match(utc_now_iso(), form));
+}
+
+TEST_CASE("DeviceIdentity::slug", "[db][model]") {
+  DeviceIdentity d;
+  CHECK(d.slug() == "unknown-gpu");
+  d.name = "NVIDIA H200";
+  CHECK(d.slug() == "nvidia-h200");
+  d.name = "  NVIDIA GeForce RTX 4090 (Laptop)--";
+  CHECK(d.slug() == "nvidia-geforce-rtx-4090-laptop");
+  d.name = "NVIDIA H100 80GB HBM3";
+  CHECK(d.slug() == "nvidia-h100-80gb-hbm3");
+  d.name = "---";
+  CHECK(d.slug() == "unknown-gpu");
+}
+
+TEST_CASE("create, then reopen: every field round-trips", "[db]") {
+  TempDb file;
+  const DeviceIdentity gpu = h200();
+  std::vector<Measurement> written;
+  std::int64_t device = 0, kernel = 0, problem = 0, run = 0;
+  const std::uint64_t seed = 0xFFFF'FFFF'FFFF'FFF0ULL;  // above INT64_MAX on purpose
+  {
+    Store store = Store::open(file.path(), true);
+    CHECK(store.schema_version() == Store::kSchemaVersion);
+    device = store.upsert_device(gpu);
+    kernel = store.upsert_kernel("vector_add", "sha256:abc");
+    problem = store.upsert_problem(kernel, "n=268435456", R"({"n":268435456})");
+    run = store.begin_run(kernel, problem, device, "0.1.0", "random", seed,
+                          "cutune tune vector_add --seed 18446744073709551600");
+    written.push_back(measurement("128"));
+    for (Status s : {Status::Compile, Status::Runtime, Status::Correctness,
+                     Status::Constraints, Status::Timeout}) {
+      written.push_back(measurement(std::to_string(256 + static_cast<int>(s)), s));
+    }
+    for (const auto& m : written) REQUIRE(store.add_measurement(run, kernel, problem, device, m));
+    store.set_winner(kernel, problem, device, run, "128", R"({"block_size_x":128})",
+                     1.0 / 3.0, 0.7);
+    store.end_run(run);
+  }
+
+  Store store = Store::open(file.path(), false);
+  CHECK(store.read_only());
+  CHECK(store.path() == file.path());
+  CHECK(store.schema_version() == 1);
+
+  const auto d = store.device(device);
+  REQUIRE(d.has_value());
+  require_same_device(*d, gpu);
+  CHECK_FALSE(store.device(device + 100).has_value());
+
+  const auto r = store.run(run);
+  REQUIRE(r.has_value());
+  CHECK(r->kernel_id == kernel);
+  CHECK(r->problem_id == problem);
+  CHECK(r->device_id == device);
+  CHECK(r->tool_version == "0.1.0");
+  CHECK(r->strategy == "random");
+  CHECK(r->seed == seed);
+  CHECK(r->command == "cutune tune vector_add --seed 18446744073709551600");
+  CHECK(r->finished_at >= r->started_at);
+  CHECK(r->finished_at.size() == 24);
+
+  const auto all = store.measurements(kernel, problem, device);
+  REQUIRE(all.size() == written.size());
+  for (std::size_t i = 0; i < all.size(); ++i) require_same_measurement(all[i], written[i]);
+  const auto timeout = store.find_measurement(kernel, problem, device, written.back().config_key);
+  REQUIRE(timeout.has_value());
+  CHECK(timeout->status == Status::Timeout);
+  CHECK(timeout->error == "failed: timeout");
+  CHECK(timeout->samples_ms.empty());
+  CHECK_FALSE(store.find_measurement(kernel, problem, device, "999").has_value());
+  CHECK(store.measurements(kernel, problem, device + 1).empty());
+
+  const auto winners = store.winners();
+  REQUIRE(winners.size() == 1);
+  CHECK(winners[0].kernel == "vector_add");
+  CHECK(winners[0].problem_key == "n=268435456");
+  CHECK(winners[0].gpu_model == "NVIDIA H200/sm_90");
+  CHECK(winners[0].config_key == "128");
+  CHECK(winners[0].config_json == R"({"block_size_x":128})");
+  CHECK(winners[0].median_ms == 1.0 / 3.0);
+  CHECK(winners[0].default_ms == 0.7);
+  CHECK(winners[0].run_id == run);
+  CHECK(winners[0].updated_at.size() == 24);
+
+  CHECK(store.integrity_ok());
+  // A read-only store refuses writes (an environment error, not the user's input).
+  CHECK_THROWS_AS(store.add_measurement(run, kernel, problem, device, measurement("512")),
+                  std::runtime_error);
+  CHECK_FALSE(store.find_measurement(kernel, problem, device, "512").has_value());
+}
+
+TEST_CASE("upserts return the existing row and update mutable device fields", "[db]") {
+  Fixture f;
+  DeviceIdentity gpu = h200();
+  CHECK(f.store.upsert_device(gpu) == f.device);
+  gpu.driver_version = 13010;
+  gpu.driver_release = "580.200";
+  gpu.nvrtc_version = 13000;
+  CHECK(f.store.upsert_device(gpu) == f.device);
+  require_same_device(*f.store.device(f.device), gpu);
+
+  DeviceIdentity other = h200();
+  other.uuid = "GPU-another";
+  const auto other_id = f.store.upsert_device(other);
+  CHECK(other_id != f.device);
+
+  // Without a uuid: keyed by name, compute capability, SM count and memory size.
+  DeviceIdentity anon = h200();
+  anon.uuid.clear();
+  const auto anon_id = f.store.upsert_device(anon);
+  CHECK(anon_id != f.device);
+  CHECK(anon_id != other_id);
+  anon.driver_version = 12080;
+  CHECK(f.store.upsert_device(anon) == anon_id);
+  CHECK(f.store.device(anon_id)->driver_version == 12080);
+  CHECK(f.store.device(anon_id)->uuid.empty());
+  anon.sm_count = 114;
+  CHECK(f.store.upsert_device(anon) != anon_id);
+
+  CHECK(f.store.upsert_kernel("vector_add", "sha256:abc") == f.kernel);
+  CHECK(f.store.upsert_kernel("vector_add", "sha256:def") != f.kernel);
+  CHECK(f.store.upsert_problem(f.kernel, "n=268435456", "{}") == f.problem);
+  CHECK(f.store.upsert_problem(f.kernel, "n=1024", "{}") != f.problem);
+}
+
+TEST_CASE("resume: a second add of the same configuration is ignored", "[db]") {
+  Fixture f;
+  const Measurement first = measurement("128");
+  CHECK(f.store.add_measurement(f.run, f.kernel, f.problem, f.device, first));
+  Measurement second = measurement("128", Status::Runtime);
+  CHECK_FALSE(f.store.add_measurement(f.run, f.kernel, f.problem, f.device, second));
+  const auto stored = f.store.find_measurement(f.kernel, f.problem, f.device, "128");
+  REQUIRE(stored.has_value());
+  require_same_measurement(*stored, first);
+  CHECK(f.store.measurements(f.kernel, f.problem, f.device).size() == 1);
+
+  // The same configuration on another problem is new work; no run (imported) is allowed.
+  const auto other = f.store.upsert_problem(f.kernel, "n=1024", "{}");
+  CHECK(f.store.add_measurement(0, f.kernel, other, f.device, second));
+}
+
+TEST_CASE("bad references and NaN are errors that name the SQL", "[db]") {
+  Fixture f;
+  try {
+    f.store.add_measurement(f.run, f.kernel, f.problem, f.device + 42, measurement("1"));
+    FAIL("expected an error");
+  } catch (const InputError&) {
+    FAIL("a foreign-key violation is not an InputError");
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("SQLITE_CONSTRAINT_FOREIGNKEY") != std::string::npos);
+    CHECK(what.find("INSERT INTO measurements") != std::string::npos);
+  }
+  Measurement nan = measurement("2");
+  nan.median_ms = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_AS(f.store.add_measurement(f.run, f.kernel, f.problem, f.device, nan),
+                  std::invalid_argument);
+  CHECK_THROWS(f.store.set_winner(f.kernel, f.problem, f.device + 42, f.run, "1", "{}", 1, 1));
+  CHECK_THROWS(f.store.end_run(f.run + 42));
+  CHECK(f.store.integrity_ok());
+}
+
+TEST_CASE("winners: replace, filter and order", "[db]") {
+  Fixture f;
+  DeviceIdentity h100 = h200();
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.uuid = "GPU-h100";
+  DeviceIdentity ada = h200();
+  ada.name = "NVIDIA GeForce RTX 4090";
+  ada.cc_major = 8;
+  ada.cc_minor = 9;
+  ada.uuid = "GPU-4090";
+  const auto d100 = f.store.upsert_device(h100);
+  const auto d4090 = f.store.upsert_device(ada);
+  const auto reduce = f.store.upsert_kernel("reduce", "sha256:r");
+  const auto vec_small = f.store.upsert_problem(f.kernel, "n=1024", "{}");
+  const auto red_problem = f.store.upsert_problem(reduce, "n=1024", "{}");
+
+  f.store.set_winner(f.kernel, f.problem, f.device, f.run, "256", "{}", 2.0, 3.0);
+  f.store.set_winner(f.kernel, f.problem, f.device, f.run, "128", "{}", 1.5, 3.0);  // replaces
+  f.store.set_winner(f.kernel, f.problem, d100, 0, "512", "{}", 2.5, 3.5);
+  f.store.set_winner(f.kernel, vec_small, d4090, 0, "64", "{}", 0.01, 0.02);
+  f.store.set_winner(reduce, red_problem, f.device, 0, "1024", "{}", 0.5, 0.5);
+
+  const auto all = f.store.winners();
+  REQUIRE(all.size() == 4);
+  CHECK(all[0].kernel == "reduce");  // ordered by kernel, problem, gpu
+  CHECK(all[0].run_id == 0);
+  CHECK(all[1].problem_key == "n=1024");
+  CHECK(all[1].gpu_model == "NVIDIA GeForce RTX 4090/sm_89");
+  CHECK(all[2].gpu_model == "NVIDIA H100 80GB HBM3/sm_90");
+  CHECK(all[3].gpu_model == "NVIDIA H200/sm_90");
+  CHECK(all[3].config_key == "128");
+  CHECK(all[3].median_ms == 1.5);
+
+  const auto count = [&](WinnerFilter filter) { return f.store.winners(filter).size(); };
+  CHECK(count({"vector_add", "", ""}) == 3);
+  CHECK(count({"vector", "", ""}) == 0);  // kernel: exact
+  CHECK(count({"", "", "n=1024"}) == 2);
+  CHECK(count({"", "", "n=10"}) == 0);    // problem: exact
+  CHECK(count({"", "h200", ""}) == 2);     // gpu: case-insensitive substring
+  CHECK(count({"", "SM_90", ""}) == 3);
+  CHECK(count({"", "nvidia-h100", ""}) == 1);  // or the slug
+  CHECK(count({"", "rtx 4090", ""}) == 1);
+  CHECK(count({"", "a100", ""}) == 0);
+  CHECK(count({"vector_add", "h200", "n=268435456"}) == 1);
+}
+
+TEST_CASE("the schema version and journal mode are set", "[db]") {
+  TempDb file;
+  { Store store = Store::open(file.path(), true); }
+  CHECK(raw_int(file.path(), "PRAGMA user_version") == Store::kSchemaVersion);
+  CHECK(raw_int(file.path(), "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                             "name IN ('devices', 'kernels', 'problems', 'runs', "
+                             "'measurements', 'winners')") == 6);
+  CHECK(raw_int(file.path(), "SELECT journal_mode = 'wal' FROM pragma_journal_mode") == 1);
+  // Opening again (read-write) migrates nothing and keeps the data.
+  Store again = Store::open(file.path(), true);
+  CHECK(again.schema_version() == 1);
+  CHECK(again.integrity_ok());
+}
+
+TEST_CASE("a DB from a newer cutune is refused and left untouched", "[db]") {
+  TempDb file;
+  { Store store = Store::open(file.path(), true); }
+  raw_exec(file.path(), "PRAGMA user_version = 2");
+  const std::string before = read_bytes(file.path());
+  for (bool create : {false, true}) {
+    const auto what = input_error_of([&] { Store::open(file.path(), create); });
+    CHECK(what == file.path().string() + ": schema version 2 is newer than this cutune (1)");
+    CHECK(read_bytes(file.path()) == before);
+  }
+}
+
+TEST_CASE("a file that is not a database is refused and left untouched", "[db]") {
+  TempDb file;
+  std::string garbage;
+  for (int i = 0; i < 500; ++i) garbage += "this is not a database, line " + std::to_string(i) + "\n";
+  write_bytes(file.path(), garbage);
+  for (bool create : {false, true}) {
+    const auto what = input_error_of([&] { Store::open(file.path(), create); });
+    CHECK(what.find(file.path().string() + ": ") == 0);
+    CHECK(what.find('\n') == std::string::npos);
+    CHECK(read_bytes(file.path()) == garbage);
+  }
+}
+
+TEST_CASE("a damaged cutune DB is refused", "[db]") {
+  TempDb file;
+  {
+    Store store = Store::open(file.path(), true);
+    store.upsert_kernel("k", "h");
+  }
+  std::string bytes = read_bytes(file.path());
+  REQUIRE(bytes.size() > 4096);
+  for (std::size_t i = 100; i < 4096; ++i) bytes[i] = static_cast<char>(0xA5);  // page 1's b-tree
+  write_bytes(file.path(), bytes);
+  for (bool create : {false, true}) {
+    const auto what = input_error_of([&] { Store::open(file.path(), create); });
+    CHECK(what.find(file.path().string() + ": ") == 0);
+    CHECK(read_bytes(file.path()) == bytes);
+  }
+}
+
+TEST_CASE("another application's SQLite DB is refused and left untouched", "[db]") {
+  TempDb file;
+  raw_exec(file.path(), "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT); "
+                        "INSERT INTO notes (text) VALUES ('mine');");
+  const std::string before = read_bytes(file.path());
+  for (bool create : {false, true}) {
+    const auto what = input_error_of([&] { Store::open(file.path(), create); });
+    CHECK(what == file.path().string() + ": not a cutune database (it has other tables: notes)");
+    CHECK(read_bytes(file.path()) == before);
+  }
+  // Same for one that marks itself with another application id, tables or not.
+  TempDb marked;
+  raw_exec(marked.path(), "PRAGMA application_id = 1234; PRAGMA user_version = 1; "
+                          "CREATE TABLE devices (id INTEGER PRIMARY KEY);");
+  CHECK(input_error_of([&] { Store::open(marked.path(), true); }).find("not a cutune database") !=
+        std::string::npos);
+}
+
+TEST_CASE("a missing file is refused without create, and not created", "[db]") {
+  TempDb file;
+  const auto what = input_error_of([&] { Store::open(file.path(), false); });
+  CHECK(what.find(file.path().string()) != std::string::npos);
+  CHECK_FALSE(fs::exists(file.path()));
+
+  const auto dir = fs::temp_directory_path();  // a directory is not a database either
+  CHECK(input_error_of([&] { Store::open(dir, false); }).find(dir.string()) == 0);
+  const auto no_dir = file.path() / "sub" / "x.db";  // a parent that does not exist
+  CHECK(input_error_of([&] { Store::open(no_dir, true); }).find(no_dir.string()) == 0);
+}
+
+TEST_CASE("an empty file becomes a store when created, and is refused read-only", "[db]") {
+  TempDb file;
+  write_bytes(file.path(), "");
+  CHECK(input_error_of([&] { Store::open(file.path(), false); }).find("empty database") !=
+        std::string::npos);
+  CHECK(fs::file_size(file.path()) == 0);
+  Store store = Store::open(file.path(), true);
+  CHECK(store.schema_version() == 1);
+  CHECK(store.integrity_ok());
+}
+
+TEST_CASE("a measurement is visible to a second connection once added", "[db]") {
+  Fixture f;
+  Store reader = Store::open(f.file.path(), false);  // a concurrent `cutune query`
+  CHECK_FALSE(reader.find_measurement(f.kernel, f.problem, f.device, "128").has_value());
+  REQUIRE(f.store.add_measurement(f.run, f.kernel, f.problem, f.device, measurement("128")));
+  const auto seen = reader.find_measurement(f.kernel, f.problem, f.device, "128");
+  REQUIRE(seen.has_value());
+  require_same_measurement(*seen, measurement("128"));
+  CHECK(raw_int(f.file.path(), "SELECT count(*) FROM measurements") == 1);
+}
+
+TEST_CASE("Store moves", "[db]") {
+  Fixture f;
+  Store moved = std::move(f.store);
+  CHECK(moved.upsert_kernel("vector_add", "sha256:abc") == f.kernel);
+  Store other = Store::open(f.file.path(), false);
+  other = std::move(moved);
+  CHECK_FALSE(other.read_only());
+  CHECK(other.integrity_ok());
+}
+
+TEST_CASE("kill -9 while adding measurements loses nothing committed", "[db]") {
+  TempDb file;
+  std::int64_t device = 0, kernel = 0, problem = 0, run = 0;
+  {
+    Store store = Store::open(file.path(), true);
+    device = store.upsert_device(h200());
+    kernel = store.upsert_kernel("vector_add", "sha256:abc");
+    problem = store.upsert_problem(kernel, "n=1", "{}");
+    run = store.begin_run(kernel, problem, device, "0.1.0", "brute_force", 1, "test");
+  }
+  // The child opens its own connection (SQLite connections must not cross a fork).
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    try {
+      Store store = Store::open(file.path(), true);
+      for (int i = 0;; ++i) {
+        store.add_measurement(run, kernel, problem, device, measurement(std::to_string(i)));
+      }
+    } catch (...) {
+    }
+    ::_exit(1);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (raw_int(file.path(), "SELECT count(*) FROM measurements") < 200 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const auto seen = raw_int(file.path(), "SELECT count(*) FROM measurements");
+  ::kill(child, SIGKILL);
+  int wstatus = 0;
+  ::waitpid(child, &wstatus, 0);
+  REQUIRE(seen >= 200);
+
+  Store store = Store::open(file.path(), true);
+  CHECK(store.integrity_ok());
+  const auto all = store.measurements(kernel, problem, device);
+  CHECK(static_cast<std::int64_t>(all.size()) >= seen);  // every commit survived
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    require_same_measurement(all[i], measurement(std::to_string(i)));
+  }
+}

@@ -1,1 +1,102 @@
-int main() { return 0; }
+// cutune: tune CUDA kernels with NVRTC, keep the winners in SQLite.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "commands.hpp"
+#include "cutune/cuda/driver.hpp"
+#include "cutune/model/errors.hpp"
+
+namespace {
+
+std::string command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cutune::cli;
+  CLI::App app{"cutune: a CUDA kernel autotuner (NVRTC + SQLite). Bad input exits with 2."};
+  app.set_version_flag("--version", std::string("cutune ") + CUTUNE_VERSION);
+  app.require_subcommand(1);
+
+  bool devices_json = false;
+  auto* devices = app.add_subcommand("devices", "List the GPUs with their structured identity");
+  devices->add_flag("--json", devices_json, "Print JSON");
+
+  auto* kernels = app.add_subcommand("kernels", "List the built-in templates, their parameters and space sizes");
+
+  std::string space_kernel, space_problem;
+  int space_show = 8;
+  auto* space = app.add_subcommand("space", "Show a kernel's search space: sizes, restrictions, configurations");
+  space->add_option("KERNEL", space_kernel, "Built-in template name or T1 .json file")->required();
+  space->add_option("--problem", space_problem, "Problem variables, e.g. n=1000000");
+  space->add_option("--show", space_show, "How many valid configurations to print")->check(CLI::Range(0, 1000000));
+
+  CompileArgs ca;
+  auto* compile = app.add_subcommand("compile", "Compile configurations to cubin with NVRTC (no GPU needed)");
+  compile->add_option("KERNEL", ca.kernel, "Built-in template name or T1 .json file")->required();
+  auto* cfg = compile->add_option("--config", ca.config, "k=v,... (others take their default)");
+  compile->add_flag("--all", ca.all, "Compile every valid configuration")->excludes(cfg);
+  compile->add_option("--arch", ca.arch, "Target architecture (real, e.g. sm_90)");
+  compile->add_flag("--quiet", ca.quiet, "With --all, print failures and the summary only");
+
+  TuneArgs ta;
+  auto* tune = app.add_subcommand("tune", "Tune a kernel on a GPU and store every measurement");
+  tune->add_option("KERNEL", ta.kernel, "Built-in template name or T1 .json file")->required();
+  tune->add_option("--problem", ta.problem, "Problem variables, e.g. n=268435456 (or n=2**28)");
+  tune->add_option("--strategy", ta.strategy, "brute_force or random");
+  tune->add_option("--budget", ta.budget, "Evaluate at most N configurations");
+  tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
+  tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");
+  tune->add_option("--device", ta.device, "GPU ordinal");
+  tune->add_option("--samples", ta.samples, "Timed launches per configuration");
+  tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file");
+
+  QueryArgs qa;
+  auto* query = app.add_subcommand("query", "Show the stored winners");
+  query->add_option("--kernel", qa.kernel, "Kernel name");
+  query->add_option("--gpu", qa.gpu, "GPU name or model (substring)");
+  query->add_option("--problem", qa.problem, "Problem key, e.g. n=268435456");
+  query->add_option("--db", qa.db, "SQLite database (default as for tune)");
+  query->add_flag("--json", qa.json, "Print JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "cutune: " << e.what() << " (see --help)\n";
+    return kBadInput;
+  }
+
+  try {
+    if (*devices) return cmd_devices(devices_json);
+    if (*kernels) return cmd_kernels();
+    if (*space) return cmd_space(space_kernel, space_problem, space_show);
+    if (*compile) return cmd_compile(ca);
+    if (*tune) {
+      ta.command = command_line(argc, argv);
+      return cmd_tune(ta);
+    }
+    if (*query) return cmd_query(qa);
+  } catch (const cutune::InputError& e) {
+    std::cerr << "cutune: " << e.what() << '\n';
+    return kBadInput;
+  } catch (const cutune::cuda::NoDriver& e) {
+    std::cerr << "cutune: this needs a GPU: " << e.what() << '\n';
+    return kNoGpu;
+  } catch (const std::exception& e) {
+    std::cerr << "cutune: error: " << e.what() << '\n';
+    return kFailure;
+  }
+  return kFailure;
+}

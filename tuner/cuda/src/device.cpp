@@ -1,0 +1,153 @@
+#include "cutune/cuda/device.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+namespace cutune::cuda {
+
+int device_count(std::string* why_none) {
+  const Driver* d = Driver::try_get(why_none);
+  if (!d) return 0;
+  int n = 0;
+  if (d->cuDeviceGetCount(&n) != CUDA_SUCCESS) {
+    if (why_none) *why_none = "cuDeviceGetCount failed";
+    return 0;
+  }
+  if (n == 0 && why_none) *why_none = "the CUDA driver sees no GPU";
+  return n;
+}
+
+namespace {
+int attr(CUdevice dev, CUdevice_attribute a) {
+  int v = 0;
+  CUTUNE_CU(CU_FN(cuDeviceGetAttribute)(&v, a, dev));
+  return v;
+}
+CUdevice device_handle(int ordinal) {
+  CUdevice dev = 0;
+  CUTUNE_CU(CU_FN(cuDeviceGet)(&dev, ordinal));
+  return dev;
+}
+}  // namespace
+
+DeviceIdentity identify(int ordinal) {
+  const Driver& d = Driver::get();
+  CUdevice dev = device_handle(ordinal);
+  DeviceIdentity id;
+  char name[256] = {};
+  CUTUNE_CU(d.cuDeviceGetName(name, sizeof name, dev));
+  id.name = name;
+  id.cc_major = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  id.cc_minor = attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  id.sm_count = attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  std::size_t mem = 0;
+  CUTUNE_CU(d.cuDeviceTotalMem(&mem, dev));
+  id.memory_bytes = mem;
+  id.sm_clock_khz = attr(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  id.memory_clock_khz = attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  id.memory_bus_bits = attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  id.l2_bytes = attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  CUTUNE_CU(d.cuDriverGetVersion(&id.driver_version));
+  id.driver_release = nvml_driver_release();
+  CUuuid uuid{};
+  CUTUNE_CU(d.cuDeviceGetUuid(&uuid, dev));
+  const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
+  id.uuid = fmt::format("GPU-{:02x}{:02x}{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+                        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+                        b[12], b[13], b[14], b[15]);
+  return id;
+}
+
+DeviceLimits limits(int ordinal) {
+  CUdevice dev = device_handle(ordinal);
+  DeviceLimits l;
+  l.max_threads_per_block = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  l.max_shared_per_block_optin = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  l.warp_size = attr(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  return l;
+}
+
+Context::Context(int ordinal) : ordinal_(ordinal) {
+  device_ = device_handle(ordinal);
+  CUTUNE_CU(CU_FN(cuDevicePrimaryCtxRetain)(&ctx_, device_));
+  CUTUNE_CU(CU_FN(cuCtxSetCurrent)(ctx_));
+}
+Context::~Context() {
+  if (ctx_) CU_FN(cuDevicePrimaryCtxRelease)(device_);  // no-throw in a destructor
+}
+void Context::synchronize() const { CUTUNE_CU(CU_FN(cuCtxSynchronize)()); }
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  CUTUNE_CU(CU_FN(cuMemAlloc)(&ptr_, bytes == 0 ? 1 : bytes));
+}
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) CU_FN(cuMemFree)(ptr_);
+}
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    if (ptr_) CU_FN(cuMemFree)(ptr_);
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    o.ptr_ = 0;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+void DeviceBuffer::upload(const void* src, std::size_t bytes) {
+  if (bytes) CUTUNE_CU(CU_FN(cuMemcpyHtoD)(ptr_, src, bytes));
+}
+void DeviceBuffer::download(void* dst, std::size_t bytes) const {
+  if (bytes) CUTUNE_CU(CU_FN(cuMemcpyDtoH)(dst, ptr_, bytes));
+}
+
+Module::Module(const std::vector<char>& cubin, const std::string& kernel_name) {
+  CUTUNE_CU(CU_FN(cuModuleLoadData)(&module_, cubin.data()));
+  CUresult rc = CU_FN(cuModuleGetFunction)(&function_, module_, kernel_name.c_str());
+  if (rc != CUDA_SUCCESS) {
+    CU_FN(cuModuleUnload)(module_);
+    module_ = nullptr;
+    check(rc, "cuModuleGetFunction", __FILE__, __LINE__);
+  }
+}
+Module::~Module() {
+  if (module_) CU_FN(cuModuleUnload)(module_);
+}
+int Module::attribute(CUfunction_attribute a) const {
+  int v = 0;
+  CUTUNE_CU(CU_FN(cuFuncGetAttribute)(&v, a, function_));
+  return v;
+}
+
+Event::Event() { CUTUNE_CU(CU_FN(cuEventCreate)(&ev_, CU_EVENT_DEFAULT)); }
+Event::~Event() {
+  if (ev_) CU_FN(cuEventDestroy)(ev_);
+}
+void Event::record(CUstream stream) { CUTUNE_CU(CU_FN(cuEventRecord)(ev_, stream)); }
+void Event::synchronize() { CUTUNE_CU(CU_FN(cuEventSynchronize)(ev_)); }
+float Event::elapsed_ms_since(const Event& start) const {
+  float ms = 0;
+  CUTUNE_CU(CU_FN(cuEventElapsedTime)(&ms, start.ev_, ev_));
+  return ms;
+}
+
+std::string nvml_driver_release() {
+  // NVML is optional: its absence only leaves the release string empty. The two
+  // prototypes are NVML's documented C ABI (nvml.h is not part of this toolkit install).
+  static const std::string release = [] {
+    void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return std::string();
+    using InitFn = int (*)();
+    using VersionFn = int (*)(char*, unsigned int);
+    auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
+    auto version = reinterpret_cast<VersionFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+    auto shutdown = reinterpret_cast<InitFn>(dlsym(lib, "nvmlShutdown"));
+    char buf[96] = {};
+    if (!init || !version || init() != 0) return std::string();
+    std::string out = version(buf, sizeof buf) == 0 ? std::string(buf) : std::string();
+    if (shutdown) shutdown();
+    return out;
+  }();
+  return release;
+}
+
+}  // namespace cutune::cuda

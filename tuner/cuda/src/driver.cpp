@@ -1,0 +1,104 @@
+#include "cutune/cuda/driver.hpp"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <mutex>
+
+namespace cutune::cuda {
+namespace {
+
+struct Loaded {
+  Driver driver;
+  std::string error;  ///< non-empty when loading failed
+};
+
+const Loaded& loaded() {
+  static const Loaded instance = [] {
+    Loaded l;
+    // Never closed: the driver stays loaded for the life of the process.
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      l.error = fmt::format("no CUDA driver on this machine (libcuda.so.1: {})", dlerror());
+      return l;
+    }
+    using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+    auto get_proc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
+    if (!get_proc) {
+      l.error = "the CUDA driver is too old: it has no cuGetProcAddress_v2 (need CUDA 12+)";
+      return l;
+    }
+    // Ask for each function by its base name at the header's CUDA_VERSION, which yields the
+    // version whose prototype cuda.h declared (what the CUDA runtime itself does).
+#define CUTUNE_LOAD(fn)                                                                     \
+  {                                                                                         \
+    void* p = nullptr;                                                                      \
+    CUdriverProcAddressQueryResult q{};                                                     \
+    if (get_proc(#fn, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) != CUDA_SUCCESS || \
+        !p) {                                                                               \
+      l.error = fmt::format("the CUDA driver lacks {} for CUDA {}", #fn, CUDA_VERSION);    \
+      return l;                                                                             \
+    }                                                                                       \
+    l.driver.fn = reinterpret_cast<decltype(l.driver.fn)>(p);                               \
+  }
+    CUTUNE_DRIVER_FUNCTIONS(CUTUNE_LOAD)
+#undef CUTUNE_LOAD
+    CUresult rc = l.driver.cuInit(0);
+    if (rc != CUDA_SUCCESS) {
+      const char* name = "?";
+      l.driver.cuGetErrorName(rc, &name);
+      l.error = fmt::format("the CUDA driver did not initialise: cuInit returned {}", name);
+    }
+    return l;
+  }();
+  return instance;
+}
+
+}  // namespace
+
+const Driver* Driver::try_get(std::string* why) {
+  const Loaded& l = loaded();
+  if (!l.error.empty()) {
+    if (why) *why = l.error;
+    return nullptr;
+  }
+  return &l.driver;
+}
+
+const Driver& Driver::get() {
+  std::string why;
+  const Driver* d = try_get(&why);
+  if (!d) throw NoDriver(why);
+  return *d;
+}
+
+bool DriverError::sticky() const {
+  switch (code_) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void check(CUresult rc, const char* call, const char* file, int line) {
+  if (rc == CUDA_SUCCESS) return;
+  const char* name = "?";
+  const char* text = "?";
+  const Driver* d = Driver::try_get();
+  if (d) {
+    d->cuGetErrorName(rc, &name);
+    d->cuGetErrorString(rc, &text);
+  }
+  throw DriverError(rc, fmt::format("{} ({}): {} at {}:{}", name, text, call, file, line));
+}
+
+}  // namespace cutune::cuda

@@ -1,0 +1,503 @@
+#include "cutune/model/problem.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cutune/model/errors.hpp"
+
+namespace cutune {
+namespace {
+
+using json = nlohmann::json;
+
+// Names visible to problem-level expressions: problem variables, ProblemSize, and (for
+// geometry and metrics) parameters and extra values.
+class MapScope final : public Scope {
+ public:
+  std::map<std::string, Value, std::less<>> values;
+  const Value* lookup(std::string_view name) const override {
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : &it->second;
+  }
+};
+
+struct Loader {
+  std::filesystem::path file;
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw InputError(fmt::format("{}: {}: {}", file.string(), field, what));
+  }
+
+  const json& require(const json& obj, const char* key, const std::string& where) const {
+    if (!obj.is_object()) fail(where, "is not a JSON object");
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(where, fmt::format("missing field '{}'", key));
+    return *it;
+  }
+
+  std::string string_of(const json& j, const std::string& field) const {
+    if (!j.is_string()) fail(field, "must be a string");
+    return j.get<std::string>();
+  }
+
+  Expression expression_of(const json& j, const std::string& field) const {
+    std::string text;
+    if (j.is_string())
+      text = j.get<std::string>();
+    else if (j.is_number() || j.is_boolean())
+      text = j.dump();
+    else
+      fail(field, "must be a number or an expression string");
+    try {
+      return Expression::parse(text);
+    } catch (const ExpressionError& e) {
+      fail(field, e.what());
+    }
+  }
+
+  Value value_of(const json& j, const std::string& field) const {
+    if (j.is_boolean()) return Value(j.get<bool>());
+    if (j.is_number_integer()) return Value(j.get<std::int64_t>());
+    if (j.is_number_float()) return Value(j.get<double>());
+    if (j.is_string()) return Value(j.get<std::string>());
+    fail(field, "must be a number, boolean or string");
+  }
+};
+
+ElementType parse_element_type(const Loader& L, const std::string& t, const std::string& field) {
+  static const std::pair<const char*, ElementType> names[] = {
+      {"int8", ElementType::Int8},     {"uint8", ElementType::UInt8},
+      {"int16", ElementType::Int16},   {"uint16", ElementType::UInt16},
+      {"int32", ElementType::Int32},   {"uint32", ElementType::UInt32},
+      {"int64", ElementType::Int64},   {"uint64", ElementType::UInt64},
+      {"float", ElementType::Float32}, {"float32", ElementType::Float32},
+      {"double", ElementType::Float64}, {"float64", ElementType::Float64},
+      {"int", ElementType::Int32},     {"uint", ElementType::UInt32}};
+  for (const auto& [name, type] : names)
+    if (t == name) return type;
+  L.fail(field, fmt::format("unsupported argument type '{}'", t));
+}
+
+// A parameter's Values converted to its declared Type.
+Value convert_to_type(const Loader& L, const Value& v, const std::string& type,
+                      const std::string& field) {
+  if (type == "int" || type == "uint") {
+    if (v.is_int() || v.is_bool()) return Value(v.to_int());
+    if (v.is_float() && v.as_float() == static_cast<double>(static_cast<std::int64_t>(v.as_float())))
+      return Value(static_cast<std::int64_t>(v.as_float()));
+  } else if (type == "float") {
+    if (v.is_number()) return v.is_float() ? v : Value(v.to_double());
+  } else if (type == "bool") {
+    if (v.is_bool()) return v;
+    if (v.is_int() && (v.as_int() == 0 || v.as_int() == 1)) return Value(v.as_int() == 1);
+  } else if (type == "string") {
+    if (v.is_string()) return v;
+  } else {
+    L.fail(field, fmt::format("unknown Type '{}' (int, uint, float, bool, string)", type));
+  }
+  L.fail(field, fmt::format("value {} is not of Type {}", v.repr(), type));
+}
+
+std::int64_t eval_int(const Loader& L, const Expression& e, const Scope& scope,
+                      const std::string& field) {
+  try {
+    Value v = e.evaluate(scope);
+    if (v.is_float() && v.as_float() != static_cast<double>(static_cast<std::int64_t>(v.as_float())))
+      L.fail(field, fmt::format("\"{}\" is {}, not an integer", e.text(), v.str()));
+    return v.to_int();
+  } catch (const ExpressionError& ex) {
+    L.fail(field, ex.what());
+  } catch (const std::bad_variant_access&) {
+    L.fail(field, fmt::format("\"{}\" is not a number", e.text()));
+  } catch (const std::invalid_argument& ex) {
+    L.fail(field, ex.what());
+  }
+}
+
+}  // namespace
+
+std::size_t element_size(ElementType t) {
+  switch (t) {
+    case ElementType::Int8: case ElementType::UInt8: return 1;
+    case ElementType::Int16: case ElementType::UInt16: return 2;
+    case ElementType::Int32: case ElementType::UInt32: case ElementType::Float32: return 4;
+    case ElementType::Int64: case ElementType::UInt64: case ElementType::Float64: return 8;
+  }
+  return 0;
+}
+
+const char* element_type_name(ElementType t) {
+  switch (t) {
+    case ElementType::Int8: return "int8";
+    case ElementType::UInt8: return "uint8";
+    case ElementType::Int16: return "int16";
+    case ElementType::UInt16: return "uint16";
+    case ElementType::Int32: return "int32";
+    case ElementType::UInt32: return "uint32";
+    case ElementType::Int64: return "int64";
+    case ElementType::UInt64: return "uint64";
+    case ElementType::Float32: return "float";
+    case ElementType::Float64: return "double";
+  }
+  return "?";
+}
+
+bool is_floating(ElementType t) { return t == ElementType::Float32 || t == ElementType::Float64; }
+
+std::string ProblemInstance::key() const {
+  std::string k;
+  for (const auto& [name, value] : variables) k += fmt::format("{}{}={}", k.empty() ? "" : ",", name, value);
+  if (k.empty()) {
+    for (auto d : problem_size) k += fmt::format("{}{}", k.empty() ? "" : "x", d);
+    k = "ProblemSize=" + k;
+  }
+  return k;
+}
+
+std::string ProblemInstance::json() const {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : variables) j[name] = value;
+  j["ProblemSize"] = problem_size;
+  return j.dump();
+}
+
+KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
+  Loader L{json_file};
+  KernelProblem p;
+  p.json_file_ = json_file;
+
+  std::ifstream in(json_file);
+  if (!in) throw InputError(fmt::format("{}: cannot be read", json_file.string()));
+  json root;
+  try {
+    root = json::parse(in);
+  } catch (const json::parse_error& e) {
+    // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the rest.
+    std::string what = e.what();
+    auto pos = what.find("] ");
+    throw InputError(fmt::format("{}: malformed JSON: {}", json_file.string(),
+                                 pos == std::string::npos ? what : what.substr(pos + 2)));
+  }
+  if (!root.is_object()) L.fail("(top level)", "is not a JSON object");
+
+  const json& spec = L.require(root, "KernelSpecification", "(top level)");
+  const json& cs = L.require(root, "ConfigurationSpace", "(top level)");
+  const json empty = json::object();
+  const json& cut = root.contains("cutune") ? root["cutune"] : empty;
+
+  // --- names
+  p.kernel_name_ = L.string_of(L.require(spec, "KernelName", "KernelSpecification"),
+                               "KernelSpecification.KernelName");
+  p.name_ = p.kernel_name_;
+  if (root.contains("General") && root["General"].contains("BenchmarkName"))
+    p.name_ = L.string_of(root["General"]["BenchmarkName"], "General.BenchmarkName");
+  if (spec.contains("Language") && spec["Language"] != "CUDA")
+    L.fail("KernelSpecification.Language", "only CUDA is supported");
+
+  // --- source, relative to the JSON file
+  std::string kfile = L.string_of(L.require(spec, "KernelFile", "KernelSpecification"),
+                                  "KernelSpecification.KernelFile");
+  p.kernel_file_ = json_file.parent_path() / kfile;
+  {
+    std::ifstream src(p.kernel_file_, std::ios::binary);
+    if (!src)
+      L.fail("KernelSpecification.KernelFile",
+             fmt::format("cannot read '{}'", p.kernel_file_.string()));
+    std::ostringstream ss;
+    ss << src.rdbuf();
+    p.source_ = ss.str();
+  }
+
+  if (spec.contains("CompilerOptions")) {
+    const auto& opts = spec["CompilerOptions"];
+    if (!opts.is_array()) L.fail("KernelSpecification.CompilerOptions", "must be a list");
+    for (const auto& o : opts)
+      p.compiler_options_.push_back(L.string_of(o, "KernelSpecification.CompilerOptions"));
+  }
+
+  // --- problem variables (cutune extension)
+  if (cut.contains("ProblemVariables")) {
+    const auto& vars = cut["ProblemVariables"];
+    if (!vars.is_array()) L.fail("cutune.ProblemVariables", "must be a list");
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      std::string field = fmt::format("cutune.ProblemVariables[{}]", i);
+      ProblemVariable v;
+      v.name = L.string_of(L.require(vars[i], "Name", field), field + ".Name");
+      const auto& d = L.require(vars[i], "Default", field);
+      if (!d.is_number_integer()) L.fail(field + ".Default", "must be an integer");
+      v.default_value = d.get<std::int64_t>();
+      if (vars[i].contains("Min")) v.min_value = vars[i]["Min"].get<std::int64_t>();
+      if (vars[i].contains("Max")) v.max_value = vars[i]["Max"].get<std::int64_t>();
+      p.variables_.push_back(v);
+    }
+  }
+
+  // --- tuning parameters
+  std::vector<Parameter> params;
+  const json& tps = L.require(cs, "TuningParameters", "ConfigurationSpace");
+  if (!tps.is_array()) L.fail("ConfigurationSpace.TuningParameters", "must be a list");
+  MapScope no_names;
+  for (std::size_t i = 0; i < tps.size(); ++i) {
+    std::string field = fmt::format("ConfigurationSpace.TuningParameters[{}]", i);
+    Parameter par;
+    par.name = L.string_of(L.require(tps[i], "Name", field), field + ".Name");
+    field = fmt::format("ConfigurationSpace.TuningParameters[{}] ({})", i, par.name);
+    std::string type = tps[i].contains("Type") ? L.string_of(tps[i]["Type"], field + ".Type") : "int";
+    const json& values = L.require(tps[i], "Values", field);
+    Value list;
+    if (values.is_string()) {
+      try {
+        list = Expression::parse(values.get<std::string>()).evaluate(no_names);
+      } catch (const ExpressionError& e) {
+        L.fail(field + ".Values", e.what());
+      }
+    } else if (values.is_array()) {
+      ValueList vl;
+      for (const auto& v : values) vl.push_back(L.value_of(v, field + ".Values"));
+      list = Value(vl);
+    } else {
+      L.fail(field + ".Values", "must be a list or an expression string");
+    }
+    if (!list.is_list()) L.fail(field + ".Values", fmt::format("is {}, not a list", list.str()));
+    for (const auto& v : list.as_list()) par.values.push_back(convert_to_type(L, v, type, field + ".Values"));
+    if (par.values.empty()) L.fail(field + ".Values", "is empty");
+    par.default_value = tps[i].contains("Default")
+                            ? convert_to_type(L, L.value_of(tps[i]["Default"], field + ".Default"), type, field + ".Default")
+                            : par.values.front();
+    params.push_back(std::move(par));
+  }
+  std::vector<std::string> restrictions;
+  if (cs.contains("Conditions")) {
+    const auto& conds = cs["Conditions"];
+    if (!conds.is_array()) L.fail("ConfigurationSpace.Conditions", "must be a list");
+    for (std::size_t i = 0; i < conds.size(); ++i) {
+      std::string field = fmt::format("ConfigurationSpace.Conditions[{}]", i);
+      if (conds[i].is_string())
+        restrictions.push_back(conds[i].get<std::string>());
+      else
+        restrictions.push_back(L.string_of(L.require(conds[i], "Expression", field), field + ".Expression"));
+    }
+  }
+  try {
+    p.space_ = std::make_shared<Space>(std::move(params), restrictions);
+  } catch (const InputError& e) {
+    L.fail("ConfigurationSpace", e.what());
+  }
+
+  // --- problem size and grid division
+  const json& ps = L.require(spec, "ProblemSize", "KernelSpecification");
+  if (ps.is_array()) {
+    if (ps.empty() || ps.size() > 3) L.fail("KernelSpecification.ProblemSize", "must have 1 to 3 entries");
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      p.problem_size_.push_back(L.expression_of(ps[i], fmt::format("KernelSpecification.ProblemSize[{}]", i)));
+  } else {
+    p.problem_size_.push_back(L.expression_of(ps, "KernelSpecification.ProblemSize"));
+  }
+  const char* div_names[3] = {"GridDivX", "GridDivY", "GridDivZ"};
+  const char* block_names[3] = {"block_size_x", "block_size_y", "block_size_z"};
+  for (int d = 0; d < 3; ++d) {
+    std::string field = std::string("KernelSpecification.") + div_names[d];
+    if (spec.contains(div_names[d])) {
+      const auto& divs = spec[div_names[d]];
+      if (!divs.is_array()) L.fail(field, "must be a list of expressions");
+      for (const auto& e : divs) p.grid_div_[d].push_back(L.expression_of(e, field));
+    } else {
+      p.grid_div_[d].push_back(Expression::parse(block_names[d]));
+    }
+    p.block_size_[d] = Expression::parse(block_names[d]);
+  }
+
+  // --- arguments
+  if (spec.contains("Arguments")) {
+    const auto& args = spec["Arguments"];
+    if (!args.is_array()) L.fail("KernelSpecification.Arguments", "must be a list");
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      std::string field = fmt::format("KernelSpecification.Arguments[{}]", i);
+      const auto& a = args[i];
+      ArgumentSpec s;
+      s.name = a.contains("Name") ? L.string_of(a["Name"], field + ".Name") : fmt::format("arg{}", i);
+      s.type = parse_element_type(L, L.string_of(L.require(a, "Type", field), field + ".Type"), field + ".Type");
+      std::string mem = L.string_of(L.require(a, "MemoryType", field), field + ".MemoryType");
+      if (mem == "Vector") s.is_vector = true;
+      else if (mem == "Scalar") s.is_vector = false;
+      else L.fail(field + ".MemoryType", fmt::format("unsupported '{}' (Vector or Scalar)", mem));
+      if (a.contains("AccessType")) {
+        std::string acc = L.string_of(a["AccessType"], field + ".AccessType");
+        if (acc == "ReadOnly") s.access = AccessType::ReadOnly;
+        else if (acc == "WriteOnly") s.access = AccessType::WriteOnly;
+        else if (acc == "ReadWrite") s.access = AccessType::ReadWrite;
+        else L.fail(field + ".AccessType", fmt::format("unknown '{}'", acc));
+      }
+      if (a.contains("FillType")) {
+        std::string fill = L.string_of(a["FillType"], field + ".FillType");
+        if (fill == "Constant") s.fill = FillType::Constant;
+        else if (fill == "Random") s.fill = FillType::Random;
+        else L.fail(field + ".FillType", fmt::format("unsupported '{}' (Constant or Random)", fill));
+      }
+      s.fill_value = a.contains("FillValue") ? L.expression_of(a["FillValue"], field + ".FillValue")
+                                             : Expression::parse("0");
+      if (s.is_vector) s.size = L.expression_of(L.require(a, "Size", field), field + ".Size");
+      if (a.contains("Output")) {
+        const auto& o = a["Output"];
+        s.output = o.is_boolean() ? o.get<bool>() : (o.is_number() && o.get<double>() != 0);
+      }
+      if (s.output && !s.is_vector) L.fail(field + ".Output", "only Vector arguments can be outputs");
+      p.arguments_.push_back(std::move(s));
+    }
+  }
+
+  // --- cutune extensions
+  if (cut.contains("Reference")) p.reference_ = L.string_of(cut["Reference"], "cutune.Reference");
+  if (cut.contains("Tolerance")) {
+    const auto& t = cut["Tolerance"];
+    if (t.contains("Relative")) p.tolerance_.relative = t["Relative"].get<double>();
+    if (t.contains("Absolute")) p.tolerance_.absolute = t["Absolute"].get<double>();
+    if (p.tolerance_.relative < 0 || p.tolerance_.absolute < 0)
+      L.fail("cutune.Tolerance", "must not be negative");
+  }
+  if (cut.contains("Metrics")) {
+    for (std::size_t i = 0; i < cut["Metrics"].size(); ++i) {
+      std::string field = fmt::format("cutune.Metrics[{}]", i);
+      const auto& m = cut["Metrics"][i];
+      p.metrics_.push_back({L.string_of(L.require(m, "Name", field), field + ".Name"),
+                            L.expression_of(L.require(m, "Expression", field), field + ".Expression")});
+    }
+  }
+
+  // Validate the problem-level expressions now, on the default instance, so a typo is
+  // reported at load time rather than in the middle of a tuning run.
+  ProblemInstance inst = p.instantiate();
+  for (const auto& a : p.arguments_) {
+    if (a.is_vector && p.argument_size(a, inst) < 0)
+      L.fail("KernelSpecification.Arguments", fmt::format("'{}' has a negative size", a.name));
+    (void)p.argument_fill(a, inst);
+  }
+  return p;
+}
+
+namespace {
+MapScope problem_scope(const ProblemInstance& inst) {
+  MapScope s;
+  for (const auto& [name, value] : inst.variables) s.values[name] = Value(value);
+  ValueList ps;
+  for (auto d : inst.problem_size) ps.push_back(Value(d));
+  s.values["ProblemSize"] = Value(ps);
+  return s;
+}
+}  // namespace
+
+ProblemInstance KernelProblem::instantiate(const std::string& overrides) const {
+  Loader L{json_file_};
+  ProblemInstance inst;
+  for (const auto& v : variables_) inst.variables[v.name] = v.default_value;
+  std::string_view text = overrides;
+  std::size_t start = 0;
+  MapScope none;
+  while (start < text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string item(text.substr(start, end - start));
+    start = end + 1;
+    auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw InputError(fmt::format("--problem: '{}' is not name=value", item));
+    std::string name = item.substr(0, eq);
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    while (!name.empty() && name.front() == ' ') name.erase(0, 1);
+    auto var = std::find_if(variables_.begin(), variables_.end(),
+                            [&](const ProblemVariable& v) { return v.name == name; });
+    if (var == variables_.end()) {
+      std::string known;
+      for (const auto& v : variables_) known += (known.empty() ? "" : ", ") + v.name;
+      throw InputError(fmt::format("--problem: '{}' is not a problem variable of {} (known: {})",
+                                   name, name_, known.empty() ? "none" : known));
+    }
+    std::int64_t value = 0;
+    try {
+      Value v = Expression::parse(item.substr(eq + 1)).evaluate(none);
+      if (!v.is_int()) throw ExpressionError("not an integer");
+      value = v.as_int();
+    } catch (const ExpressionError&) {
+      throw InputError(fmt::format("--problem: {}='{}' is not an integer", name, item.substr(eq + 1)));
+    }
+    if (value < var->min_value || value > var->max_value)
+      throw InputError(fmt::format("--problem: {}={} is outside [{}, {}]", name, value,
+                                   var->min_value, var->max_value));
+    inst.variables[name] = value;
+  }
+  MapScope scope = problem_scope(inst);
+  for (const auto& e : problem_size_)
+    inst.problem_size.push_back(eval_int(L, e, scope, "KernelSpecification.ProblemSize"));
+  return inst;
+}
+
+LaunchGeometry KernelProblem::geometry(const Config& config, const ProblemInstance& instance) const {
+  Loader L{json_file_};
+  MapScope scope = problem_scope(instance);
+  scope.values["block_size_x"] = Value(256);  // Kernel Tuner's defaults when not tuned
+  scope.values["block_size_y"] = Value(1);
+  scope.values["block_size_z"] = Value(1);
+  for (auto& [name, value] : space_->assignments(config)) scope.values[name] = value;
+  LaunchGeometry g;
+  for (int d = 0; d < 3; ++d) {
+    std::int64_t b = eval_int(L, block_size_[d], scope, "block size");
+    if (b < 1) L.fail("block size", fmt::format("dimension {} is {}", d, b));
+    g.block[d] = static_cast<std::uint32_t>(b);
+    std::int64_t size = d < static_cast<int>(instance.problem_size.size()) ? instance.problem_size[d] : 1;
+    std::int64_t div = 1;
+    for (const auto& e : grid_div_[d]) div *= eval_int(L, e, scope, "grid divisor");
+    if (div < 1) L.fail("grid divisor", fmt::format("dimension {} is {}", d, div));
+    std::int64_t grid = std::max<std::int64_t>(1, (size + div - 1) / div);
+    if (grid > (d == 0 ? 2147483647LL : 65535LL))
+      L.fail("grid", fmt::format("dimension {} needs {} blocks, more than CUDA allows", d, grid));
+    g.grid[d] = static_cast<std::uint32_t>(grid);
+  }
+  return g;
+}
+
+std::int64_t KernelProblem::argument_size(const ArgumentSpec& arg, const ProblemInstance& instance) const {
+  if (!arg.is_vector || !arg.size) return 1;
+  return eval_int(Loader{json_file_}, *arg.size, problem_scope(instance),
+                  fmt::format("argument '{}' Size", arg.name));
+}
+
+Value KernelProblem::argument_fill(const ArgumentSpec& arg, const ProblemInstance& instance) const {
+  MapScope scope = problem_scope(instance);
+  try {
+    Value v = arg.fill_value.evaluate(scope);
+    if (!v.is_number())
+      Loader{json_file_}.fail(fmt::format("argument '{}' FillValue", arg.name), "is not a number");
+    return v;
+  } catch (const ExpressionError& e) {
+    Loader{json_file_}.fail(fmt::format("argument '{}' FillValue", arg.name), e.what());
+  }
+}
+
+std::vector<std::pair<std::string, double>> KernelProblem::evaluate_metrics(
+    const ProblemInstance& instance, double time_s) const {
+  MapScope scope = problem_scope(instance);
+  scope.values["time_s"] = Value(time_s);
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& m : metrics_) {
+    try {
+      out.emplace_back(m.name, m.expression.evaluate(scope).to_double());
+    } catch (const std::exception& e) {
+      Loader{json_file_}.fail("cutune.Metrics " + m.name, e.what());
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> KernelProblem::defines(const Config& config) const {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : space_->assignments(config)) {
+    std::string text = value.is_bool() ? (value.as_bool() ? "1" : "0") : value.str();
+    out.push_back(fmt::format("-D{}={}", name, text));
+  }
+  return out;
+}
+
+}  // namespace cutune

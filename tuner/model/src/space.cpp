@@ -1,0 +1,286 @@
+#include "cutune/model/space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <set>
+
+#include "cutune/model/errors.hpp"
+
+namespace cutune {
+namespace {
+
+// Names visible to a restriction while enumerating: the parameters assigned so far, then
+// the constants. A parameter not yet assigned is never read, because a restriction is only
+// checked once all the parameters it names are set.
+class PartialScope final : public Scope {
+ public:
+  PartialScope(const std::vector<Parameter>& params, const std::vector<std::uint32_t>& index,
+               std::size_t assigned, const std::map<std::string, Value>& constants)
+      : params_(params), index_(index), assigned_(assigned), constants_(constants) {}
+
+  const Value* lookup(std::string_view name) const override {
+    for (std::size_t i = 0; i < assigned_; ++i)
+      if (params_[i].name == name) return &params_[i].values[index_[i]];
+    auto it = constants_.find(std::string(name));
+    return it == constants_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  const std::vector<Parameter>& params_;
+  const std::vector<std::uint32_t>& index_;
+  std::size_t assigned_;
+  const std::map<std::string, Value>& constants_;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+Space::Space(std::vector<Parameter> parameters, const std::vector<std::string>& restrictions,
+             std::map<std::string, Value> constants)
+    : parameters_(std::move(parameters)), constants_(std::move(constants)) {
+  std::set<std::string> names;
+  for (const auto& p : parameters_) {
+    if (p.name.empty()) throw InputError("a tuning parameter has an empty name");
+    if (!names.insert(p.name).second)
+      throw InputError(fmt::format("tuning parameter '{}' is declared twice", p.name));
+    if (p.values.empty())
+      throw InputError(fmt::format("tuning parameter '{}' has no values", p.name));
+    for (std::size_t i = 0; i < p.values.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (p.values[i] == p.values[j])
+          throw InputError(fmt::format("tuning parameter '{}' lists the value {} twice", p.name,
+                                       p.values[i].repr()));
+    if (std::find(p.values.begin(), p.values.end(), p.default_value) == p.values.end())
+      throw InputError(fmt::format("tuning parameter '{}': default {} is not one of its values",
+                                   p.name, p.default_value.repr()));
+  }
+
+  checks_at_.resize(parameters_.size());
+  for (const auto& text : restrictions) {
+    Expression expr = [&] {
+      try {
+        return Expression::parse(text);
+      } catch (const ExpressionError& e) {
+        throw InputError(fmt::format("restriction \"{}\": {}", text, e.what()));
+      }
+    }();
+    Restriction r{expr, {}, 0};
+    for (const auto& name : expr.names()) {
+      if (has_parameter(name)) {
+        r.parameters.push_back(index_of(name));
+      } else if (!constants_.count(name)) {
+        throw InputError(
+            fmt::format("restriction \"{}\" names '{}', which is not a tuning parameter", text,
+                        name));
+      }
+    }
+    std::sort(r.parameters.begin(), r.parameters.end());
+    // A restriction over constants only is checked at the first parameter.
+    r.check_at = r.parameters.empty() ? 0 : r.parameters.back();
+    if (parameters_.empty())
+      throw InputError(fmt::format("restriction \"{}\" given but there are no parameters", text));
+    checks_at_[r.check_at].push_back(restrictions_.size());
+    restrictions_.push_back(std::move(r));
+  }
+}
+
+bool Space::has_parameter(std::string_view name) const {
+  return std::any_of(parameters_.begin(), parameters_.end(),
+                     [&](const Parameter& p) { return p.name == name; });
+}
+
+std::size_t Space::index_of(std::string_view name) const {
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i].name == name) return i;
+  throw InputError(fmt::format("unknown tuning parameter '{}'", name));
+}
+
+std::uint64_t Space::cartesian_size() const {
+  std::uint64_t n = 1;
+  for (const auto& p : parameters_) {
+    if (n > std::numeric_limits<std::uint64_t>::max() / p.values.size())
+      return std::numeric_limits<std::uint64_t>::max();
+    n *= p.values.size();
+  }
+  return n;
+}
+
+bool Space::check(const std::vector<std::uint32_t>& partial, std::size_t depth) const {
+  PartialScope scope(parameters_, partial, depth + 1, constants_);
+  for (std::size_t r : checks_at_[depth]) {
+    const auto& expr = restrictions_[r].expression;
+    try {
+      if (!expr.evaluate(scope).truthy()) return false;
+    } catch (const ExpressionError& e) {
+      throw InputError(fmt::format("restriction \"{}\": {}", expr.text(), e.what()));
+    }
+  }
+  return true;
+}
+
+bool Space::next_valid(Config& config) const {
+  if (parameters_.empty()) return false;
+  const std::size_t last = parameters_.size() - 1;
+  std::size_t depth = 0;
+  bool descend;  // true: check the value at `depth`; false: advance it first
+  if (config.index.empty()) {
+    config.index.assign(parameters_.size(), 0);
+    descend = true;
+  } else {
+    depth = last;
+    descend = false;
+  }
+  // Depth-first walk: check the restrictions that become decidable at `depth`, descend on
+  // success, advance the value at `depth` on failure, backtracking over exhausted levels.
+  while (true) {
+    if (descend) {
+      if (check(config.index, depth)) {
+        if (depth == last) return true;
+        config.index[++depth] = 0;
+        continue;
+      }
+    }
+    descend = true;
+    while (++config.index[depth] == parameters_[depth].values.size()) {
+      if (depth == 0) {
+        config.index.clear();
+        return false;
+      }
+      --depth;
+    }
+  }
+}
+
+void Space::for_each_valid(const std::function<bool(const Config&)>& visit) const {
+  Config config;
+  while (next_valid(config))
+    if (!visit(config)) return;
+}
+
+std::uint64_t Space::count_valid() const {
+  std::uint64_t n = 0;
+  for_each_valid([&](const Config&) {
+    ++n;
+    return true;
+  });
+  return n;
+}
+
+std::string Space::violated_restriction(const Config& config) const {
+  if (config.index.size() != parameters_.size()) return "<configuration of the wrong size>";
+  for (std::size_t d = 0; d < parameters_.size(); ++d) {
+    if (config.index[d] >= parameters_[d].values.size()) return "<value index out of range>";
+  }
+  PartialScope scope(parameters_, config.index, parameters_.size(), constants_);
+  for (const auto& r : restrictions_) {
+    try {
+      if (!r.expression.evaluate(scope).truthy()) return r.expression.text();
+    } catch (const ExpressionError& e) {
+      throw InputError(fmt::format("restriction \"{}\": {}", r.expression.text(), e.what()));
+    }
+  }
+  return "";
+}
+
+Config Space::default_config() const {
+  Config c;
+  for (const auto& p : parameters_) {
+    auto it = std::find(p.values.begin(), p.values.end(), p.default_value);
+    c.index.push_back(static_cast<std::uint32_t>(it - p.values.begin()));
+  }
+  return c;
+}
+
+const Value& Space::value(const Config& config, std::size_t parameter) const {
+  return parameters_.at(parameter).values.at(config.index.at(parameter));
+}
+
+std::vector<std::pair<std::string, Value>> Space::assignments(const Config& config) const {
+  std::vector<std::pair<std::string, Value>> out;
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    out.emplace_back(parameters_[i].name, value(config, i));
+  return out;
+}
+
+std::string Space::key(const Config& config) const {
+  std::string k;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    if (i) k += ',';
+    k += value(config, i).str();
+  }
+  return k;
+}
+
+std::uint32_t Space::find_value(std::size_t parameter, std::string_view text) const {
+  const auto& p = parameters_.at(parameter);
+  text = trim(text);
+  for (std::size_t i = 0; i < p.values.size(); ++i) {
+    const Value& v = p.values[i];
+    if (v.str() == text) return static_cast<std::uint32_t>(i);
+    // 4 matches 4.0, 1 matches True etc.: compare numerically when the text is a number.
+    if (v.is_number()) {
+      double d = 0;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+      if (ec == std::errc() && ptr == text.data() + text.size() && !v.is_bool() &&
+          v.to_double() == d)
+        return static_cast<std::uint32_t>(i);
+    }
+  }
+  std::string list;
+  for (const auto& v : p.values) list += (list.empty() ? "" : ", ") + v.str();
+  throw InputError(fmt::format("value '{}' is not declared for parameter '{}' (declared: {})",
+                               text, p.name, list));
+}
+
+Config Space::parse_key(std::string_view key) const {
+  Config c;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < parameters_.size(); ++i) {
+    std::size_t end = key.find(',', start);
+    if (end == std::string_view::npos) end = key.size();
+    if (start > key.size())
+      throw InputError(fmt::format("configuration key '{}' has {} values, expected {}", key, i,
+                                   parameters_.size()));
+    c.index.push_back(find_value(i, key.substr(start, end - start)));
+    start = end + 1;
+  }
+  if (start <= key.size())
+    throw InputError(fmt::format("configuration key '{}' has more than {} values", key,
+                                 parameters_.size()));
+  return c;
+}
+
+Config Space::parse_assignments(std::string_view text) const {
+  Config c = default_config();
+  std::set<std::string> seen;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view item = trim(text.substr(start, end - start));
+    start = end + 1;
+    if (item.empty()) {
+      if (end == text.size()) break;
+      throw InputError(fmt::format("configuration '{}': empty item", text));
+    }
+    auto eq = item.find('=');
+    if (eq == std::string_view::npos)
+      throw InputError(fmt::format("configuration item '{}' is not name=value", item));
+    std::string name(trim(item.substr(0, eq)));
+    std::size_t p = index_of(name);
+    if (!seen.insert(name).second)
+      throw InputError(fmt::format("configuration names '{}' twice", name));
+    c.index[p] = find_value(p, item.substr(eq + 1));
+  }
+  return c;
+}
+
+}  // namespace cutune

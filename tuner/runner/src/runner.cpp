@@ -1,0 +1,222 @@
+#include "cutune/runner/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <deque>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cutune/cuda/device.hpp"
+#include "cutune/jit/nvrtc_compiler.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/runner/compile_stage.hpp"
+#include "cutune/runner/gpu_stage.hpp"
+#include "cutune/search/strategy.hpp"
+
+namespace cutune::runner {
+
+std::string content_hash(const std::string& data) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : data) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+std::string config_json(const Space& space, const Config& config) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [name, v] : space.assignments(config)) {
+    switch (v.kind()) {
+      case Value::Kind::Bool: j[name] = v.as_bool(); break;
+      case Value::Kind::Int: j[name] = v.as_int(); break;
+      case Value::Kind::Float: j[name] = v.as_float(); break;
+      default: j[name] = v.str(); break;
+    }
+  }
+  return j.dump();
+}
+
+namespace {
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+search::Observation observation_of(const db::Measurement& m) {
+  return {m.status == db::Status::Ok, m.status == db::Status::Ok ? m.median_ms : 0.0};
+}
+
+}  // namespace
+
+TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
+  const Space& space = problem.space();
+  ProblemInstance instance = problem.instantiate(options.problem);
+  auto log = [&](const std::string& line) {
+    if (options.log) *options.log << line << '\n' << std::flush;
+  };
+
+  std::string why;
+  int count = cuda::device_count(&why);
+  if (count == 0) throw cuda::NoDriver(why);
+  if (options.device < 0 || options.device >= count)
+    throw InputError(fmt::format("--device {}: there are {} GPU(s) (0..{})", options.device, count,
+                                 count - 1));
+
+  TuneReport report;
+  report.device = cuda::identify(options.device);
+  report.device.nvrtc_version = jit::nvrtc_version();
+  report.kernel = problem.name();
+  report.problem_key = instance.key();
+  report.date = db::utc_now_iso();
+
+  Config default_config = space.default_config();
+  if (std::string r = space.violated_restriction(default_config); !r.empty())
+    throw InputError(fmt::format("{}: the default configuration {} violates \"{}\"",
+                                 problem.json_file().string(), space.key(default_config), r));
+  report.default_key = space.key(default_config);
+
+  db::Store store = db::Store::open(options.db, /*create=*/true);
+  const auto device_id = store.upsert_device(report.device);
+  const auto kernel_id = store.upsert_kernel(
+      problem.name(), content_hash(problem.source() + '\0' + read_file(problem.json_file())));
+  const auto problem_id = store.upsert_problem(kernel_id, report.problem_key, instance.json());
+  report.run_id = store.begin_run(kernel_id, problem_id, device_id, CUTUNE_TOOL_VERSION,
+                                  options.strategy, options.seed, options.command);
+
+  std::map<std::string, db::Measurement> stored;
+  for (auto& m : store.measurements(kernel_id, problem_id, device_id)) stored[m.config_key] = m;
+
+  search::StrategyOptions so{options.strategy, options.seed, options.budget};
+  auto strategy = search::make_strategy(space, so);
+  CompileStage compiler(problem, report.device.arch());
+  GpuStage gpu(problem, instance, options.device, options.timing, options.data_seed);
+  report.verification = gpu.verification_source();
+  log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}", problem.name(),
+                  report.problem_key, report.device.name, report.device.arch(),
+                  report.verification));
+
+  double best_ms = INFINITY;
+  std::uint64_t done = 0;
+  auto record = [&](const Config& c, const db::Measurement& m, bool fresh) {
+    strategy->tell(c, observation_of(m));
+    ++done;
+    if (m.status != db::Status::Ok) ++report.configs_failed;
+    if (m.status == db::Status::Ok) best_ms = std::min(best_ms, m.median_ms);
+    if (!fresh) return;
+    ++report.configs_tried;
+    log(fmt::format("[{}] {} {} {}", done, m.config_key,
+                    m.status == db::Status::Ok ? fmt::format("{:.4f} ms", m.median_ms)
+                                               : fmt::format("{}: {}", db::status_name(m.status), m.error),
+                    std::isfinite(best_ms) ? fmt::format("(best {:.4f} ms)", best_ms) : ""));
+  };
+
+  // The default configuration goes first: it is the baseline of the reported speedup and
+  // (without a CPU reference) the definition of a correct answer.
+  std::deque<Config> queue{default_config};
+  bool strategy_done = false;
+  const std::size_t lookahead = 16;
+  std::set<std::string> submitted;
+  auto feed = [&] {
+    while (!strategy_done && compiler.pending() < lookahead) {
+      std::vector<Config> batch;
+      if (!queue.empty()) {
+        batch.push_back(queue.front());
+        queue.pop_front();
+      } else {
+        batch = strategy->ask(8);
+        if (batch.empty()) strategy_done = true;
+      }
+      for (const auto& c : batch) {
+        std::string key = space.key(c);
+        if (!submitted.insert(key).second) {
+          continue;  // the default proposed again by the strategy
+        }
+        if (auto it = stored.find(key); it != stored.end()) {
+          ++report.configs_resumed;
+          record(c, it->second, false);
+          continue;
+        }
+        compiler.submit(c);
+      }
+    }
+  };
+
+  while (true) {
+    feed();
+    auto compiled = compiler.next();
+    if (!compiled) {
+      if (strategy_done) break;
+      continue;
+    }
+    db::Measurement m;
+    m.config_key = space.key(compiled->config);
+    m.config_json = config_json(space, compiled->config);
+    m.started_at = db::utc_now_iso();
+    m.compile_ms = compiled->result.compile_ms;
+    bool lost = false;
+    if (!compiled->result.ok) {
+      m.status = db::Status::Compile;
+      m.error = compiled->result.error;
+    } else {
+      GpuEvaluation ev = gpu.evaluate(compiled->config, compiled->result.cubin);
+      m.status = ev.status;
+      m.error = ev.error;
+      m.samples_ms = ev.samples_ms;
+      m.median_ms = ev.median_ms;
+      m.verify_ms = ev.verify_ms;
+      lost = ev.context_lost;
+    }
+    m.finished_at = db::utc_now_iso();
+    store.add_measurement(report.run_id, kernel_id, problem_id, device_id, m);
+    stored[m.config_key] = m;
+    record(compiled->config, m, true);
+    if (lost) {
+      // The context is unusable after a sticky error; the measurement is stored, so running
+      // the same command again resumes after it. (Issue 5 isolates this in a worker process.)
+      report.aborted = true;
+      report.abort_reason = fmt::format("{}: {}", m.config_key, m.error);
+      break;
+    }
+  }
+  store.end_run(report.run_id);
+
+  // Winner over everything stored for this kernel, problem and device (resumed runs too).
+  std::map<std::string, std::uint64_t> by_status;
+  const db::Measurement* best = nullptr;
+  for (const auto& [key, m] : stored) {
+    if (m.status != db::Status::Ok) {
+      ++by_status[db::status_name(m.status)];
+      continue;
+    }
+    if (!best || m.median_ms < best->median_ms) best = &m;
+  }
+  report.failures_by_status.assign(by_status.begin(), by_status.end());
+  report.space_valid = space.count_valid();
+  if (auto it = stored.find(report.default_key); it != stored.end() && it->second.status == db::Status::Ok)
+    report.default_ms = it->second.median_ms;
+  if (best) {
+    report.winner_key = best->config_key;
+    report.winner_json = best->config_json;
+    report.winner_ms = best->median_ms;
+    report.winner_metrics = problem.evaluate_metrics(instance, best->median_ms * 1e-3);
+    store.set_winner(kernel_id, problem_id, device_id, report.run_id, best->config_key,
+                     best->config_json, best->median_ms, report.default_ms);
+  }
+  if (!report.aborted) {
+    // The copy ceiling, measured in the same run: as many bytes as the problem's arguments
+    // (at least 256 MiB so that the L2 does not serve it).
+    std::size_t bytes = std::max<std::size_t>(gpu.total_argument_bytes() / 2, std::size_t{256} << 20);
+    report.copy_gbps = measure::copy_bandwidth_gbps(bytes);
+  }
+  return report;
+}
+
+}  // namespace cutune::runner

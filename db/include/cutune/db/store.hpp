@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cutune/model/device_identity.hpp"
@@ -14,6 +15,10 @@
 struct sqlite3;
 
 namespace cutune::db {
+
+/// Now as ISO 8601 UTC with milliseconds: "2026-11-21T23:59:01.123Z". Every timestamp the
+/// store writes has this form, so timestamps sort as text.
+std::string utc_now_iso();
 
 /// Kernel Tuner's invalidity values, plus ok.
 enum class Status { Ok, Compile, Runtime, Correctness, Constraints, Timeout };
@@ -26,7 +31,7 @@ struct Measurement {
   Status status = Status::Ok;
   std::string error;               ///< one line for failures ("" if ok)
   double median_ms = 0.0;          ///< NaN-free: 0 when not measured
-  std::vector<double> samples_ms;  ///< every timed launch
+  std::vector<double> samples_ms;  ///< every timed launch (a NaN/inf sample reads back as NaN)
   double compile_ms = 0.0;
   double verify_ms = 0.0;
   std::string started_at, finished_at;  ///< ISO 8601 UTC
@@ -45,14 +50,32 @@ struct Winner {
 };
 
 struct WinnerFilter {
-  std::string kernel, gpu, problem;  ///< "" = any; gpu matches name or model key (substring)
+  /// "" = any. kernel and problem match exactly; gpu is a case-insensitive substring of
+  /// the model key ("h200", "sm_90", "NVIDIA H200/sm_90"), or of its slug ("nvidia-h200").
+  std::string kernel, gpu, problem;
 };
 
+/// One tuning session, as begin_run/end_run recorded it.
+struct RunInfo {
+  std::int64_t id = 0;
+  std::int64_t kernel_id = 0, problem_id = 0, device_id = 0;
+  std::string tool_version, strategy;
+  std::uint64_t seed = 0;
+  std::string command;
+  std::string started_at;
+  std::string finished_at;  ///< "" while running, or when the run was interrupted
+};
+
+/// One connection to a cutune DB. Move-only: it owns the sqlite3 connection, which is
+/// closed exactly once, by the destructor of whichever Store holds it last; a copy would
+/// either close it twice or need a second connection with its own transactions and locks,
+/// which is a different thing (open the file again for that).
 class Store {
  public:
   /// Opens (creating when `create`) the DB. Throws InputError naming the path when it
   /// cannot be opened, is not a cutune DB / is corrupt, or has a newer schema version.
-  /// A read-only open never creates or migrates anything.
+  /// create=false opens read-only (SQLITE_OPEN_READONLY): it never creates, migrates or
+  /// writes anything, and refuses an empty file. A refused file is left byte for byte.
   static Store open(const std::filesystem::path& path, bool create);
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -60,9 +83,18 @@ class Store {
 
   static constexpr int kSchemaVersion = 1;
   int schema_version() const;
+  const std::filesystem::path& path() const { return path_; }
+  bool read_only() const { return read_only_; }
 
+  /// Devices are keyed by uuid; a device without one (uuid "") by (name, compute
+  /// capability, SM count, memory size). An existing row gets its other fields (clocks,
+  /// driver, NVRTC, model key) updated and keeps its id.
   std::int64_t upsert_device(const DeviceIdentity& device);
+  std::optional<DeviceIdentity> device(std::int64_t device_id) const;
+  /// Kernels are keyed by (name, source hash): an edited source is a new kernel, so its
+  /// measurements are not mistaken for the old one's.
   std::int64_t upsert_kernel(const std::string& name, const std::string& source_hash);
+  /// Keyed by (kernel, problem key); an existing problem keeps its stored JSON.
   std::int64_t upsert_problem(std::int64_t kernel_id, const std::string& problem_key,
                               const std::string& problem_json);
   std::int64_t begin_run(std::int64_t kernel_id, std::int64_t problem_id,
@@ -70,9 +102,11 @@ class Store {
                          const std::string& strategy, std::uint64_t seed,
                          const std::string& command);
   void end_run(std::int64_t run_id);
+  std::optional<RunInfo> run(std::int64_t run_id) const;
 
   /// Inserts and commits one measurement. Unique on (kernel, problem, device, config);
-  /// a second insert of the same key is ignored and returns false.
+  /// a second insert of the same key is ignored and returns false. run_id <= 0: no run
+  /// (imported data). Throws std::invalid_argument for a NaN median/compile/verify time.
   bool add_measurement(std::int64_t run_id, std::int64_t kernel_id, std::int64_t problem_id,
                        std::int64_t device_id, const Measurement& m);
   std::optional<Measurement> find_measurement(std::int64_t kernel_id, std::int64_t problem_id,
@@ -81,7 +115,7 @@ class Store {
   std::vector<Measurement> measurements(std::int64_t kernel_id, std::int64_t problem_id,
                                         std::int64_t device_id) const;
 
-  /// Replaces the winner of (kernel, problem, the device's GPU model).
+  /// Replaces the winner of (kernel, problem, the device's GPU model). run_id <= 0: no run.
   void set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
                   std::int64_t run_id, const std::string& config_key,
                   const std::string& config_json, double median_ms, double default_ms);
@@ -93,6 +127,8 @@ class Store {
  private:
   explicit Store(sqlite3* db);
   sqlite3* db_ = nullptr;
+  std::filesystem::path path_;  ///< for error messages
+  bool read_only_ = false;
 };
 
 }  // namespace cutune::db

@@ -54,6 +54,10 @@ class Space {
   /// stop early. Never materialises the Cartesian product.
   void for_each_valid(const std::function<bool(const Config&)>& visit) const;
   std::uint64_t count_valid() const;
+  /// Advances `config` to the next valid configuration in the same order as
+  /// for_each_valid; an empty `config` starts from the first. Returns false at the end.
+  /// Lets a strategy enumerate lazily, one configuration per ask.
+  bool next_valid(Config& config) const;
 
   /// The text of the first restriction the configuration violates, or "" when valid.
   std::string violated_restriction(const Config& config) const;

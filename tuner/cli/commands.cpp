@@ -1,0 +1,373 @@
+#include "commands.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cutune/cuda/device.hpp"
+#include "cutune/db/store.hpp"
+#include "cutune/jit/nvrtc_compiler.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/model/problem.hpp"
+#include "cutune/runner/compile_stage.hpp"
+#include "cutune/runner/runner.hpp"
+#include "cutune/search/strategy.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace cutune::cli {
+namespace {
+
+fs::path executable_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+// Where built-in templates are looked for, in order: $CUTUNE_TEMPLATE_DIR; a
+// kernel_templates/ folder beside the executable or above it (a build tree inside the
+// checkout, or an install prefix's share/cutune); the source tree cutune was built from.
+std::vector<fs::path> template_dirs() {
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("CUTUNE_TEMPLATE_DIR")) dirs.emplace_back(env);
+  fs::path d = executable_dir();
+  for (int up = 0; up < 5 && !d.empty(); ++up, d = d.parent_path()) {
+    if (fs::is_directory(d / "kernel_templates")) dirs.push_back(d / "kernel_templates");
+    if (fs::is_directory(d / "share/cutune/kernel_templates"))
+      dirs.push_back(d / "share/cutune/kernel_templates");
+    if (d == d.parent_path()) break;
+  }
+  dirs.emplace_back(CUTUNE_SOURCE_TEMPLATE_DIR);
+  return dirs;
+}
+
+std::vector<std::string> builtin_names() {
+  for (const auto& dir : template_dirs()) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.is_directory() && fs::exists(e.path() / (e.path().filename().string() + ".json")))
+        names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    if (!names.empty()) return names;
+  }
+  return {};
+}
+
+KernelProblem load_kernel(const std::string& kernel) { return KernelProblem::load(resolve_kernel(kernel)); }
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string values_text(const Parameter& p) {
+  std::vector<std::string> v;
+  for (const auto& x : p.values) v.push_back(x.str());
+  return "[" + join(v, ", ") + "]";
+}
+
+json identity_json(const DeviceIdentity& d) {
+  return json{{"name", d.name},
+              {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
+              {"arch", d.arch()},
+              {"sm_count", d.sm_count},
+              {"memory_bytes", d.memory_bytes},
+              {"sm_clock_mhz", d.sm_clock_khz / 1000},
+              {"memory_clock_mhz", d.memory_clock_khz / 1000},
+              {"memory_bus_bits", d.memory_bus_bits},
+              {"l2_bytes", d.l2_bytes},
+              {"driver_cuda_version", fmt::format("{}.{}", d.driver_version / 1000, (d.driver_version % 1000) / 10)},
+              {"driver_release", d.driver_release},
+              {"nvrtc_version", fmt::format("{}.{}", d.nvrtc_version / 1000, (d.nvrtc_version % 1000) / 10)},
+              {"uuid", d.uuid}};
+}
+
+}  // namespace
+
+fs::path resolve_kernel(const std::string& kernel) {
+  if (kernel.empty()) throw InputError("no kernel given");
+  if (kernel.size() > 5 && kernel.ends_with(".json")) {
+    if (!fs::exists(kernel)) throw InputError(fmt::format("{}: no such file", kernel));
+    return kernel;
+  }
+  for (const auto& dir : template_dirs()) {
+    fs::path p = dir / kernel / (kernel + ".json");
+    if (fs::exists(p)) return p;
+  }
+  auto names = builtin_names();
+  throw InputError(fmt::format("unknown kernel '{}' (built-in: {}; or give a T1 .json file)", kernel,
+                               names.empty() ? "none found" : join(names, ", ")));
+}
+
+fs::path default_db_path() {
+  if (const char* env = std::getenv("CUTUNE_DB"); env && *env) return env;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return fs::path(xdg) / "cutune/cutune.db";
+  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".local/share/cutune/cutune.db";
+  return "cutune.db";
+}
+
+int cmd_devices(bool as_json) {
+  std::string why;
+  int n = cuda::device_count(&why);
+  if (n == 0) {
+    if (as_json)
+      std::cout << json{{"devices", json::array()}, {"reason", why}}.dump(2) << '\n';
+    else
+      std::cout << "No GPU: " << why << ".\nWithout a GPU cutune can still list kernels, show "
+                << "spaces, compile configurations with NVRTC (" << jit::nvrtc_version_string()
+                << ") and query results.\n";
+    return kOk;
+  }
+  json all = json::array();
+  for (int i = 0; i < n; ++i) {
+    DeviceIdentity d = cuda::identify(i);
+    d.nvrtc_version = jit::nvrtc_version();
+    if (as_json) {
+      json j = identity_json(d);
+      j["ordinal"] = i;
+      all.push_back(j);
+      continue;
+    }
+    std::cout << fmt::format(
+        "GPU {}: {}\n  compute capability {}.{} ({}), {} SMs, {:.1f} GiB, L2 {} MiB\n"
+        "  clocks: SM {} MHz, memory {} MHz, {}-bit bus\n"
+        "  driver {} (CUDA {}.{}), NVRTC {}\n  {}\n",
+        i, d.name, d.cc_major, d.cc_minor, d.arch(), d.sm_count,
+        static_cast<double>(d.memory_bytes) / (1 << 30), d.l2_bytes >> 20, d.sm_clock_khz / 1000,
+        d.memory_clock_khz / 1000, d.memory_bus_bits,
+        d.driver_release.empty() ? "?" : d.driver_release, d.driver_version / 1000,
+        (d.driver_version % 1000) / 10, jit::nvrtc_version_string(), d.uuid);
+  }
+  if (as_json) std::cout << json{{"devices", all}}.dump(2) << '\n';
+  return kOk;
+}
+
+int cmd_kernels() {
+  auto names = builtin_names();
+  if (names.empty()) {
+    std::cout << "no built-in templates found (searched:";
+    for (const auto& d : template_dirs()) std::cout << ' ' << d.string();
+    std::cout << ")\n";
+    return kFailure;
+  }
+  for (const auto& name : names) {
+    KernelProblem p = load_kernel(name);
+    const Space& s = p.space();
+    std::cout << fmt::format("{}  ({} of {} configurations valid)\n", name, s.count_valid(),
+                             s.cartesian_size());
+    for (const auto& par : s.parameters())
+      std::cout << fmt::format("  {:<22} {}  default {}\n", par.name, values_text(par),
+                               par.default_value.str());
+    for (const auto& v : p.variables())
+      std::cout << fmt::format("  problem: {}={} (default)\n", v.name, v.default_value);
+  }
+  return kOk;
+}
+
+int cmd_space(const std::string& kernel, const std::string& problem, int show) {
+  KernelProblem p = load_kernel(kernel);
+  ProblemInstance inst = p.instantiate(problem);
+  const Space& s = p.space();
+  std::cout << fmt::format("{} ({}), problem {}\n", p.name(), p.json_file().string(), inst.key());
+  std::cout << "parameters:\n";
+  for (const auto& par : s.parameters())
+    std::cout << fmt::format("  {:<22} {}  default {}\n", par.name, values_text(par), par.default_value.str());
+  std::cout << "restrictions:\n";
+  if (s.restrictions().empty()) std::cout << "  (none)\n";
+  for (const auto& r : s.restrictions()) std::cout << "  " << r.expression.text() << '\n';
+  auto t0 = std::chrono::steady_clock::now();
+  std::uint64_t valid = s.count_valid();
+  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << fmt::format("cartesian size: {}\nvalid size:     {} (enumerated in {:.1f} ms)\n",
+                           s.cartesian_size(), valid, ms);
+  std::cout << fmt::format("default: {}\n", s.key(s.default_config()));
+  std::cout << fmt::format("first {} valid configurations ({}):\n", show,
+                           join([&] {
+                             std::vector<std::string> n;
+                             for (const auto& par : s.parameters()) n.push_back(par.name);
+                             return n;
+                           }(), ","));
+  int shown = 0;
+  s.for_each_valid([&](const Config& c) {
+    LaunchGeometry g = p.geometry(c, inst);
+    std::cout << fmt::format("  {:<24} grid ({},{},{}) block ({},{},{})\n", s.key(c), g.grid[0],
+                             g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2]);
+    return ++shown < show;
+  });
+  return kOk;
+}
+
+int cmd_compile(const CompileArgs& a) {
+  KernelProblem p = load_kernel(a.kernel);
+  const Space& s = p.space();
+  auto archs = jit::supported_archs();
+  if (std::find(archs.begin(), archs.end(), a.arch) == archs.end())
+    throw InputError(fmt::format("--arch {}: NVRTC {} supports {}", a.arch, jit::nvrtc_version_string(),
+                                 join(archs, ", ")));
+  if (!a.all) {
+    Config c = a.config.empty() ? s.default_config() : s.parse_assignments(a.config);
+    if (std::string r = s.violated_restriction(c); !r.empty())
+      throw InputError(fmt::format("configuration {} violates the restriction \"{}\"", s.key(c), r));
+    auto req = runner::compile_request(p, c, a.arch);
+    auto res = jit::compile(req);
+    if (!res.ok) {
+      std::cerr << fmt::format("compile failed: {} {}\nconfiguration: {}\noptions: {}\n--- NVRTC log ---\n{}\n",
+                               p.name(), s.key(c), runner::config_json(s, c), join(res.full_options, " "), res.log);
+      return kFailure;
+    }
+    std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), s.key(c),
+                             res.cubin.size(), a.arch, res.compile_ms);
+    if (!res.log.empty()) std::cout << res.log << '\n';
+    return kOk;
+  }
+  // Every valid configuration, through the same compile stage the tuner uses.
+  runner::CompileStage stage(p, a.arch);
+  std::uint64_t total = 0, failed = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  double compile_ms = 0;
+  Config cursor;
+  bool more = true;
+  while (true) {
+    while (more && stage.pending() < 16) {
+      more = s.next_valid(cursor);
+      if (more) stage.submit(cursor);
+    }
+    auto done = stage.next();
+    if (!done) break;
+    ++total;
+    compile_ms += done->result.compile_ms;
+    if (!done->result.ok) {
+      ++failed;
+      std::cerr << fmt::format("FAILED {} ({})\n  options: {}\n{}\n", s.key(done->config), done->result.error,
+                               join(done->result.full_options, " "), done->result.log);
+    } else if (!a.quiet) {
+      std::cout << fmt::format("ok {} ({} bytes, {:.1f} ms)\n", s.key(done->config),
+                               done->result.cubin.size(), done->result.compile_ms);
+    }
+  }
+  double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << fmt::format("{}: compiled {} configurations for {}: {} ok, {} failed, {:.2f} s wall, "
+                           "{:.1f} ms per compile\n",
+                           p.name(), total, a.arch, total - failed, failed, wall_s,
+                           total ? compile_ms / static_cast<double>(total) : 0.0);
+  return failed ? kFailure : kOk;
+}
+
+int cmd_tune(const TuneArgs& a) {
+  KernelProblem p = load_kernel(a.kernel);
+  if (a.samples < 1) throw InputError(fmt::format("--samples {}: must be at least 1", a.samples));
+  if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
+  search::make_strategy(p.space(), {a.strategy, a.seed, a.budget});  // validates the name
+  ProblemInstance inst = p.instantiate(a.problem);                    // validates --problem
+  std::string why;
+  if (cuda::device_count(&why) == 0) {
+    std::cerr << fmt::format("cutune tune needs a GPU: {}.\nOn this machine: `cutune compile {} --all` "
+                             "compiles the space ({} configurations) with NVRTC.\n",
+                             why, a.kernel, p.space().count_valid());
+    return kNoGpu;
+  }
+  runner::TuneOptions o;
+  o.problem = a.problem;
+  o.strategy = a.strategy;
+  o.budget = a.budget;
+  o.seed = a.seed;
+  o.db = a.db.empty() ? default_db_path() : fs::path(a.db);
+  if (o.db.has_parent_path()) fs::create_directories(o.db.parent_path());
+  o.device = a.device;
+  o.timing.samples = a.samples;
+  o.command = a.command;
+  o.log = &std::cout;
+  runner::TuneReport r = runner::tune(p, o);
+
+  std::cout << fmt::format("\n{} on {} ({}), problem {}\n", r.kernel, r.device.name, r.device.arch(), r.problem_key);
+  std::cout << fmt::format("configurations: {} valid, {} evaluated now, {} resumed from {}, {} failed\n",
+                           r.space_valid, r.configs_tried, r.configs_resumed, o.db.string(), r.configs_failed);
+  for (const auto& [status, n] : r.failures_by_status) std::cout << fmt::format("  failed ({}): {}\n", status, n);
+  if (r.winner_key.empty()) {
+    std::cout << "no configuration ran successfully\n";
+  } else {
+    std::cout << fmt::format("winner:  {} {}\n  median {:.4f} ms", r.winner_key, r.winner_json, r.winner_ms);
+    for (const auto& [name, v] : r.winner_metrics) std::cout << fmt::format(", {} {:.1f}", name, v);
+    std::cout << '\n';
+    if (r.default_ms > 0)
+      std::cout << fmt::format("default: {} median {:.4f} ms -> speedup {:.3f}x\n", r.default_key, r.default_ms,
+                               r.default_ms / r.winner_ms);
+    else
+      std::cout << fmt::format("default: {} failed\n", r.default_key);
+  }
+  if (r.copy_gbps > 0) std::cout << fmt::format("device-to-device copy: {:.1f} GB/s (read + write)\n", r.copy_gbps);
+  if (r.aborted)
+    std::cout << fmt::format("STOPPED after a GPU error that poisons the context ({}); run the same "
+                             "command again to resume after it.\n", r.abort_reason);
+
+  if (!a.report.empty()) {
+    json j{{"device", identity_json(r.device)},
+           {"date", r.date},
+           {"command", a.command},
+           {"kernel", r.kernel},
+           {"problem", r.problem_key},
+           {"strategy", a.strategy},
+           {"seed", a.seed},
+           {"run_id", r.run_id},
+           {"verification", r.verification},
+           {"samples_per_config", a.samples},
+           {"space_valid", r.space_valid},
+           {"configs_tried", r.configs_tried},
+           {"configs_resumed", r.configs_resumed},
+           {"configs_failed", r.configs_failed},
+           {"winner", r.winner_json.empty() ? json(nullptr) : json::parse(r.winner_json)},
+           {"winner_key", r.winner_key},
+           {"winner_ms", r.winner_ms},
+           {"default", r.default_key},
+           {"default_ms", r.default_ms},
+           {"speedup_over_default", r.default_ms > 0 && r.winner_ms > 0 ? r.default_ms / r.winner_ms : 0.0},
+           {"copy_gbps", r.copy_gbps},
+           {"aborted", r.aborted}};
+    json fails = json::object();
+    for (const auto& [status, n] : r.failures_by_status) fails[status] = n;
+    j["failures_by_status"] = fails;
+    for (const auto& [name, v] : r.winner_metrics) j[name] = v;
+    std::ofstream out(a.report);
+    if (!out) throw InputError(fmt::format("--report {}: cannot be written", a.report));
+    out << j.dump(2) << '\n';
+  }
+  return r.aborted ? kFailure : kOk;
+}
+
+int cmd_query(const QueryArgs& a) {
+  fs::path path = a.db.empty() ? default_db_path() : fs::path(a.db);
+  db::Store store = db::Store::open(path, /*create=*/false);
+  auto winners = store.winners({a.kernel, a.gpu, a.problem});
+  if (a.json) {
+    json arr = json::array();
+    for (const auto& w : winners)
+      arr.push_back(json{{"kernel", w.kernel}, {"problem", w.problem_key}, {"gpu", w.gpu_model},
+                         {"config_key", w.config_key}, {"config", json::parse(w.config_json)},
+                         {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
+                         {"run_id", w.run_id}, {"updated_at", w.updated_at}});
+    std::cout << arr.dump(2) << '\n';
+    return kOk;
+  }
+  if (winners.empty()) {
+    std::cout << fmt::format("no winners stored in {} for that query\n", path.string());
+    return kOk;
+  }
+  std::cout << fmt::format("{:<12} {:<18} {:<24} {:>11} {:>11} {:>8}  {}\n", "kernel", "problem", "gpu",
+                           "median_ms", "default_ms", "speedup", "configuration");
+  for (const auto& w : winners)
+    std::cout << fmt::format("{:<12} {:<18} {:<24} {:>11.4f} {:>11.4f} {:>7.3f}x  {}\n", w.kernel,
+                             w.problem_key, w.gpu_model, w.median_ms, w.default_ms,
+                             w.default_ms > 0 ? w.default_ms / w.median_ms : 0.0, w.config_json);
+  return kOk;
+}
+
+}  // namespace cutune::cli

@@ -1,0 +1,44 @@
+#pragma once
+// The subcommands of the cutune tool. Each returns the process exit code; bad input is
+// thrown as InputError and turned into a one-line message with exit code 2 by main().
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace cutune::cli {
+
+/// Exit codes: 0 success, 1 a failure that is not the user's input (e.g. a configuration
+/// that did not compile when asked to), 2 bad input, 3 no GPU for a command that needs one.
+enum ExitCode { kOk = 0, kFailure = 1, kBadInput = 2, kNoGpu = 3 };
+
+/// A built-in template name, or a path to a T1 JSON file.
+std::filesystem::path resolve_kernel(const std::string& kernel);
+/// $CUTUNE_DB, else $XDG_DATA_HOME/cutune/cutune.db, else ~/.local/share/cutune/cutune.db.
+std::filesystem::path default_db_path();
+
+int cmd_devices(bool json);
+int cmd_kernels();
+int cmd_space(const std::string& kernel, const std::string& problem, int show);
+struct CompileArgs {
+  std::string kernel, config, arch = "sm_90";
+  bool all = false;
+  bool quiet = false;
+};
+int cmd_compile(const CompileArgs& args);
+struct TuneArgs {
+  std::string kernel, problem, strategy = "brute_force";
+  std::optional<std::uint64_t> budget;
+  std::uint64_t seed = 1;
+  std::string db, report;
+  int device = 0, samples = 10;
+  std::string command;
+};
+int cmd_tune(const TuneArgs& args);
+struct QueryArgs {
+  std::string kernel, gpu, problem, db;
+  bool json = false;
+};
+int cmd_query(const QueryArgs& args);
+
+}  // namespace cutune::cli

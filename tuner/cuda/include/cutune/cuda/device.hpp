@@ -1,0 +1,100 @@
+#pragma once
+// GPU identity and RAII handles over the run-time-loaded driver (STYLE.md, convention 4).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cutune/cuda/driver.hpp"
+#include "cutune/model/device_identity.hpp"
+
+namespace cutune::cuda {
+
+/// Number of GPUs; 0 when there is no driver (never throws).
+int device_count(std::string* why_none = nullptr);
+/// The structured identity of GPU `ordinal` (NVRTC version filled by the caller's layer).
+DeviceIdentity identify(int ordinal);
+
+struct DeviceLimits {
+  int max_threads_per_block = 0;
+  int max_shared_per_block_optin = 0;
+  int warp_size = 32;
+};
+DeviceLimits limits(int ordinal);
+
+/// The device's primary context made current on this thread; released on destruction.
+/// Not copyable or movable: exactly one release per retain.
+class Context {
+ public:
+  explicit Context(int ordinal);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  void synchronize() const;
+  int ordinal() const { return ordinal_; }
+
+ private:
+  int ordinal_;
+  CUdevice device_ = 0;
+  CUcontext ctx_ = nullptr;
+};
+
+/// Device memory; movable, freed on destruction.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) { o.ptr_ = 0; o.bytes_ = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  CUdeviceptr get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  void upload(const void* src, std::size_t bytes);
+  void download(void* dst, std::size_t bytes) const;
+
+ private:
+  CUdeviceptr ptr_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+/// A loaded cubin and one kernel in it; movable, unloaded on destruction.
+class Module {
+ public:
+  Module(const std::vector<char>& cubin, const std::string& kernel_name);
+  ~Module();
+  Module(Module&& o) noexcept : module_(o.module_), function_(o.function_) { o.module_ = nullptr; }
+  Module& operator=(Module&&) = delete;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  CUfunction function() const { return function_; }
+  int attribute(CUfunction_attribute a) const;
+
+ private:
+  CUmodule module_ = nullptr;
+  CUfunction function_ = nullptr;
+};
+
+/// A CUDA event (timing enabled); not copyable.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(CUstream stream = nullptr);
+  void synchronize();
+  /// Milliseconds from `start` to this event.
+  float elapsed_ms_since(const Event& start) const;
+
+ private:
+  CUevent ev_ = nullptr;
+};
+
+/// "580.159" from NVML (loaded at run time), or "" when NVML is not there.
+std::string nvml_driver_release();
+
+}  // namespace cutune::cuda
