@@ -1,7 +1,6 @@
 // Tests of the Python-expression evaluator. Expected values were produced by python3 (3.11)
 // from the same expression text; the tests themselves do not run Python.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <string>
 #include <utility>
@@ -45,7 +44,9 @@ MapScope standard_scope() {
                   {"neg", -7}};
 }
 
-Value eval(const std::string& text, const Scope& scope) { return Expression::parse(text).evaluate(scope); }
+Value eval(const std::string& text, const Scope& scope) {
+  return Expression::parse(text).evaluate(scope);
+}
 Value eval(const std::string& text) { return eval(text, standard_scope()); }
 std::string repr_of(const std::string& text) { return eval(text).repr(); }
 
@@ -101,7 +102,9 @@ TEST_CASE("expressions evaluate as python3 does", "[expression]") {
       {"[] or 0", "0"},
       {"None or 3", "3"},
       {"x if x > 2 else -1", "4"},
-      {"[32*i for i in range(1,33)]", "[32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480, 512, 544, 576, 608, 640, 672, 704, 736, 768, 800, 832, 864, 896, 928, 960, 992, 1024]"},
+      {"[32*i for i in range(1,33)]",
+       "[32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448, 480, 512, 544, 576, "
+       "608, 640, 672, 704, 736, 768, 800, 832, 864, 896, 928, 960, 992, 1024]"},
       {"[i*j for i in range(3) for j in range(i)]", "[0, 0, 2]"},
       {"[i for i in range(10) if i % 2 if i > 3]", "[5, 7, 9]"},
       {"[(i, j) for i, j in [[1, 2], [3, 4]]]", "[[1, 2], [3, 4]]"},
@@ -263,16 +266,16 @@ TEST_CASE("expressions evaluate as python3 does", "[expression]") {
 TEST_CASE("operator precedence and associativity", "[expression]") {
   CHECK(eval("-2**2").as_int() == -4);
   CHECK(eval("2**-1").as_float() == 0.5);
-  CHECK(eval("2**3**2").as_int() == 512);        // right-associative
+  CHECK(eval("2**3**2").as_int() == 512);  // right-associative
   CHECK(eval("(2**3)**2").as_int() == 64);
-  CHECK(eval("100 // 10 // 3").as_int() == 3);   // left-associative
+  CHECK(eval("100 // 10 // 3").as_int() == 3);  // left-associative
   CHECK(eval("2 - 3 - 4").as_int() == -5);
   CHECK(eval("1 + 2 * 3 ** 2").as_int() == 19);
-  CHECK(eval("not 1 == 2").as_bool());           // not binds looser than ==
-  CHECK(eval("1 | 2 ^ 3 & 4").as_int() == 3);    // & before ^ before |
-  CHECK(eval("1 + 1 << 2").as_int() == 8);       // + before <<
+  CHECK(eval("not 1 == 2").as_bool());         // not binds looser than ==
+  CHECK(eval("1 | 2 ^ 3 & 4").as_int() == 3);  // & before ^ before |
+  CHECK(eval("1 + 1 << 2").as_int() == 8);     // + before <<
   CHECK(eval("1 if 0 else 2 if 0 else 3").as_int() == 3);
-  CHECK(eval("0 or 1 and 2").as_int() == 2);     // and before or
+  CHECK(eval("0 or 1 and 2").as_int() == 2);  // and before or
   CHECK(eval("-x ** 2").as_int() == -16);
   CHECK(eval("- - 3").as_int() == 3);
   CHECK(eval("~-1").as_int() == 0);
@@ -367,10 +370,12 @@ TEST_CASE("comprehension variables shadow outer names", "[expression]") {
   // The first iterable is evaluated in the enclosing scope (Python 3 rule).
   CHECK(eval("[i for i in range(i - 98)]", scope).repr() == "[0, 1]");
   // The innermost binding wins; the outer comprehension's i is restored afterwards.
-  CHECK(eval("[[i for i in range(2)] + [i] for i in [7, 8]]", scope).repr() == "[[0, 1, 7], [0, 1, 8]]");
+  CHECK(eval("[[i for i in range(2)] + [i] for i in [7, 8]]", scope).repr() ==
+        "[[0, 1, 7], [0, 1, 8]]");
   // Many comprehension variables (more than the small inline frame).
-  CHECK(repr_of("[a+b+c+d+e+f+g+h+k for a in [1] for b in [1] for c in [1] for d in [1] for e in [1] "
-                "for f in [1] for g in [1] for h in [1] for k in [x]]") == "[12]");
+  CHECK(
+      repr_of("[a+b+c+d+e+f+g+h+k for a in [1] for b in [1] for c in [1] for d in [1] for e in [1] "
+              "for f in [1] for g in [1] for h in [1] for k in [x]]") == "[12]");
 }
 
 TEST_CASE("range and builtins", "[expression]") {
@@ -437,10 +442,10 @@ TEST_CASE("literals", "[expression]") {
 }
 
 TEST_CASE("integer overflow is an error, not undefined behaviour", "[expression]") {
-  for (const char* text : {"2**63", "9223372036854775807 + 1", "-9223372036854775807 - 2",
-                           "4611686018427387904 * 2", "-(-9223372036854775807 - 1)",
-                           "abs(-9223372036854775807 - 1)", "(-9223372036854775807 - 1) // -1",
-                           "1 << 63", "int(1e19)", "3 ** 40"}) {
+  for (const char* text :
+       {"2**63", "9223372036854775807 + 1", "-9223372036854775807 - 2", "4611686018427387904 * 2",
+        "-(-9223372036854775807 - 1)", "abs(-9223372036854775807 - 1)",
+        "(-9223372036854775807 - 1) // -1", "1 << 63", "int(1e19)", "3 ** 40"}) {
     INFO(text);
     CHECK_THROWS_WITH(eval(text), Catch::Contains("OverflowError"));
   }
@@ -458,7 +463,8 @@ TEST_CASE("evaluation errors", "[expression]") {
   CHECK_THROWS_WITH(eval("0 ** -1"), Catch::Contains("ZeroDivisionError"));
   CHECK_THROWS_WITH(eval("\"a\" - 1"),
                     Catch::Contains("unsupported operand type(s) for -: 'str' and 'int'"));
-  CHECK_THROWS_WITH(eval("s < 1"), Catch::Contains("'<' not supported between instances of 'str' and 'int'"));
+  CHECK_THROWS_WITH(eval("s < 1"),
+                    Catch::Contains("'<' not supported between instances of 'str' and 'int'"));
   CHECK_THROWS_WITH(eval("-s"), Catch::Contains("bad operand type for unary -: 'str'"));
   CHECK_THROWS_WITH(eval("L[3]"), Catch::Contains("IndexError"));
   CHECK_THROWS_WITH(eval("L[1.0]"), Catch::Contains("TypeError"));
@@ -468,7 +474,8 @@ TEST_CASE("evaluation errors", "[expression]") {
   CHECK_THROWS_WITH(eval("range(0, 5, 0)"), Catch::Contains("must not be zero"));
   CHECK_THROWS_WITH(eval("range(1.5)"), Catch::Contains("cannot be interpreted as an integer"));
   CHECK_THROWS_WITH(eval("int('abc')"), Catch::Contains("invalid literal for int()"));
-  CHECK_THROWS_WITH(eval("[a for a, b in [[1, 2, 3]]]"), Catch::Contains("too many values to unpack"));
+  CHECK_THROWS_WITH(eval("[a for a, b in [[1, 2, 3]]]"),
+                    Catch::Contains("too many values to unpack"));
   CHECK_THROWS_WITH(eval("(-8) ** 0.5"), Catch::Contains("fractional power"));
   CHECK_THROWS_WITH(eval("10.0 ** 400"), Catch::Contains("OverflowError"));
   CHECK_THROWS_WITH(eval("len(range(10**9))"), Catch::Contains("MemoryError"));
@@ -491,32 +498,19 @@ TEST_CASE("unknown names are reported by name", "[expression]") {
 
 TEST_CASE("parse errors name the expression and the column", "[expression]") {
   const std::vector<std::pair<std::string, std::string>> cases{
-      {"1 +", "column 4"},
-      {"(1 + 2", "column 7"},
-      {"[1, 2", "column 6"},
-      {"1 2", "column 3"},
-      {"a = 2", "column 3"},
-      {"x.y", "column 2"},
-      {"foo(1)", "column 1"},
-      {"x[1:2]", "column 4"},
-      {"'abc", "column 1"},
-      {"012", "column 1"},
-      {"1 $ 2", "column 3"},
-      {"", "column 1"},
-      {"   ", "column 4"},
-      {"lambda: 1", "column 1"},
-      {"[x for in y]", "column 8"},
-      {"1 if 2", "column 7"},
-      {"len(1, 2)", "column 1"},
-      {"round()", "column 1"},
-      {"3j", "column 1"},
-      {"f'x'", "column 1"},
-      {"max(x for x in L, 1)", "column 17"},
+      {"1 +", "column 4"},    {"(1 + 2", "column 7"},    {"[1, 2", "column 6"},
+      {"1 2", "column 3"},    {"a = 2", "column 3"},     {"x.y", "column 2"},
+      {"foo(1)", "column 1"}, {"x[1:2]", "column 4"},    {"'abc", "column 1"},
+      {"012", "column 1"},    {"1 $ 2", "column 3"},     {"", "column 1"},
+      {"   ", "column 4"},    {"lambda: 1", "column 1"}, {"[x for in y]", "column 8"},
+      {"1 if 2", "column 7"}, {"len(1, 2)", "column 1"}, {"round()", "column 1"},
+      {"3j", "column 1"},     {"f'x'", "column 1"},      {"max(x for x in L, 1)", "column 17"},
   };
   for (const auto& [text, column] : cases) {
     INFO("expression: " << text);
     CHECK_THROWS_AS(Expression::parse(text), ExpressionError);
-    CHECK_THROWS_WITH(Expression::parse(text), Catch::Contains(column) && Catch::Contains("'" + text + "'"));
+    CHECK_THROWS_WITH(Expression::parse(text),
+                      Catch::Contains(column) && Catch::Contains("'" + text + "'"));
   }
   CHECK_THROWS_WITH(Expression::parse("a\n+"), Catch::Contains("'a +'") && !Catch::Contains("\n"));
 }
@@ -529,13 +523,18 @@ TEST_CASE("hostile nesting is rejected, not a stack overflow", "[expression]") {
   };
   CHECK(eval(repeat("(", 150) + "x" + repeat(")", 150)).as_int() == 4);
   CHECK(eval(repeat("-", 150) + "1").as_int() == 1);
-  CHECK_THROWS_WITH(Expression::parse(repeat("(", 1000) + "1" + repeat(")", 1000)), Catch::Contains("nested too deeply"));
+  CHECK_THROWS_WITH(Expression::parse(repeat("(", 1000) + "1" + repeat(")", 1000)),
+                    Catch::Contains("nested too deeply"));
   CHECK_THROWS_WITH(Expression::parse(repeat("[", 100000)), Catch::Contains("nested too deeply"));
-  CHECK_THROWS_WITH(Expression::parse(repeat("-", 100000) + "1"), Catch::Contains("nested too deeply"));
-  CHECK_THROWS_WITH(Expression::parse(repeat("not ", 100000) + "1"), Catch::Contains("nested too deeply"));
-  CHECK_THROWS_WITH(Expression::parse("2" + repeat("**2", 100000)), Catch::Contains("nested too deeply"));
+  CHECK_THROWS_WITH(Expression::parse(repeat("-", 100000) + "1"),
+                    Catch::Contains("nested too deeply"));
+  CHECK_THROWS_WITH(Expression::parse(repeat("not ", 100000) + "1"),
+                    Catch::Contains("nested too deeply"));
+  CHECK_THROWS_WITH(Expression::parse("2" + repeat("**2", 100000)),
+                    Catch::Contains("nested too deeply"));
   CHECK_THROWS_WITH(Expression::parse("x" + repeat("+x", 100000)), Catch::Contains("too deeply"));
-  CHECK_THROWS_WITH(Expression::parse("1" + repeat(" if 1 else 1", 100000)), Catch::Contains("too deeply"));
+  CHECK_THROWS_WITH(Expression::parse("1" + repeat(" if 1 else 1", 100000)),
+                    Catch::Contains("too deeply"));
   // Flat chains stay flat: long and/or/comparison chains and lists are fine.
   CHECK(eval("x" + repeat(" and x", 5000)).as_int() == 4);
   CHECK(eval("1" + repeat(" < 2", 5000)).is_bool());
@@ -581,7 +580,8 @@ TEST_CASE("an expression is parsed once and evaluated many times", "[expression]
 }
 
 TEST_CASE("values of several types flow through names", "[expression]") {
-  MapScope scope{{"alg", "alg_2"}, {"f", 0.5}, {"on", true}, {"sizes", ValueList{1, ValueList{2, 3}}}};
+  MapScope scope{
+      {"alg", "alg_2"}, {"f", 0.5}, {"on", true}, {"sizes", ValueList{1, ValueList{2, 3}}}};
   CHECK(eval("alg == 'alg_2' and on", scope).as_bool());
   CHECK(eval("f * 2 == 1", scope).as_bool());
   CHECK(eval("on + on", scope).as_int() == 2);

@@ -1,7 +1,6 @@
 // Tests of Value: Python's printing, equality and truthiness. Expected strings were produced
 // by python3 (3.11).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <string>

@@ -22,24 +22,21 @@ const Loaded& loaded() {
       l.error = fmt::format("no CUDA driver on this machine (libcuda.so.1: {})", dlerror());
       return l;
     }
-    using GetProc = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
-    auto get_proc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
-    if (!get_proc) {
-      l.error = "the CUDA driver is too old: it has no cuGetProcAddress_v2 (need CUDA 12+)";
-      return l;
-    }
-    // Ask for each function by its base name at the header's CUDA_VERSION, which yields the
-    // version whose prototype cuda.h declared (what the CUDA runtime itself does).
-#define CUTUNE_LOAD(fn)                                                                     \
-  {                                                                                         \
-    void* p = nullptr;                                                                      \
-    CUdriverProcAddressQueryResult q{};                                                     \
-    if (get_proc(#fn, &p, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) != CUDA_SUCCESS || \
-        !p) {                                                                               \
-      l.error = fmt::format("the CUDA driver lacks {} for CUDA {}", #fn, CUDA_VERSION);    \
-      return l;                                                                             \
-    }                                                                                       \
-    l.driver.fn = reinterpret_cast<decltype(l.driver.fn)>(p);                               \
+    // Each symbol is looked up under the name cuda.h's macros give it (cuMemAlloc ->
+    // "cuMemAlloc_v2"), whose prototype is exactly the one cuda.h declares. Not
+    // cuGetProcAddress(name, CUDA_VERSION): that returns the newest variant, and some
+    // change signature (cuCtxSynchronize at 13.0 takes a context), a crash seen on the H200.
+#define CUTUNE_STR(x) #x
+#define CUTUNE_XSTR(x) CUTUNE_STR(x)
+#define CUTUNE_LOAD(fn)                                                                 \
+  {                                                                                     \
+    void* p = dlsym(lib, CUTUNE_XSTR(fn));                                              \
+    if (!p) {                                                                           \
+      l.error = fmt::format("the CUDA driver lacks {} (need a driver for CUDA {}.{}+)", \
+                            CUTUNE_XSTR(fn), CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10); \
+      return l;                                                                         \
+    }                                                                                   \
+    l.driver.fn = reinterpret_cast<decltype(l.driver.fn)>(p);                           \
   }
     CUTUNE_DRIVER_FUNCTIONS(CUTUNE_LOAD)
 #undef CUTUNE_LOAD

@@ -19,9 +19,9 @@ namespace detail {
 
 enum class Op : std::uint8_t {
   Const,
-  Name,    // free name, looked up in the Scope
-  Local,   // comprehension variable, in the frame slot `slot`
-  List,    // list or tuple display
+  Name,   // free name, looked up in the Scope
+  Local,  // comprehension variable, in the frame slot `slot`
+  List,   // list or tuple display
   Neg,
   Pos,
   Invert,
@@ -33,26 +33,55 @@ enum class Op : std::uint8_t {
   Cond,     // kids: body, condition, orelse
   Subscript,
   Call,
-  Comp,  // kids: element, then ForClause / IfClause nodes in source order
+  Comp,       // kids: element, then ForClause / IfClause nodes in source order
   ForClause,  // kids: target, iterable
   IfClause,   // kids: condition
   TargetName,
   TargetTuple,
 };
 
-enum class BinOp : std::uint8_t { Add, Sub, Mul, Div, FloorDiv, Mod, Pow, LShift, RShift, And, Or, Xor };
+enum class BinOp : std::uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  LShift,
+  RShift,
+  And,
+  Or,
+  Xor
+};
 enum class CmpOp : std::uint8_t { Lt, Le, Gt, Ge, Eq, Ne, In, NotIn, Is, IsNot };
 enum class Builtin : std::uint8_t {
-  Range, Len, Min, Max, Abs, Int, Float, Round, Sum, List, Tuple, Str, Bool, Pow, Any, All
+  Range,
+  Len,
+  Min,
+  Max,
+  Abs,
+  Int,
+  Float,
+  Round,
+  Sum,
+  List,
+  Tuple,
+  Str,
+  Bool,
+  Pow,
+  Any,
+  All
 };
 
 struct ExprNode {
   Op op = Op::Const;
   BinOp bin = BinOp::Add;
   Builtin fn = Builtin::Len;
-  std::uint32_t pos = 0;         // byte offset of the node's token in the text
-  std::uint32_t slot = 0;        // Local, TargetName
-  std::uint32_t depth = 1;       // height of the subtree, bounded so evaluation cannot overflow the stack
+  std::uint32_t pos = 0;   // byte offset of the node's token in the text
+  std::uint32_t slot = 0;  // Local, TargetName
+  std::uint32_t depth =
+      1;  // height of the subtree, bounded so evaluation cannot overflow the stack
   std::uint32_t frame_size = 0;  // root only: number of comprehension-variable slots
   Value constant;
   std::string name;  // Name, Local (for messages), TargetName
@@ -99,7 +128,8 @@ std::size_t cp_length(unsigned char c) {
 }
 
 bool is_ascii(const std::string& s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
 std::vector<std::string_view> code_points(const std::string& s) {
@@ -144,34 +174,56 @@ std::int64_t int_of(const Value& v) { return v.is_bool() ? (v.as_bool() ? 1 : 0)
 
 const char* bin_symbol(BinOp op) {
   switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::FloorDiv: return "//";
-    case BinOp::Mod: return "%";
-    case BinOp::Pow: return "**";
-    case BinOp::LShift: return "<<";
-    case BinOp::RShift: return ">>";
-    case BinOp::And: return "&";
-    case BinOp::Or: return "|";
-    case BinOp::Xor: return "^";
+    case BinOp::Add:
+      return "+";
+    case BinOp::Sub:
+      return "-";
+    case BinOp::Mul:
+      return "*";
+    case BinOp::Div:
+      return "/";
+    case BinOp::FloorDiv:
+      return "//";
+    case BinOp::Mod:
+      return "%";
+    case BinOp::Pow:
+      return "**";
+    case BinOp::LShift:
+      return "<<";
+    case BinOp::RShift:
+      return ">>";
+    case BinOp::And:
+      return "&";
+    case BinOp::Or:
+      return "|";
+    case BinOp::Xor:
+      return "^";
   }
   return "?";
 }
 
 const char* cmp_symbol(CmpOp op) {
   switch (op) {
-    case CmpOp::Lt: return "<";
-    case CmpOp::Le: return "<=";
-    case CmpOp::Gt: return ">";
-    case CmpOp::Ge: return ">=";
-    case CmpOp::Eq: return "==";
-    case CmpOp::Ne: return "!=";
-    case CmpOp::In: return "in";
-    case CmpOp::NotIn: return "not in";
-    case CmpOp::Is: return "is";
-    case CmpOp::IsNot: return "is not";
+    case CmpOp::Lt:
+      return "<";
+    case CmpOp::Le:
+      return "<=";
+    case CmpOp::Gt:
+      return ">";
+    case CmpOp::Ge:
+      return ">=";
+    case CmpOp::Eq:
+      return "==";
+    case CmpOp::Ne:
+      return "!=";
+    case CmpOp::In:
+      return "in";
+    case CmpOp::NotIn:
+      return "not in";
+    case CmpOp::Is:
+      return "is";
+    case CmpOp::IsNot:
+      return "is not";
   }
   return "?";
 }
@@ -182,8 +234,7 @@ const char* cmp_symbol(CmpOp op) {
 }
 
 [[noreturn]] void int_overflow(const char* what) {
-  fail(std::string("OverflowError: integer overflow in ") + what +
-       " (cutune integers are 64-bit)");
+  fail(std::string("OverflowError: integer overflow in ") + what + " (cutune integers are 64-bit)");
 }
 
 [[noreturn]] void zero_division(const char* msg) { fail(std::string("ZeroDivisionError: ") + msg); }
@@ -221,7 +272,9 @@ double float_pow(double iv, double iw) {
     return iw_is_odd ? iv : 0.0;
   }
   if (iv < 0 && iw != std::floor(iw)) {
-    fail("ValueError: negative number raised to a fractional power (complex results are not supported)");
+    fail(
+        "ValueError: negative number raised to a fractional power (complex results are not "
+        "supported)");
   }
   const double r = std::pow(iv, iw);
   if (std::isinf(r)) fail("OverflowError: (34, 'Numerical result out of range')");
@@ -273,7 +326,8 @@ Value int_binary(BinOp op, std::int64_t a, std::int64_t b) {
     case BinOp::Sub:
       if (__builtin_sub_overflow(a, b, &r)) int_overflow("-");
       return r;
-    case BinOp::Mul: return checked_mul(a, b);
+    case BinOp::Mul:
+      return checked_mul(a, b);
     case BinOp::Div: {
       if (b == 0) zero_division("division by zero");
       // Exact for |a|, |b| <= 2**53; beyond that long double keeps the error tiny.
@@ -300,7 +354,8 @@ Value int_binary(BinOp op, std::int64_t a, std::int64_t b) {
       if (m != 0 && ((m < 0) != (b < 0))) m += b;
       return m;
     }
-    case BinOp::Pow: return int_pow(a, b);
+    case BinOp::Pow:
+      return int_pow(a, b);
     case BinOp::LShift:
       if (b < 0) fail("ValueError: negative shift count");
       if (a == 0) return std::int64_t{0};
@@ -310,9 +365,12 @@ Value int_binary(BinOp op, std::int64_t a, std::int64_t b) {
       if (b < 0) fail("ValueError: negative shift count");
       if (b >= 63) return std::int64_t{a < 0 ? -1 : 0};
       return a >> b;
-    case BinOp::And: return a & b;
-    case BinOp::Or: return a | b;
-    case BinOp::Xor: return a ^ b;
+    case BinOp::And:
+      return a & b;
+    case BinOp::Or:
+      return a | b;
+    case BinOp::Xor:
+      return a ^ b;
   }
   return Value();
 }
@@ -321,14 +379,16 @@ Value repeat(const Value& seq, std::int64_t n) {
   if (n < 0) n = 0;
   if (seq.is_string()) {
     const std::string& s = seq.as_string();
-    if (!s.empty()) check_sequence_size(n > kMaxSequence ? n : n * static_cast<std::int64_t>(s.size()));
+    if (!s.empty())
+      check_sequence_size(n > kMaxSequence ? n : n * static_cast<std::int64_t>(s.size()));
     std::string out;
     out.reserve(s.size() * static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) out += s;
     return out;
   }
   const ValueList& l = seq.as_list();
-  if (!l.empty()) check_sequence_size(n > kMaxSequence ? n : n * static_cast<std::int64_t>(l.size()));
+  if (!l.empty())
+    check_sequence_size(n > kMaxSequence ? n : n * static_cast<std::int64_t>(l.size()));
   ValueList out;
   out.reserve(l.size() * static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), l.begin(), l.end());
@@ -348,22 +408,28 @@ Value binary(BinOp op, const Value& a, const Value& b) {
     const double x = a.to_double();
     const double y = b.to_double();
     switch (op) {
-      case BinOp::Add: return x + y;
-      case BinOp::Sub: return x - y;
-      case BinOp::Mul: return x * y;
+      case BinOp::Add:
+        return x + y;
+      case BinOp::Sub:
+        return x - y;
+      case BinOp::Mul:
+        return x * y;
       case BinOp::Div:
         if (y == 0) zero_division("float division by zero");
         return x / y;
       case BinOp::FloorDiv:
       case BinOp::Mod: {
-        if (y == 0) zero_division(op == BinOp::Mod ? "float modulo" : "float floor division by zero");
+        if (y == 0)
+          zero_division(op == BinOp::Mod ? "float modulo" : "float floor division by zero");
         double q = 0;
         double m = 0;
         float_divmod(x, y, q, m);
         return op == BinOp::Mod ? m : q;
       }
-      case BinOp::Pow: return float_pow(x, y);
-      default: unsupported_operands(bin_symbol(op), a, b);
+      case BinOp::Pow:
+        return float_pow(x, y);
+      default:
+        unsupported_operands(bin_symbol(op), a, b);
     }
   }
   switch (op) {
@@ -385,9 +451,11 @@ Value binary(BinOp op, const Value& a, const Value& b) {
       }
       break;
     case BinOp::Mod:
-      if (a.is_string()) fail("TypeError: printf-style string formatting (str % ...) is not supported");
+      if (a.is_string())
+        fail("TypeError: printf-style string formatting (str % ...) is not supported");
       break;
-    default: break;
+    default:
+      break;
   }
   unsupported_operands(bin_symbol(op), a, b);
 }
@@ -457,28 +525,44 @@ bool contains(const Value& container, const Value& item) {
 bool identical(const Value& a, const Value& b) {
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
-    case Kind::None: return true;
-    case Kind::Bool: return a.as_bool() == b.as_bool();
-    case Kind::Int: return a.as_int() == b.as_int();
-    case Kind::Float: return a.as_float() == b.as_float();
-    case Kind::String: return a.as_string() == b.as_string();
-    case Kind::List: return &a.as_list() == &b.as_list();
+    case Kind::None:
+      return true;
+    case Kind::Bool:
+      return a.as_bool() == b.as_bool();
+    case Kind::Int:
+      return a.as_int() == b.as_int();
+    case Kind::Float:
+      return a.as_float() == b.as_float();
+    case Kind::String:
+      return a.as_string() == b.as_string();
+    case Kind::List:
+      return &a.as_list() == &b.as_list();
   }
   return false;
 }
 
 bool compare(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
-    case CmpOp::Eq: return a == b;
-    case CmpOp::Ne: return !(a == b);
-    case CmpOp::Lt: return order(a, b, op) < 0;
-    case CmpOp::Le: return order(a, b, op) <= 0;
-    case CmpOp::Gt: return order(a, b, op) > 0;
-    case CmpOp::Ge: return order(a, b, op) >= 0;
-    case CmpOp::In: return contains(b, a);
-    case CmpOp::NotIn: return !contains(b, a);
-    case CmpOp::Is: return identical(a, b);
-    case CmpOp::IsNot: return !identical(a, b);
+    case CmpOp::Eq:
+      return a == b;
+    case CmpOp::Ne:
+      return !(a == b);
+    case CmpOp::Lt:
+      return order(a, b, op) < 0;
+    case CmpOp::Le:
+      return order(a, b, op) <= 0;
+    case CmpOp::Gt:
+      return order(a, b, op) > 0;
+    case CmpOp::Ge:
+      return order(a, b, op) >= 0;
+    case CmpOp::In:
+      return contains(b, a);
+    case CmpOp::NotIn:
+      return !contains(b, a);
+    case CmpOp::Is:
+      return identical(a, b);
+    case CmpOp::IsNot:
+      return !identical(a, b);
   }
   return false;
 }
@@ -628,7 +712,9 @@ Value builtin_minmax(const Value* args, std::size_t n, bool is_max) {
 }
 
 std::string strip(std::string_view s) {
-  const auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  const auto ws = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+  };
   while (!s.empty() && ws(s.front())) s.remove_prefix(1);
   while (!s.empty() && ws(s.back())) s.remove_suffix(1);
   return std::string(s);
@@ -654,16 +740,21 @@ bool parse_int_text(std::string_view s, int base, std::int64_t& out, bool& overf
     return s.size() >= 2 && s[0] == '0' && (s[1] == lower || s[1] == lower - 32);
   };
   if (base == 0) {
-    if (has_prefix('x')) base = 16;
-    else if (has_prefix('o')) base = 8;
-    else if (has_prefix('b')) base = 2;
-    else base = 10;
+    if (has_prefix('x'))
+      base = 16;
+    else if (has_prefix('o'))
+      base = 8;
+    else if (has_prefix('b'))
+      base = 2;
+    else
+      base = 10;
     if (base == 10 && s.size() > 1 && s[0] == '0') {
       // Python: "0_0" and "00" are fine, "012" is not.
       if (s.find_first_not_of("0_") != std::string_view::npos) return false;
     }
   }
-  if ((base == 16 && has_prefix('x')) || (base == 8 && has_prefix('o')) || (base == 2 && has_prefix('b'))) {
+  if ((base == 16 && has_prefix('x')) || (base == 8 && has_prefix('o')) ||
+      (base == 2 && has_prefix('b'))) {
     s.remove_prefix(2);
     if (!s.empty() && s.front() == '_') s.remove_prefix(1);
   }
@@ -681,12 +772,14 @@ bool parse_int_text(std::string_view s, int base, std::int64_t& out, bool& overf
     prev_digit = true;
     if (!overflow) {
       value = value * base + d;
-      if (value > static_cast<__int128>(std::numeric_limits<std::int64_t>::max()) + 1) overflow = true;
+      if (value > static_cast<__int128>(std::numeric_limits<std::int64_t>::max()) + 1)
+        overflow = true;
     }
   }
   if (!prev_digit) return false;
   if (negative) value = -value;
-  if (value > std::numeric_limits<std::int64_t>::max() || value < std::numeric_limits<std::int64_t>::min()) {
+  if (value > std::numeric_limits<std::int64_t>::max() ||
+      value < std::numeric_limits<std::int64_t>::min()) {
     overflow = true;
   }
   if (!overflow) out = static_cast<std::int64_t>(value);
@@ -707,19 +800,23 @@ Value builtin_int(const Value* args, std::size_t n) {
   if (n == 2) {
     if (!v.is_string()) fail("TypeError: int() can't convert non-string with explicit base");
     const std::int64_t base = index_arg(args[1], "int");
-    if (base != 0 && (base < 2 || base > 36)) fail("ValueError: int() base must be >= 2 and <= 36, or 0");
+    if (base != 0 && (base < 2 || base > 36))
+      fail("ValueError: int() base must be >= 2 and <= 36, or 0");
     std::int64_t out = 0;
     bool overflow = false;
     if (!parse_int_text(strip(v.as_string()), static_cast<int>(base), out, overflow)) {
-      fail("ValueError: invalid literal for int() with base " + std::to_string(base) + ": " + v.repr());
+      fail("ValueError: invalid literal for int() with base " + std::to_string(base) + ": " +
+           v.repr());
     }
     if (overflow) int_overflow("int()");
     return out;
   }
   switch (v.kind()) {
     case Kind::Bool:
-    case Kind::Int: return int_of(v);
-    case Kind::Float: return float_to_int(v.as_float());
+    case Kind::Int:
+      return int_of(v);
+    case Kind::Float:
+      return float_to_int(v.as_float());
     case Kind::String: {
       std::int64_t out = 0;
       bool overflow = false;
@@ -729,7 +826,8 @@ Value builtin_int(const Value* args, std::size_t n) {
       if (overflow) int_overflow("int()");
       return out;
     }
-    default: break;
+    default:
+      break;
   }
   fail("TypeError: int() argument must be a string or a real number, not '" + v.type_name() + "'");
 }
@@ -757,7 +855,8 @@ bool parse_float_text(std::string_view s, double& out) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '_') {
-      const bool ok = i > 0 && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i - 1])) &&
+      const bool ok = i > 0 && i + 1 < s.size() &&
+                      std::isdigit(static_cast<unsigned char>(s[i - 1])) &&
                       std::isdigit(static_cast<unsigned char>(s[i + 1]));
       if (!ok) return false;
       continue;
@@ -818,7 +917,8 @@ Value builtin_float(const Value* args, std::size_t n) {
     }
     return out;
   }
-  fail("TypeError: float() argument must be a string or a real number, not '" + v.type_name() + "'");
+  fail("TypeError: float() argument must be a string or a real number, not '" + v.type_name() +
+       "'");
 }
 
 // round(x, n) for a float: Python rounds the exact binary value to n decimal digits,
@@ -856,7 +956,8 @@ double round_float_digits(double x, std::int64_t ndigits) {
   }
   if (sig < 0) return std::copysign(0.0, x);
   // sig == 0: |x| < 10**k with k = -ndigits; the result is 0 or +-10**k, ties to 0 (even).
-  const auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::scientific, 40);
+  const auto res =
+      std::to_chars(buf, buf + sizeof buf, std::fabs(x), std::chars_format::scientific, 40);
   const std::string_view m(buf, static_cast<std::size_t>(res.ptr - buf));
   const char lead = m.front();
   bool up = lead > '5';
@@ -892,7 +993,8 @@ Value builtin_round(const Value* args, std::size_t n) {
     }
     if (2 * r > p || (2 * r == p && (q & 1) != 0)) ++q;
     const __int128 out = q * p;
-    if (out > std::numeric_limits<std::int64_t>::max() || out < std::numeric_limits<std::int64_t>::min()) {
+    if (out > std::numeric_limits<std::int64_t>::max() ||
+        out < std::numeric_limits<std::int64_t>::min()) {
       int_overflow("round()");
     }
     return static_cast<std::int64_t>(out);
@@ -929,15 +1031,18 @@ Value builtin_pow(const Value* args, std::size_t n) {
 
 Value call_builtin(Builtin fn, const Value* args, std::size_t n) {
   switch (fn) {
-    case Builtin::Range: return builtin_range(args, n);
+    case Builtin::Range:
+      return builtin_range(args, n);
     case Builtin::Len: {
       const Value& v = args[0];
       if (v.is_list()) return static_cast<std::int64_t>(v.as_list().size());
       if (v.is_string()) return str_len(v.as_string());
       fail("TypeError: object of type '" + v.type_name() + "' has no len()");
     }
-    case Builtin::Min: return builtin_minmax(args, n, false);
-    case Builtin::Max: return builtin_minmax(args, n, true);
+    case Builtin::Min:
+      return builtin_minmax(args, n, false);
+    case Builtin::Max:
+      return builtin_minmax(args, n, true);
     case Builtin::Abs: {
       const Value& v = args[0];
       if (int_like(v)) {
@@ -948,9 +1053,12 @@ Value call_builtin(Builtin fn, const Value* args, std::size_t n) {
       if (v.is_float()) return std::fabs(v.as_float());
       fail("TypeError: bad operand type for abs(): '" + v.type_name() + "'");
     }
-    case Builtin::Int: return builtin_int(args, n);
-    case Builtin::Float: return builtin_float(args, n);
-    case Builtin::Round: return builtin_round(args, n);
+    case Builtin::Int:
+      return builtin_int(args, n);
+    case Builtin::Float:
+      return builtin_float(args, n);
+    case Builtin::Round:
+      return builtin_round(args, n);
     case Builtin::Sum: {
       Value total = n == 2 ? args[1] : Value(std::int64_t{0});
       if (total.is_string()) fail("TypeError: sum() can't sum strings [use ''.join(seq) instead]");
@@ -958,10 +1066,14 @@ Value call_builtin(Builtin fn, const Value* args, std::size_t n) {
       return total;
     }
     case Builtin::List:
-    case Builtin::Tuple: return n == 0 ? Value(ValueList{}) : to_list(args[0]);
-    case Builtin::Str: return n == 0 ? Value(std::string()) : Value(args[0].str());
-    case Builtin::Bool: return n == 0 ? false : args[0].truthy();
-    case Builtin::Pow: return builtin_pow(args, n);
+    case Builtin::Tuple:
+      return n == 0 ? Value(ValueList{}) : to_list(args[0]);
+    case Builtin::Str:
+      return n == 0 ? Value(std::string()) : Value(args[0].str());
+    case Builtin::Bool:
+      return n == 0 ? false : args[0].truthy();
+    case Builtin::Pow:
+      return builtin_pow(args, n);
     case Builtin::Any:
     case Builtin::All: {
       const bool want = fn == Builtin::Any;
@@ -989,14 +1101,18 @@ Value eval(const ExprNode& n, Frame& f);
 // comprehension variables; other results go to tmp.
 const Value& ev(const ExprNode& n, Frame& f, Value& tmp) {
   switch (n.op) {
-    case Op::Const: return n.constant;
+    case Op::Const:
+      return n.constant;
     case Op::Name: {
       const Value* v = f.scope.lookup(n.name);
       if (v == nullptr) fail("NameError: name '" + n.name + "' is not defined");
       return *v;
     }
-    case Op::Local: return f.locals[n.slot];
-    default: tmp = eval(n, f); return tmp;
+    case Op::Local:
+      return f.locals[n.slot];
+    default:
+      tmp = eval(n, f);
+      return tmp;
   }
 }
 
@@ -1142,7 +1258,8 @@ Value eval(const ExprNode& n, Frame& f) {
     case Op::ForClause:
     case Op::IfClause:
     case Op::TargetName:
-    case Op::TargetTuple: break;
+    case Op::TargetTuple:
+      break;
   }
   fail("internal error: node is not an expression");
 }
@@ -1155,23 +1272,24 @@ enum class Tok : std::uint8_t { End, Number, String, Name, Op };
 struct Token {
   Tok kind = Tok::End;
   std::uint32_t pos = 0;
-  std::string_view text;  // Name, Op
-  Value value;            // Number, String
+  std::string_view text;           // Name, Op
+  Value value;                     // Number, String
   bool int_min_magnitude = false;  // the literal 9223372036854775808, valid only after unary -
 };
 
 constexpr std::array<std::string_view, 35> kKeywords{
-    "False", "None",   "True",    "and",      "as",     "assert", "async", "await", "break",
-    "class", "continue", "def",   "del",      "elif",   "else",   "except", "finally", "for",
-    "from",  "global", "if",      "import",   "in",     "is",     "lambda", "nonlocal", "not",
-    "or",    "pass",   "raise",   "return",   "try",    "while",  "with",   "yield"};
+    "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+    "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
 
 bool is_keyword(std::string_view s) {
   return std::find(kKeywords.begin(), kKeywords.end(), s) != kKeywords.end();
 }
 
 bool ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
 }
 bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -1181,7 +1299,8 @@ class Parser {
   explicit Parser(std::string_view text) : text_(text) {}
 
   ExprNode parse() {
-    if (text_.size() > std::numeric_limits<std::uint32_t>::max() / 2) error(0, "expression too long");
+    if (text_.size() > std::numeric_limits<std::uint32_t>::max() / 2)
+      error(0, "expression too long");
     tokenize();
     if (peek().kind == Tok::End) error(peek().pos, "empty expression");
     ExprNode root = parse_testlist();
@@ -1191,8 +1310,8 @@ class Parser {
 
  private:
   [[noreturn]] void error(std::size_t pos, const std::string& msg) const {
-    throw ExpressionError("cannot parse expression '" + one_line(text_) + "': SyntaxError at column " +
-                          std::to_string(pos + 1) + ": " + msg);
+    throw ExpressionError("cannot parse expression '" + one_line(text_) +
+                          "': SyntaxError at column " + std::to_string(pos + 1) + ": " + msg);
   }
 
   // ---- tokenizer ----
@@ -1202,7 +1321,8 @@ class Parser {
     while (true) {
       while (i < text_.size() && (text_[i] == ' ' || text_[i] == '\t' || text_[i] == '\n' ||
                                   text_[i] == '\r' || text_[i] == '\f' || text_[i] == '\\')) {
-        if (text_[i] == '\\' && !(i + 1 < text_.size() && (text_[i + 1] == '\n' || text_[i + 1] == '\r'))) {
+        if (text_[i] == '\\' &&
+            !(i + 1 < text_.size() && (text_[i + 1] == '\n' || text_[i + 1] == '\r'))) {
           error(i, "unexpected character '\\'");
         }
         ++i;
@@ -1224,8 +1344,10 @@ class Parser {
         const std::string_view word = text_.substr(i, j - i);
         if (j < text_.size() && (text_[j] == '\'' || text_[j] == '"') && word.size() <= 2 &&
             word.find_first_not_of("rRuUbBfF") == std::string_view::npos) {
-          if (word.find_first_of("bB") != std::string_view::npos) error(i, "bytes literals are not supported");
-          if (word.find_first_of("fF") != std::string_view::npos) error(i, "f-strings are not supported");
+          if (word.find_first_of("bB") != std::string_view::npos)
+            error(i, "bytes literals are not supported");
+          if (word.find_first_of("fF") != std::string_view::npos)
+            error(i, "f-strings are not supported");
           i = lex_string(i, j, word.find_first_of("rR") != std::string_view::npos, t);
         } else {
           t.kind = Tok::Name;
@@ -1233,14 +1355,16 @@ class Parser {
           i = j;
         }
       } else {
-        static constexpr std::array<std::string_view, 10> two{"**", "//", "<=", ">=", "==", "!=", "<<", ">>", "->", ":="};
+        static constexpr std::array<std::string_view, 10> two{
+            "**", "//", "<=", ">=", "==", "!=", "<<", ">>", "->", ":="};
         static constexpr std::string_view one = "+-*/%<>()[],:~&|^.";
         t.kind = Tok::Op;
         const std::string_view rest = text_.substr(i);
         bool found = false;
         for (const auto op : two) {
           if (rest.substr(0, 2) == op) {
-            if (op == "->" || op == ":=") error(i, "unsupported operator '" + std::string(op) + "'");
+            if (op == "->" || op == ":=")
+              error(i, "unsupported operator '" + std::string(op) + "'");
             t.text = op;
             found = true;
             break;
@@ -1268,7 +1392,8 @@ class Parser {
       while (i < text_.size()) {
         const char c = text_[i];
         if (c == '_') {
-          if (!prev_digit || i + 1 >= text_.size() || !valid(text_[i + 1])) error(i, "invalid underscore in number");
+          if (!prev_digit || i + 1 >= text_.size() || !valid(text_[i + 1]))
+            error(i, "invalid underscore in number");
           prev_digit = false;
         } else if (valid(c)) {
           prev_digit = true;
@@ -1279,7 +1404,8 @@ class Parser {
       }
     };
     const auto check_end = [&] {
-      if (i < text_.size() && (text_[i] == 'j' || text_[i] == 'J')) error(start, "complex literals are not supported");
+      if (i < text_.size() && (text_[i] == 'j' || text_[i] == 'J'))
+        error(start, "complex literals are not supported");
       if (i < text_.size() && ident_char(text_[i])) error(start, "invalid number literal");
     };
     const auto finish_int = [&](std::string_view digits, int base) {
@@ -1342,7 +1468,8 @@ class Parser {
       if (!parse_float_text(lit, d)) error(start, "invalid number literal");
       t.value = d;
     } else {
-      if (lit.size() > 1 && lit[0] == '0' && lit.find_first_not_of("0_") != std::string_view::npos) {
+      if (lit.size() > 1 && lit[0] == '0' &&
+          lit.find_first_not_of("0_") != std::string_view::npos) {
         error(start, "leading zeros in decimal integer literals are not permitted");
       }
       finish_int(lit, 10);
@@ -1380,17 +1507,38 @@ class Parser {
       }
       i += 2;
       switch (e) {
-        case '\n': break;
-        case '\\': out += '\\'; break;
-        case '\'': out += '\''; break;
-        case '"': out += '"'; break;
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
-        case 'v': out += '\v'; break;
+        case '\n':
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '\'':
+          out += '\'';
+          break;
+        case '"':
+          out += '"';
+          break;
+        case 'a':
+          out += '\a';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'v':
+          out += '\v';
+          break;
         case 'x':
         case 'u':
         case 'U': {
@@ -1407,11 +1555,13 @@ class Parser {
           i += len;
           break;
         }
-        case 'N': error(i - 2, "\\N{...} escapes are not supported");
+        case 'N':
+          error(i - 2, "\\N{...} escapes are not supported");
         default:
           if (e >= '0' && e <= '7') {
             std::uint32_t cp = static_cast<std::uint32_t>(e - '0');
-            for (int k = 0; k < 2 && i < text_.size() && text_[i] >= '0' && text_[i] <= '7'; ++k, ++i) {
+            for (int k = 0; k < 2 && i < text_.size() && text_[i] >= '0' && text_[i] <= '7';
+                 ++k, ++i) {
               cp = cp * 8 + static_cast<std::uint32_t>(text_[i] - '0');
             }
             append_utf8(out, cp);
@@ -1450,16 +1600,22 @@ class Parser {
   }
   void expect_op(std::string_view op, std::string_view context) {
     if (!accept_op(op)) {
-      error(peek().pos, "expected '" + std::string(op) + "' " + std::string(context) + ", found " + describe(peek()));
+      error(peek().pos, "expected '" + std::string(op) + "' " + std::string(context) + ", found " +
+                            describe(peek()));
     }
   }
   static std::string describe(const Token& t) {
     switch (t.kind) {
-      case Tok::End: return "end of expression";
-      case Tok::Number: return "number " + t.value.str();
-      case Tok::String: return "string " + t.value.repr();
-      case Tok::Name: return "'" + std::string(t.text) + "'";
-      case Tok::Op: return "'" + std::string(t.text) + "'";
+      case Tok::End:
+        return "end of expression";
+      case Tok::Number:
+        return "number " + t.value.str();
+      case Tok::String:
+        return "string " + t.value.repr();
+      case Tok::Name:
+        return "'" + std::string(t.text) + "'";
+      case Tok::Op:
+        return "'" + std::string(t.text) + "'";
     }
     return "token";
   }
@@ -1474,7 +1630,8 @@ class Parser {
     for (const ExprNode& k : kids) depth = std::max(depth, k.depth);
     n.depth = depth + 1;
     if (n.depth > kMaxTreeDepth) {
-      error(pos, "expression too deeply nested (more than " + std::to_string(kMaxTreeDepth) + " levels)");
+      error(pos, "expression too deeply nested (more than " + std::to_string(kMaxTreeDepth) +
+                     " levels)");
     }
     n.kids = std::move(kids);
     return n;
@@ -1511,13 +1668,16 @@ class Parser {
   bool starts_expression() const {
     const Token& t = peek();
     switch (t.kind) {
-      case Tok::End: return false;
+      case Tok::End:
+        return false;
       case Tok::Number:
-      case Tok::String: return true;
+      case Tok::String:
+        return true;
       case Tok::Name:
-        return !is_keyword(t.text) || t.text == "not" || t.text == "True" || t.text == "False" || t.text == "None" ||
-               t.text == "lambda";
-      case Tok::Op: return t.text == "(" || t.text == "[" || t.text == "-" || t.text == "+" || t.text == "~";
+        return !is_keyword(t.text) || t.text == "not" || t.text == "True" || t.text == "False" ||
+               t.text == "None" || t.text == "lambda";
+      case Tok::Op:
+        return t.text == "(" || t.text == "[" || t.text == "-" || t.text == "+" || t.text == "~";
     }
     return false;
   }
@@ -1530,7 +1690,8 @@ class Parser {
     if (!is_kw("if")) return body;
     const std::uint32_t pos = next().pos;
     ExprNode cond = parse_or();
-    if (!is_kw("else")) error(peek().pos, "expected 'else' in conditional expression, found " + describe(peek()));
+    if (!is_kw("else"))
+      error(peek().pos, "expected 'else' in conditional expression, found " + describe(peek()));
     next();
     ExprNode orelse = parse_test();
     std::vector<ExprNode> kids;
@@ -1567,13 +1728,20 @@ class Parser {
     width = 1;
     const Token& t = peek();
     if (t.kind == Tok::Op) {
-      if (t.text == "<") op = CmpOp::Lt;
-      else if (t.text == "<=") op = CmpOp::Le;
-      else if (t.text == ">") op = CmpOp::Gt;
-      else if (t.text == ">=") op = CmpOp::Ge;
-      else if (t.text == "==") op = CmpOp::Eq;
-      else if (t.text == "!=") op = CmpOp::Ne;
-      else return false;
+      if (t.text == "<")
+        op = CmpOp::Lt;
+      else if (t.text == "<=")
+        op = CmpOp::Le;
+      else if (t.text == ">")
+        op = CmpOp::Gt;
+      else if (t.text == ">=")
+        op = CmpOp::Ge;
+      else if (t.text == "==")
+        op = CmpOp::Eq;
+      else if (t.text == "!=")
+        op = CmpOp::Ne;
+      else
+        return false;
       return true;
     }
     if (is_kw("in")) {
@@ -1637,8 +1805,9 @@ class Parser {
       const Token& t = peek();
       if (t.kind != Tok::Op) return left;
       const Level& lv = kLevels[level];
-      const auto* found = std::find_if(lv.ops.begin(), lv.ops.begin() + static_cast<std::ptrdiff_t>(lv.count),
-                                       [&](const auto& p) { return p.first == t.text; });
+      const auto* found =
+          std::find_if(lv.ops.begin(), lv.ops.begin() + static_cast<std::ptrdiff_t>(lv.count),
+                       [&](const auto& p) { return p.first == t.text; });
       if (found == lv.ops.begin() + static_cast<std::ptrdiff_t>(lv.count)) return left;
       const std::uint32_t pos = next().pos;
       ExprNode right = parse_binary_level(level + 1);
@@ -1651,13 +1820,18 @@ class Parser {
   // factor: ('+'|'-'|'~') factor | power
   ExprNode parse_factor() {
     Op op{};
-    if (is_op("-")) op = Op::Neg;
-    else if (is_op("+")) op = Op::Pos;
-    else if (is_op("~")) op = Op::Invert;
-    else return parse_power();
+    if (is_op("-"))
+      op = Op::Neg;
+    else if (is_op("+"))
+      op = Op::Pos;
+    else if (is_op("~"))
+      op = Op::Invert;
+    else
+      return parse_power();
     NestGuard guard(*this);
     const std::uint32_t pos = next().pos;
-    if (op == Op::Neg && peek().kind == Tok::Number && peek().int_min_magnitude && !is_op("**", 1)) {
+    if (op == Op::Neg && peek().kind == Tok::Number && peek().int_min_magnitude &&
+        !is_op("**", 1)) {
       next();
       return constant(std::numeric_limits<std::int64_t>::min(), pos);
     }
@@ -1688,7 +1862,8 @@ class Parser {
         expect_op("]", "to close the subscript");
         n = node(Op::Subscript, pos, list_of(std::move(n), std::move(index)));
       } else if (is_op("(")) {
-        error(peek().pos, n.op == Op::Name ? "unknown function '" + n.name + "'" : std::string("only builtin functions can be called"));
+        error(peek().pos, n.op == Op::Name ? "unknown function '" + n.name + "'"
+                                           : std::string("only builtin functions can be called"));
       } else if (is_op(".")) {
         error(peek().pos, "attribute access is not supported");
       } else {
@@ -1703,7 +1878,8 @@ class Parser {
     next();  // '('
     std::vector<ExprNode> args;
     while (!is_op(")")) {
-      if (peek().kind == Tok::Name && is_op("=", 1)) error(peek().pos, "keyword arguments are not supported");
+      if (peek().kind == Tok::Name && is_op("=", 1))
+        error(peek().pos, "keyword arguments are not supported");
       if (is_op("*") || is_op("**")) error(peek().pos, "argument unpacking is not supported");
       const std::uint32_t arg_pos = peek().pos;
       ExprNode arg = parse_test();
@@ -1720,9 +1896,11 @@ class Parser {
     expect_op(")", "to close the call of " + std::string(info.name) + "()");
     if (args.size() < info.min_args || args.size() > info.max_args) {
       std::string expect = info.min_args == info.max_args ? std::to_string(info.min_args)
-                           : info.max_args == kMany     ? "at least " + std::to_string(info.min_args)
-                                                        : std::to_string(info.min_args) + " to " + std::to_string(info.max_args);
-      error(pos, std::string(info.name) + "() takes " + expect + " argument(s) (" + std::to_string(args.size()) + " given)");
+                           : info.max_args == kMany ? "at least " + std::to_string(info.min_args)
+                                                    : std::to_string(info.min_args) + " to " +
+                                                          std::to_string(info.max_args);
+      error(pos, std::string(info.name) + "() takes " + expect + " argument(s) (" +
+                     std::to_string(args.size()) + " given)");
     }
     ExprNode n = node(Op::Call, pos, std::move(args));
     n.fn = fn;
@@ -1736,7 +1914,8 @@ class Parser {
     while (is_kw("for")) {
       const std::uint32_t for_pos = next().pos;
       ExprNode target = parse_target_list();
-      if (!is_kw("in")) error(peek().pos, "expected 'in' in comprehension, found " + describe(peek()));
+      if (!is_kw("in"))
+        error(peek().pos, "expected 'in' in comprehension, found " + describe(peek()));
       next();
       ExprNode iterable = parse_or();
       kids.push_back(node(Op::ForClause, for_pos, list_of(std::move(target), std::move(iterable))));
@@ -1793,9 +1972,11 @@ class Parser {
   ExprNode parse_atom() {
     const Token& t = peek();
     switch (t.kind) {
-      case Tok::End: error(t.pos, "unexpected end of expression");
+      case Tok::End:
+        error(t.pos, "unexpected end of expression");
       case Tok::Number: {
-        if (t.int_min_magnitude) error(t.pos, "integer literal too large (cutune integers are 64-bit)");
+        if (t.int_min_magnitude)
+          error(t.pos, "integer literal too large (cutune integers are 64-bit)");
         next();
         return constant(t.value, t.pos);
       }
@@ -1827,7 +2008,8 @@ class Parser {
         next();
         return n;
       }
-      case Tok::Op: break;
+      case Tok::Op:
+        break;
     }
     // Parenthesised and bracketed contents go through parse_test, which counts the nesting.
     if (t.text == "(") {
@@ -1874,7 +2056,8 @@ class Parser {
   struct NestGuard {
     explicit NestGuard(Parser& p) : parser(p) {
       if (++parser.nesting_ > kMaxNesting) {
-        parser.error(parser.peek().pos, "expression nested too deeply (more than " + std::to_string(kMaxNesting) + " levels)");
+        parser.error(parser.peek().pos, "expression nested too deeply (more than " +
+                                            std::to_string(kMaxNesting) + " levels)");
       }
     }
     ~NestGuard() { --parser.nesting_; }
@@ -1949,7 +2132,8 @@ class EmptyScope : public Scope {
 };
 
 // True when the subtree reads no free name and only comprehension variables it binds itself.
-bool collect_closed(const ExprNode& n, std::vector<std::uint32_t>& reads, std::vector<std::uint32_t>& binds) {
+bool collect_closed(const ExprNode& n, std::vector<std::uint32_t>& reads,
+                    std::vector<std::uint32_t>& binds) {
   if (n.op == Op::Name) return false;
   if (n.op == Op::Local) reads.push_back(n.slot);
   if (n.op == Op::TargetName) binds.push_back(n.slot);
@@ -1963,8 +2147,9 @@ bool is_closed(const ExprNode& n) {
   std::vector<std::uint32_t> reads;
   std::vector<std::uint32_t> binds;
   if (!collect_closed(n, reads, binds)) return false;
-  return std::all_of(reads.begin(), reads.end(),
-                     [&](std::uint32_t s) { return std::find(binds.begin(), binds.end(), s) != binds.end(); });
+  return std::all_of(reads.begin(), reads.end(), [&](std::uint32_t s) {
+    return std::find(binds.begin(), binds.end(), s) != binds.end();
+  });
 }
 
 // Replaces name-free subtrees by their value ("[32*i for i in range(1,33)]" becomes a
@@ -1976,10 +2161,16 @@ void fold_constants(ExprNode& n, std::uint32_t frame_size) {
     case Op::Name:
     case Op::Local:
     case Op::TargetName:
-    case Op::TargetTuple: return;
-    case Op::ForClause: fold_constants(n.kids[1], frame_size); return;
-    case Op::IfClause: fold_constants(n.kids[0], frame_size); return;
-    default: break;
+    case Op::TargetTuple:
+      return;
+    case Op::ForClause:
+      fold_constants(n.kids[1], frame_size);
+      return;
+    case Op::IfClause:
+      fold_constants(n.kids[0], frame_size);
+      return;
+    default:
+      break;
   }
   if (is_closed(n)) {
     try {
@@ -2015,7 +2206,8 @@ Expression Expression::parse(std::string_view text) {
   std::stable_sort(resolver.free.begin(), resolver.free.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [pos, name] : resolver.free) {
-    if (std::find(e.names_.begin(), e.names_.end(), name) == e.names_.end()) e.names_.push_back(std::move(name));
+    if (std::find(e.names_.begin(), e.names_.end(), name) == e.names_.end())
+      e.names_.push_back(std::move(name));
   }
   e.root_ = std::make_shared<const ExprNode>(std::move(root));
   return e;

@@ -121,10 +121,14 @@ std::string python_float_repr(double d) {
 
 double Value::to_double() const {
   switch (kind()) {
-    case Kind::Bool: return as_bool() ? 1.0 : 0.0;
-    case Kind::Int: return static_cast<double>(as_int());
-    case Kind::Float: return as_float();
-    default: break;
+    case Kind::Bool:
+      return as_bool() ? 1.0 : 0.0;
+    case Kind::Int:
+      return static_cast<double>(as_int());
+    case Kind::Float:
+      return as_float();
+    default:
+      break;
   }
   throw ExpressionError("TypeError: must be real number, not " + type_name());
 }
@@ -132,7 +136,8 @@ double Value::to_double() const {
 std::int64_t Value::to_int() const {
   switch (kind()) {
     case Kind::Bool:
-    case Kind::Int: return int_like(*this);
+    case Kind::Int:
+      return int_like(*this);
     case Kind::Float: {
       const double d = as_float();
       if (std::isfinite(d) && std::trunc(d) == d && d >= -9223372036854775808.0 &&
@@ -141,30 +146,42 @@ std::int64_t Value::to_int() const {
       }
       throw ExpressionError("TypeError: expected an integer, got float " + python_float_repr(d));
     }
-    default: break;
+    default:
+      break;
   }
   throw ExpressionError("TypeError: expected an integer, got " + type_name());
 }
 
 bool Value::truthy() const {
   switch (kind()) {
-    case Kind::None: return false;
-    case Kind::Bool: return as_bool();
-    case Kind::Int: return as_int() != 0;
-    case Kind::Float: return as_float() != 0.0;  // NaN is truthy, as in Python
-    case Kind::String: return !as_string().empty();
-    case Kind::List: return !as_list().empty();
+    case Kind::None:
+      return false;
+    case Kind::Bool:
+      return as_bool();
+    case Kind::Int:
+      return as_int() != 0;
+    case Kind::Float:
+      return as_float() != 0.0;  // NaN is truthy, as in Python
+    case Kind::String:
+      return !as_string().empty();
+    case Kind::List:
+      return !as_list().empty();
   }
   return false;
 }
 
 std::string Value::str() const {
   switch (kind()) {
-    case Kind::None: return "None";
-    case Kind::Bool: return as_bool() ? "True" : "False";
-    case Kind::Int: return std::to_string(as_int());
-    case Kind::Float: return python_float_repr(as_float());
-    case Kind::String: return as_string();
+    case Kind::None:
+      return "None";
+    case Kind::Bool:
+      return as_bool() ? "True" : "False";
+    case Kind::Int:
+      return std::to_string(as_int());
+    case Kind::Float:
+      return python_float_repr(as_float());
+    case Kind::String:
+      return as_string();
     case Kind::List: {
       std::string out = "[";
       bool first = true;
@@ -184,12 +201,18 @@ std::string Value::repr() const { return is_string() ? string_repr(as_string()) 
 
 std::string Value::type_name() const {
   switch (kind()) {
-    case Kind::None: return "NoneType";
-    case Kind::Bool: return "bool";
-    case Kind::Int: return "int";
-    case Kind::Float: return "float";
-    case Kind::String: return "str";
-    case Kind::List: return "list";
+    case Kind::None:
+      return "NoneType";
+    case Kind::Bool:
+      return "bool";
+    case Kind::Int:
+      return "int";
+    case Kind::Float:
+      return "float";
+    case Kind::String:
+      return "str";
+    case Kind::List:
+      return "list";
   }
   return "?";
 }
@@ -206,8 +229,10 @@ bool operator==(const Value& a, const Value& b) {
   }
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
-    case Value::Kind::None: return true;
-    case Value::Kind::String: return a.as_string() == b.as_string();
+    case Value::Kind::None:
+      return true;
+    case Value::Kind::String:
+      return a.as_string() == b.as_string();
     case Value::Kind::List: {
       const ValueList& x = a.as_list();
       const ValueList& y = b.as_list();
@@ -217,7 +242,8 @@ bool operator==(const Value& a, const Value& b) {
       }
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

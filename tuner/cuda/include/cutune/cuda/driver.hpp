@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA driver API, loaded at run time with dlopen (ARCHITECTURE.md, decision 1): cuda.h
-// supplies the types and prototypes, cuGetProcAddress the entry points matching them.
+// supplies the types and prototypes, dlsym the entry points under their versioned names.
 #include <cuda.h>
 
 #include <stdexcept>

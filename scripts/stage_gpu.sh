@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds a Release tree and copies what the lent GPU machine needs into .gpu/ (git-ignored):
+# the cutune binary and the test executables, stripped. The device machine has glibc,
+# libstdc++, libsqlite3, NVRTC and the driver, so nothing else travels (../shared/GPU.md).
+# Usage: scripts/stage_gpu.sh   then carry ".gpu" in the device call.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-release
+rm -rf .gpu && mkdir -p .gpu/bin
+cp build-release/tuner/cli/cutune .gpu/bin/
+for t in build-release/tests/test_*; do [ -x "$t" ] && cp "$t" .gpu/bin/; done
+strip .gpu/bin/*
+du -sh .gpu
