@@ -1,1 +1,706 @@
+// Tests of KernelProblem (T1 loading, instances, geometry, defines, metrics) and of the
+// host-side argument data (fills, poison, compare).
+#include <unistd.h>
+
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cutune/model/errors.hpp"
+#include "cutune/model/host_data.hpp"
+#include "cutune/model/problem.hpp"
+
+namespace fs = std::filesystem;
+using cutune::AccessType;
+using cutune::Config;
+using cutune::ElementType;
+using cutune::FillType;
+using cutune::HostArgument;
+using cutune::InputError;
+using cutune::KernelProblem;
+using cutune::ProblemInstance;
+using cutune::Tolerance;
+using cutune::Value;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kTemplates = CUTUNE_TEMPLATE_DIR;
+const std::string kKtExamples = "/work/shared/formats/kernel_tuner/examples";
+
+KernelProblem load_template(const std::string& name) {
+  return KernelProblem::load(kTemplates + "/" + name + "/" + name + ".json");
+}
+
+// A fresh directory under the system temp dir, removed when the object goes away.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::temp_directory_path() /
+            ("cutune_test_problem_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  fs::path write(const std::string& name, const std::string& text) const {
+    fs::path p = path_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+ private:
+  fs::path path_;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Replaces the one occurrence of `from` (which must be there) by `to`.
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  auto pos = text.find(from);
+  REQUIRE(pos != std::string::npos);
+  REQUIRE(text.find(from, pos + 1) == std::string::npos);
+  return text.replace(pos, from.size(), to);
+}
+
+// A small valid user T1 file: no cutune section, ProblemSize a plain number, GridDivY
+// naming block_size_y, which is not a tuning parameter (Kernel Tuner treats it as 1).
+const std::string kTinyT1 = R"({
+  "General": {"BenchmarkName": "tiny", "OutputFormat": "JSON"},
+  "ConfigurationSpace": {
+    "TuningParameters": [
+      {"Name": "block_size_x", "Type": "int", "Values": "[32, 64, 128]", "Default": 64},
+      {"Name": "tile", "Type": "int", "Values": [1, 2, 4], "Default": 1}
+    ],
+    "Conditions": [{"Expression": "block_size_x * tile <= 256", "Parameters": ["block_size_x", "tile"]}]
+  },
+  "KernelSpecification": {
+    "Language": "CUDA",
+    "CompilerOptions": ["-std=c++11"],
+    "KernelName": "tiny_kernel",
+    "KernelFile": "tiny.cu",
+    "GridDivX": ["block_size_x", "tile"],
+    "GridDivY": ["block_size_y"],
+    "ProblemSize": 100,
+    "Arguments": [
+      {"Name": "x", "Type": "float", "MemoryType": "Vector", "AccessType": "ReadWrite", "FillType": "Random", "Size": 100, "FillValue": 1.0, "Output": 1},
+      {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 100}
+    ]
+  }
+})";
+const std::string kTinyCu = "extern \"C\" __global__ void tiny_kernel(float* x, int n) {}\n";
+
+// Writes tiny.json (with the given text) and tiny.cu into `dir`; returns the JSON path.
+fs::path write_tiny(const TempDir& dir, const std::string& json_text) {
+  dir.write("tiny.cu", kTinyCu);
+  return dir.write("tiny.json", json_text);
+}
+
+// Loading `json_text` must throw InputError whose message names the file and each of
+// `parts` (the field, the offending name).
+void require_load_error(const std::string& json_text, const std::vector<std::string>& parts,
+                        bool with_source = true) {
+  TempDir dir;
+  fs::path file = with_source ? write_tiny(dir, json_text) : dir.write("tiny.json", json_text);
+  try {
+    (void)KernelProblem::load(file);
+    FAIL("loading did not throw; expected an InputError naming " << parts.front());
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    INFO("message: " << what);
+    CHECK_THAT(what, Contains(file.string()));
+    for (const auto& p : parts) CHECK_THAT(what, Contains(p));
+    CHECK(what.find('\n') == std::string::npos);  // one line
+  }
+}
+
+Config config_of(const KernelProblem& p, const std::string& assignments) {
+  return p.space().parse_assignments(assignments);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------
+// Built-in templates
+
+TEST_CASE("problem: the reduction template loads", "[problem]") {
+  KernelProblem p = load_template("reduction");
+  CHECK(p.name() == "reduction");
+  CHECK(p.kernel_name() == "reduction");
+  CHECK(p.kernel_file().filename() == "reduction.cu");
+  CHECK_FALSE(p.source().empty());
+  CHECK(p.compiler_options() == std::vector<std::string>{"-std=c++17"});
+
+  const auto& s = p.space();
+  REQUIRE(s.parameters().size() == 6);
+  const char* names[] = {"block_size_x", "addressing", "elements_per_thread",
+                         "vector_width", "warp_tail",  "unroll"};
+  for (std::size_t i = 0; i < 6; ++i) CHECK(s.parameters()[i].name == names[i]);
+  CHECK(s.parameters()[0].values.size() == 6);
+  CHECK(s.parameters()[0].values.front() == Value(32));
+  CHECK(s.parameters()[0].values.back() == Value(1024));
+  CHECK(s.cartesian_size() == 1296);
+  CHECK(s.count_valid() == 396);
+  CHECK(s.restrictions().size() == 3);
+  CHECK(s.key(s.default_config()) == "256,2,8,4,1,1");
+
+  REQUIRE(p.arguments().size() == 5);
+  const auto& out = p.arguments()[0];
+  CHECK(out.name == "out");
+  CHECK(out.type == ElementType::Float32);
+  CHECK(out.is_vector);
+  CHECK(out.access == AccessType::WriteOnly);
+  CHECK(out.fill == FillType::Constant);
+  CHECK(out.output);
+  const auto& in = p.arguments()[1];
+  CHECK(in.name == "in");
+  CHECK(in.fill == FillType::Random);
+  CHECK(in.access == AccessType::ReadOnly);
+  CHECK_FALSE(in.output);
+  const auto& ws = p.arguments()[2];
+  CHECK(ws.name == "workspace");
+  CHECK(ws.access == AccessType::ReadWrite);
+  REQUIRE(ws.size.has_value());
+  CHECK(ws.size->text() == "(n + 31) // 32");
+  CHECK(p.arguments()[3].name == "counter");
+  CHECK(p.arguments()[3].type == ElementType::UInt32);
+  const auto& n = p.arguments()[4];
+  CHECK(n.name == "n");
+  CHECK(n.type == ElementType::Int32);
+  CHECK_FALSE(n.is_vector);
+
+  CHECK(p.reference() == "reduction");
+  CHECK(p.tolerance().relative == 1e-5);
+  CHECK(p.tolerance().absolute == 0.0);
+  REQUIRE(p.metrics().size() == 1);
+  CHECK(p.metrics()[0].name == "gbps");
+  REQUIRE(p.variables().size() == 1);
+  CHECK(p.variables()[0].name == "n");
+  CHECK(p.variables()[0].default_value == 268435456);
+  CHECK(p.variables()[0].min_value == 1);
+  CHECK(p.variables()[0].max_value == 2147483647);
+}
+
+TEST_CASE("problem: the vector_add template loads", "[problem]") {
+  KernelProblem p = load_template("vector_add");
+  CHECK(p.name() == "vector_add");
+  CHECK(p.kernel_name() == "vector_add");
+  const auto& s = p.space();
+  REQUIRE(s.parameters().size() == 3);
+  CHECK(s.parameters()[0].name == "block_size_x");
+  CHECK(s.parameters()[1].name == "elements_per_thread");
+  CHECK(s.parameters()[2].name == "vector_width");
+  CHECK(s.cartesian_size() == 60);
+  CHECK(s.count_valid() == 59);
+  CHECK(s.key(s.default_config()) == "256,4,4");
+  REQUIRE(p.arguments().size() == 4);
+  CHECK(p.arguments()[0].name == "c");
+  CHECK(p.arguments()[0].output);
+  CHECK(p.arguments()[1].name == "a");
+  CHECK(p.arguments()[2].name == "b");
+  CHECK(p.arguments()[3].name == "n");
+  CHECK(p.reference() == "vector_add");
+  CHECK(p.tolerance().relative == 0.0);
+  CHECK(p.tolerance().absolute == 0.0);
+  REQUIRE(p.metrics().size() == 1);
+  CHECK(p.metrics()[0].name == "gbps");
+  REQUIRE(p.variables().size() == 1);
+  CHECK(p.variables()[0].default_value == 67108864);
+}
+
+TEST_CASE("problem: instantiate", "[problem]") {
+  KernelProblem p = load_template("reduction");
+  ProblemInstance d = p.instantiate();
+  CHECK(d.variables.at("n") == 268435456);
+  CHECK(d.problem_size == std::vector<std::int64_t>{268435456});
+  CHECK(d.key() == "n=268435456");
+
+  CHECK(p.instantiate("n=1000").variables.at("n") == 1000);
+  CHECK(p.instantiate("n=1000").problem_size == std::vector<std::int64_t>{1000});
+  CHECK(p.instantiate("n=1000").key() == "n=1000");
+  CHECK(p.instantiate("n=2**20+7").variables.at("n") == 1048583);
+  CHECK(p.instantiate("n=1").variables.at("n") == 1);
+  CHECK(p.instantiate("n=2147483647").variables.at("n") == 2147483647);
+
+  auto expect_error = [&](const std::string& overrides, const std::string& names) {
+    INFO("overrides: " << overrides);
+    CHECK_THROWS_AS(p.instantiate(overrides), InputError);
+    CHECK_THROWS_WITH(p.instantiate(overrides), Contains(names));
+  };
+  expect_error("m=1", "m");
+  expect_error("m=1", "n");  // lists the known variables
+  expect_error("n=abc", "n");
+  expect_error("n=abc", "abc");
+  expect_error("n=1.5", "n");
+  expect_error("n=True", "n");
+  expect_error("n=0", "n");
+  expect_error("n=-5", "n");
+  expect_error("n=2147483648", "n");
+  expect_error("n", "n");
+  expect_error("n=", "n");
+  expect_error("n=(1", "n");
+}
+
+TEST_CASE("problem: geometry follows Kernel Tuner's grid = ceil(size / prod(GridDiv))",
+          "[problem]") {
+  KernelProblem p = load_template("reduction");
+  struct Case {
+    const char* config;
+    std::int64_t n;
+    std::uint32_t block, grid;
+  };
+  // Divisor = block_size_x * elements_per_thread * vector_width.
+  const Case cases[] = {
+      // default: 256 * 8 * 4 = 8192
+      {"", 1, 256, 1},
+      {"", 31, 256, 1},
+      {"", 1000, 256, 1},
+      {"", 1048583, 256, 129},  // 2^20 + 7 = 128 * 8192 + 7
+      {"", 268435456, 256, 32768},
+      // 32 * 1 * 1 = 32
+      {"block_size_x=32,addressing=0,elements_per_thread=1,vector_width=1,warp_tail=0,unroll=0", 1,
+       32, 1},
+      {"block_size_x=32,addressing=0,elements_per_thread=1,vector_width=1,warp_tail=0,unroll=0", 31,
+       32, 1},
+      {"block_size_x=32,addressing=0,elements_per_thread=1,vector_width=1,warp_tail=0,unroll=0",
+       1000, 32, 32},
+      {"block_size_x=32,addressing=0,elements_per_thread=1,vector_width=1,warp_tail=0,unroll=0",
+       1048583, 32, 32769},
+      // 64 * 2 * 2 = 256
+      {"block_size_x=64,elements_per_thread=2,vector_width=2", 1000, 64, 4},
+      {"block_size_x=64,elements_per_thread=2,vector_width=2", 1048583, 64, 4097},
+      // 1024 * 32 * 4 = 131072
+      {"block_size_x=1024,elements_per_thread=32", 31, 1024, 1},
+      {"block_size_x=1024,elements_per_thread=32", 1048583, 1024, 9},
+  };
+  for (const auto& c : cases) {
+    INFO("config '" << c.config << "', n=" << c.n);
+    Config cfg = config_of(p, c.config);
+    REQUIRE(p.space().is_valid(cfg));
+    auto g = p.geometry(cfg, p.instantiate("n=" + std::to_string(c.n)));
+    CHECK(g.block[0] == c.block);
+    CHECK(g.block[1] == 1);
+    CHECK(g.block[2] == 1);
+    CHECK(g.grid[0] == c.grid);
+    CHECK(g.grid[1] == 1);
+    CHECK(g.grid[2] == 1);
+  }
+
+  KernelProblem v = load_template("vector_add");
+  auto g = v.geometry(v.space().default_config(), v.instantiate());
+  CHECK(g.block[0] == 256);
+  CHECK(g.grid[0] == 67108864 / (256 * 4 * 4));
+}
+
+TEST_CASE("problem: defines", "[problem]") {
+  KernelProblem p = load_template("reduction");
+  CHECK(p.defines(p.space().default_config()) ==
+        std::vector<std::string>{"-Dblock_size_x=256", "-Daddressing=2",
+                                 "-Delements_per_thread=8", "-Dvector_width=4", "-Dwarp_tail=1",
+                                 "-Dunroll=1"});
+  CHECK(p.defines(config_of(p, "block_size_x=32,unroll=0")) ==
+        std::vector<std::string>{"-Dblock_size_x=32", "-Daddressing=2",
+                                 "-Delements_per_thread=8", "-Dvector_width=4", "-Dwarp_tail=1",
+                                 "-Dunroll=0"});
+}
+
+TEST_CASE("problem: evaluate_metrics", "[problem]") {
+  KernelProblem r = load_template("reduction");
+  auto m = r.evaluate_metrics(r.instantiate("n=1000"), 1e-6);  // 4000 bytes in 1 us
+  REQUIRE(m.size() == 1);
+  CHECK(m[0].first == "gbps");
+  CHECK(m[0].second == Approx(4.0));
+  auto big = r.evaluate_metrics(r.instantiate(), 1e-3);
+  CHECK(big[0].second == Approx(4.0 * 268435456 / 1e-3 / 1e9));
+
+  KernelProblem v = load_template("vector_add");
+  auto mv = v.evaluate_metrics(v.instantiate("n=1048576"), 1e-3);
+  REQUIRE(mv.size() == 1);
+  CHECK(mv[0].second == Approx(12.582912));
+}
+
+TEST_CASE("problem: argument_size and argument_fill", "[problem]") {
+  KernelProblem p = load_template("reduction");
+  const auto& args = p.arguments();
+  auto at = [&](const std::string& n) { return p.instantiate("n=" + n); };
+  // workspace: (n + 31) // 32
+  CHECK(p.argument_size(args[2], at("1")) == 1);
+  CHECK(p.argument_size(args[2], at("32")) == 1);
+  CHECK(p.argument_size(args[2], at("33")) == 2);
+  CHECK(p.argument_size(args[2], at("1000")) == 32);
+  CHECK(p.argument_size(args[2], at("1048583")) == 32769);
+  CHECK(p.argument_size(args[0], at("1000")) == 1);     // out: Size 1
+  CHECK(p.argument_size(args[1], at("1000")) == 1000);  // in: Size n
+  CHECK(p.argument_size(args[4], at("1000")) == 1);     // scalar
+  CHECK(p.argument_fill(args[4], at("1000")) == Value(1000));
+  CHECK(p.argument_fill(args[4], at("1000")).is_int());
+  CHECK(p.argument_fill(args[1], at("1000")) == Value(1.0));
+  CHECK(p.argument_fill(args[0], at("1000")) == Value(0.0));
+}
+
+// ------------------------------------------------------------------------------------
+// Host data
+
+TEST_CASE("host data: make_host_arguments", "[problem][host]") {
+  KernelProblem p = load_template("reduction");
+  ProblemInstance inst = p.instantiate("n=1000");
+  auto args = cutune::make_host_arguments(p, inst, 42);
+  REQUIRE(args.size() == 5);
+  const std::int64_t counts[] = {1, 1000, 32, 1, 1};
+  const std::size_t bytes[] = {4, 4000, 128, 4, 4};
+  for (std::size_t i = 0; i < 5; ++i) {
+    CHECK(args[i].spec == &p.arguments()[i]);
+    CHECK(args[i].count == counts[i]);
+    CHECK(args[i].bytes.size() == bytes[i]);
+  }
+  CHECK(args[0].data<float>()[0] == 0.0f);
+  for (std::int64_t i = 0; i < 32; ++i) CHECK(args[2].data<float>()[i] == 0.0f);
+  CHECK(args[3].data<std::uint32_t>()[0] == 0u);
+  CHECK(args[4].data<std::int32_t>()[0] == 1000);
+
+  // Random: within [0, FillValue) and never all zero.
+  const float* in = args[1].data<float>();
+  bool any_nonzero = false;
+  float lo = 1.0f, hi = 0.0f;
+  for (std::int64_t i = 0; i < 1000; ++i) {
+    REQUIRE(in[i] >= 0.0f);
+    REQUIRE(in[i] < 1.0f);
+    any_nonzero = any_nonzero || in[i] != 0.0f;
+    lo = std::min(lo, in[i]);
+    hi = std::max(hi, in[i]);
+  }
+  CHECK(any_nonzero);
+  CHECK(hi - lo > 0.5f);  // spread over the range, not one repeated value
+
+  // Deterministic for a seed, different for another.
+  auto again = cutune::make_host_arguments(p, inst, 42);
+  for (std::size_t i = 0; i < 5; ++i) CHECK(again[i].bytes == args[i].bytes);
+  auto other = cutune::make_host_arguments(p, inst, 43);
+  CHECK(other[1].bytes != args[1].bytes);
+  CHECK(other[0].bytes == args[0].bytes);  // constants do not depend on the seed
+
+  // vector_add: both random inputs are filled, and differently.
+  KernelProblem v = load_template("vector_add");
+  auto va = cutune::make_host_arguments(v, v.instantiate("n=4096"), 7);
+  REQUIRE(va.size() == 4);
+  CHECK(va[1].count == 4096);
+  CHECK(va[1].bytes != va[2].bytes);
+  CHECK(va[3].data<std::int32_t>()[0] == 4096);
+}
+
+TEST_CASE("host data: Random fills of other types and scales", "[problem][host]") {
+  TempDir dir;
+  std::string text = replace_once(
+      kTinyT1,
+      R"({"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 100})",
+      R"({"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 100},
+      {"Name": "d", "Type": "double", "MemoryType": "Vector", "FillType": "Random", "Size": 500, "FillValue": 8.0},
+      {"Name": "z", "Type": "float", "MemoryType": "Vector", "FillType": "Random", "Size": 500, "FillValue": 0},
+      {"Name": "i", "Type": "int32", "MemoryType": "Vector", "FillType": "Random", "Size": 500, "FillValue": 10},
+      {"Name": "u", "Type": "uint8", "MemoryType": "Vector", "FillType": "Random", "Size": 500, "FillValue": 0},
+      {"Name": "c", "Type": "int64", "MemoryType": "Vector", "FillType": "Constant", "Size": 3, "FillValue": "2**40"})");
+  KernelProblem p = KernelProblem::load(write_tiny(dir, text));
+  auto args = cutune::make_host_arguments(p, p.instantiate(), 1);
+  REQUIRE(args.size() == 7);
+  bool any = false;
+  for (int k = 0; k < 500; ++k) {
+    double x = args[2].data<double>()[k];
+    REQUIRE(x >= 0.0);
+    REQUIRE(x < 8.0);
+    any = any || x > 1.0;
+  }
+  CHECK(any);  // uses the scale, not [0, 1)
+  any = false;
+  for (int k = 0; k < 500; ++k) {
+    float x = args[3].data<float>()[k];  // FillValue 0 means 1
+    REQUIRE(x >= 0.0f);
+    REQUIRE(x < 1.0f);
+    any = any || x != 0.0f;
+  }
+  CHECK(any);
+  any = false;
+  for (int k = 0; k < 500; ++k) {
+    std::int32_t x = args[4].data<std::int32_t>()[k];  // integers: [0, FillValue]
+    REQUIRE(x >= 0);
+    REQUIRE(x <= 10);
+    any = any || x != 0;
+  }
+  CHECK(any);
+  any = false;
+  for (int k = 0; k < 500; ++k) {
+    std::uint8_t x = args[5].data<std::uint8_t>()[k];  // FillValue 0: [0, 1]
+    REQUIRE(x <= 1);
+    any = any || x != 0;
+  }
+  CHECK(any);
+  for (int k = 0; k < 3; ++k) CHECK(args[6].data<std::int64_t>()[k] == (std::int64_t{1} << 40));
+}
+
+TEST_CASE("host data: poison and compare", "[problem][host]") {
+  KernelProblem p = load_template("reduction");
+  auto expected = cutune::make_host_arguments(p, p.instantiate("n=1000"), 5);
+  const Tolerance tol = p.tolerance();  // relative 1e-5
+
+  SECTION("equal passes") {
+    auto got = expected;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      auto r = cutune::compare(expected[i], got[i], tol);
+      CHECK(r.ok);
+      CHECK(r.message.empty());
+      CHECK(r.max_error == 0.0);
+    }
+  }
+  SECTION("one element off fails, naming the argument and the index") {
+    auto got = expected;
+    got[1].data<float>()[417] += 0.5f;
+    auto r = cutune::compare(expected[1], got[1], tol);
+    CHECK_FALSE(r.ok);
+    CHECK_THAT(r.message, Contains("in[417]"));
+    CHECK(r.max_error == Approx(0.5).epsilon(1e-3));
+  }
+  SECTION("poison makes floats NaN, and NaN never passes") {
+    auto got = expected;
+    cutune::poison(got[1]);
+    for (std::int64_t i = 0; i < got[1].count; ++i) REQUIRE(std::isnan(got[1].data<float>()[i]));
+    auto r = cutune::compare(expected[1], got[1], Tolerance{1e9, 1e9});
+    CHECK_FALSE(r.ok);
+    CHECK_THAT(r.message, Contains("in[0]"));
+    // Also when the expected value is NaN.
+    auto r2 = cutune::compare(got[1], got[1], Tolerance{1e9, 1e9});
+    CHECK_FALSE(r2.ok);
+  }
+  SECTION("poison fills integers with 0xA5 bytes") {
+    auto got = expected;
+    cutune::poison(got[3]);
+    for (auto b : got[3].bytes) CHECK(b == std::byte{0xA5});
+    CHECK_FALSE(cutune::compare(expected[3], got[3], tol).ok);
+  }
+  SECTION("the tolerance is respected") {
+    auto e = expected;
+    std::fill(e[1].data<float>(), e[1].data<float>() + e[1].count, 100.0f);
+    auto got = e;
+    got[1].data<float>()[10] = 100.5f;
+    CHECK(cutune::compare(e[1], got[1], Tolerance{0.0, 1.0}).ok);       // absolute 1
+    CHECK_FALSE(cutune::compare(e[1], got[1], Tolerance{0.0, 0.25}).ok);
+    CHECK(cutune::compare(e[1], got[1], Tolerance{0.01, 0.0}).ok);      // 1% of 100 = 1
+    CHECK_FALSE(cutune::compare(e[1], got[1], Tolerance{0.001, 0.0}).ok);
+    CHECK(cutune::compare(e[1], got[1], Tolerance{0.004, 0.2}).ok);     // 0.4 + 0.2
+    CHECK_FALSE(cutune::compare(e[1], got[1], Tolerance{0.0, 0.0}).ok);
+  }
+  SECTION("integers compare exactly") {
+    auto e = expected;
+    e[3].data<std::uint32_t>()[0] = 1000;
+    auto got = e;
+    CHECK(cutune::compare(e[3], got[3], Tolerance{1.0, 1.0}).ok);
+    got[3].data<std::uint32_t>()[0] = 1001;
+    auto r = cutune::compare(e[3], got[3], Tolerance{1.0, 10.0});
+    CHECK_FALSE(r.ok);
+    CHECK_THAT(r.message, Contains("counter[0]"));
+  }
+  SECTION("a different element count fails") {
+    auto got = expected;
+    got[1].count = 999;
+    got[1].bytes.resize(999 * 4);
+    auto r = cutune::compare(expected[1], got[1], tol);
+    CHECK_FALSE(r.ok);
+    CHECK_THAT(r.message, Contains("in"));
+  }
+}
+
+// ------------------------------------------------------------------------------------
+// User T1 files
+
+TEST_CASE("problem: a minimal user T1 file loads", "[problem][t1]") {
+  TempDir dir;
+  fs::path file = write_tiny(dir, kTinyT1);
+  KernelProblem p = KernelProblem::load(file);
+  CHECK(p.name() == "tiny");
+  CHECK(p.kernel_name() == "tiny_kernel");
+  CHECK(p.source() == kTinyCu);
+  CHECK(p.variables().empty());
+  CHECK(p.reference().empty());
+  CHECK(p.metrics().empty());
+  CHECK(p.space().cartesian_size() == 9);
+  CHECK(p.space().count_valid() == 8);  // 128 * 4 > 256
+  CHECK(p.space().key(p.space().default_config()) == "64,1");
+  ProblemInstance inst = p.instantiate();
+  CHECK(inst.problem_size == std::vector<std::int64_t>{100});
+  CHECK(inst.key() == "ProblemSize=100");
+  CHECK_THROWS_AS(p.instantiate("n=5"), InputError);  // no problem variables
+
+  auto g = p.geometry(p.space().parse_assignments("block_size_x=32,tile=1"), inst);
+  CHECK(g.grid == std::array<std::uint32_t, 3>{4, 1, 1});  // ceil(100 / 32)
+  CHECK(g.block == std::array<std::uint32_t, 3>{32, 1, 1});
+  g = p.geometry(p.space().parse_assignments("block_size_x=64,tile=2"), inst);
+  CHECK(g.grid == std::array<std::uint32_t, 3>{1, 1, 1});  // ceil(100 / 128)
+  CHECK(g.block == std::array<std::uint32_t, 3>{64, 1, 1});
+
+  auto args = cutune::make_host_arguments(p, inst, 3);
+  REQUIRE(args.size() == 2);
+  CHECK(args[0].count == 100);
+  CHECK(args[1].data<std::int32_t>()[0] == 100);
+}
+
+TEST_CASE("problem: Kernel Tuner's test_cache_file_T1_input.json loads beside a .cu",
+          "[problem][t1]") {
+  TempDir dir;
+  dir.write("test_cache_file_T1_input.json",
+            read_file(kKtExamples + "/test_cache_file_T1_input.json"));
+  fs::path file = dir.path() / "test_cache_file_T1_input.json";
+  // Without its kernel source: an InputError naming KernelFile.
+  CHECK_THROWS_WITH(KernelProblem::load(file), Contains("KernelFile") && Contains(file.string()));
+
+  dir.write("vector_add.cu", "extern \"C\" __global__ void vector_add(float* c, const float* a, "
+                             "const float* b, int n) {}\n");
+  KernelProblem p = KernelProblem::load(file);
+  CHECK(p.name() == "vector_add");
+  CHECK(p.space().cartesian_size() == 15);  // [128+64*i for i in range(15)]
+  CHECK(p.space().count_valid() == 15);
+  CHECK(p.space().key(p.space().default_config()) == "512");
+  ProblemInstance inst = p.instantiate();
+  CHECK(inst.problem_size == std::vector<std::int64_t>{100});
+  auto g = p.geometry(p.space().default_config(), inst);
+  CHECK(g.grid == std::array<std::uint32_t, 3>{1, 1, 1});
+  CHECK(g.block == std::array<std::uint32_t, 3>{512, 1, 1});
+  REQUIRE(p.arguments().size() == 4);
+  CHECK(p.argument_size(p.arguments()[0], inst) == 10000000);
+}
+
+TEST_CASE("problem: Kernel Tuner's test_T1_input.json (convolution)", "[problem][t1]") {
+  TempDir dir;
+  dir.write("test_T1_input.json", read_file(kKtExamples + "/test_T1_input.json"));
+  fs::path file = dir.path() / "test_T1_input.json";
+
+  // As shipped, convolution.cu is not there.
+  try {
+    (void)KernelProblem::load(file);
+    FAIL("loading without convolution.cu did not throw");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Contains("KernelFile") && Contains("convolution.cu"));
+  }
+
+  dir.write("convolution.cu", "extern \"C\" __global__ void convolution_kernel(){}\n");
+  // Its Size expressions read max(filter_width): Kernel Tuner evaluates them with each tuning
+  // parameter bound to its list of values, so this loads in Kernel Tuner.
+  KernelProblem p = KernelProblem::load(file);
+  CHECK(p.kernel_name() == "convolution_kernel");
+  CHECK(p.space().parameters().size() == 8);
+  // Computed with python3 itertools.product over the 8 value lists and the one condition
+  // "use_padding==0 or (block_size_x % 32 != 0)": 3145728 in the product, 2359296 valid.
+  CHECK(p.space().cartesian_size() == 3145728);
+  CHECK(p.space().count_valid() == 2359296);
+  ProblemInstance inst = p.instantiate();
+  CHECK(inst.problem_size == std::vector<std::int64_t>{4096, 4096});
+  REQUIRE(p.arguments().size() == 3);
+  CHECK(p.argument_size(p.arguments()[0], inst) == 16777216);
+  CHECK(p.argument_size(p.arguments()[1], inst) == (4096 + 33 - 1) * (4096 + 33 - 1));
+  CHECK(p.argument_size(p.arguments()[2], inst) == 33 * 33);
+  // grid = ceil(4096 / (block_size_x * tile_size_x)), ceil(4096 / (block_size_y * tile_size_y))
+  auto g = p.geometry(p.space().parse_assignments("block_size_x=48,block_size_y=4,tile_size_x=3,"
+                                                  "tile_size_y=5"),
+                      inst);
+  CHECK(g.block == std::array<std::uint32_t, 3>{48, 4, 1});
+  CHECK(g.grid == std::array<std::uint32_t, 3>{29, 205, 1});  // ceil(4096/144), ceil(4096/20)
+}
+
+TEST_CASE("problem: bad T1 files are InputErrors naming the file and the field",
+          "[problem][t1]") {
+  SECTION("malformed JSON") { require_load_error("{\"General\": {", {"malformed JSON"}); }
+  SECTION("not an object") { require_load_error("[1, 2, 3]", {"not a JSON object"}); }
+  SECTION("missing KernelSpecification") {
+    require_load_error(R"({"ConfigurationSpace": {"TuningParameters": []}})",
+                       {"KernelSpecification"});
+  }
+  SECTION("missing KernelFile") {
+    require_load_error(replace_once(kTinyT1, R"("KernelFile": "tiny.cu",)", ""), {"KernelFile"});
+  }
+  SECTION("KernelFile that does not exist") {
+    require_load_error(replace_once(kTinyT1, R"("KernelFile": "tiny.cu")",
+                                    R"("KernelFile": "missing.cu")"),
+                       {"KernelFile", "missing.cu"});
+    require_load_error(kTinyT1, {"KernelFile", "tiny.cu"}, /*with_source=*/false);
+  }
+  SECTION("a Values expression that does not parse") {
+    require_load_error(replace_once(kTinyT1, R"("[32, 64, 128]")", R"("[32, 64,")"),
+                       {"Values", "block_size_x"});
+  }
+  SECTION("a Values expression that does not evaluate") {
+    require_load_error(replace_once(kTinyT1, R"("[32, 64, 128]")", R"("[32 * k for k in nope]")"),
+                       {"Values", "nope"});
+  }
+  SECTION("a Conditions expression naming an unknown parameter") {
+    require_load_error(replace_once(kTinyT1, R"("block_size_x * tile <= 256")",
+                                    R"("block_size_x * tiles <= 256")"),
+                       {"ConfigurationSpace", "tiles"});
+  }
+  SECTION("a Conditions expression that does not parse") {
+    require_load_error(replace_once(kTinyT1, R"("block_size_x * tile <= 256")",
+                                    R"("block_size_x * <= 256")"),
+                       {"ConfigurationSpace", "block_size_x * <= 256"});
+  }
+  SECTION("a Default not among the Values") {
+    require_load_error(replace_once(kTinyT1, R"("Default": 64)", R"("Default": 48)"),
+                       {"Default", "block_size_x", "48"});
+  }
+  SECTION("an unknown argument Type") {
+    require_load_error(replace_once(kTinyT1, R"("Type": "float", "MemoryType": "Vector")",
+                                    R"("Type": "float3", "MemoryType": "Vector")"),
+                       {"Arguments[0].Type", "float3"});
+  }
+  SECTION("an unsupported MemoryType") {
+    require_load_error(replace_once(kTinyT1, R"("MemoryType": "Scalar")",
+                                    R"("MemoryType": "Texture")"),
+                       {"Arguments[1].MemoryType", "Texture"});
+  }
+  SECTION("a Size expression naming an unknown variable") {
+    require_load_error(replace_once(kTinyT1, R"("Size": 100)", R"("Size": "m * 2")"),
+                       {"Size", "m"});
+  }
+  SECTION("a ProblemSize expression naming an unknown variable") {
+    require_load_error(replace_once(kTinyT1, R"("ProblemSize": 100)", R"("ProblemSize": "nn")"),
+                       {"ProblemSize", "nn"});
+  }
+  SECTION("a parameter value of the wrong Type") {
+    require_load_error(replace_once(kTinyT1, R"("Values": [1, 2, 4])", R"("Values": [1, 2.5, 4])"),
+                       {"tile", "Values"});
+  }
+  SECTION("a problem variable whose Min is not an integer") {
+    require_load_error(
+        replace_once(kTinyT1, R"("General": {"BenchmarkName": "tiny", "OutputFormat": "JSON"},)",
+                     R"("General": {"BenchmarkName": "tiny", "OutputFormat": "JSON"},
+                        "cutune": {"ProblemVariables": [{"Name": "n", "Default": 5, "Min": "one"}]},)"),
+        {"ProblemVariables", "Min"});
+  }
+  SECTION("a Tolerance that is not a number") {
+    require_load_error(
+        replace_once(kTinyT1, R"("General": {"BenchmarkName": "tiny", "OutputFormat": "JSON"},)",
+                     R"("General": {"BenchmarkName": "tiny", "OutputFormat": "JSON"},
+                        "cutune": {"Tolerance": {"Relative": "tight"}},)"),
+        {"Tolerance", "Relative"});
+  }
+  SECTION("a problem variable whose Default is below its Min") {
+    require_load_error(
+        replace_once(kTinyT1, R"("General": {"BenchmarkName": "tiny", "OutputFormat": "JSON"},)",
+                     R"("General": {"BenchmarkName": "tiny", "OutputFormat": "JSON"},
+                        "cutune": {"ProblemVariables": [{"Name": "n", "Default": 0, "Min": 1}]},)"),
+        {"ProblemVariables", "n"});
+  }
+}

@@ -1,1 +1,150 @@
+// The runner: its CPU-side parts everywhere; the whole tuning loop on the GPU ([gpu]).
 #include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include "cutune/cuda/device.hpp"
+#include "cutune/db/store.hpp"
+#include "cutune/runner/compile_stage.hpp"
+#include "cutune/runner/runner.hpp"
+#include "test_paths.hpp"
+
+using namespace cutune;
+using cutune::testing::TempPath;
+
+TEST_CASE("content_hash is FNV-1a 64 and stable", "[runner]") {
+  CHECK(runner::content_hash("") == "cbf29ce484222325");
+  CHECK(runner::content_hash("a") == "af63dc4c8601ec8c");
+  CHECK(runner::content_hash("kernel A") != runner::content_hash("kernel B"));
+}
+
+TEST_CASE("config_json keeps declared order and types", "[runner]") {
+  Space s({{"block_size_x", {Value(64), Value(128)}, Value(128)},
+           {"alg", {Value("a"), Value("b")}, Value("a")},
+           {"f", {Value(0.5), Value(2.45)}, Value(2.45)},
+           {"on", {Value(false), Value(true)}, Value(true)}},
+          {});
+  CHECK(runner::config_json(s, s.default_config()) ==
+        R"({"block_size_x":128,"alg":"a","f":2.45,"on":true})");
+}
+
+TEST_CASE("the compile stage returns configurations in submission order, failures as data", "[runner][jit]") {
+  KernelProblem p = KernelProblem::load(testing::test_data_dir() / "faulty/faulty.json");
+  const Space& s = p.space();
+  runner::CompileStage stage(p, "sm_90", /*capacity=*/2);
+  std::vector<Config> submitted;
+  s.for_each_valid([&](const Config& c) {
+    submitted.push_back(c);
+    stage.submit(c);
+    return true;
+  });
+  REQUIRE(submitted.size() == 8);
+  std::size_t i = 0;
+  while (auto done = stage.next()) {
+    REQUIRE(i < submitted.size());
+    CHECK(done->config == submitted[i]);
+    bool mode1 = s.value(done->config, s.index_of("mode")).as_int() == 1;
+    CHECK(done->result.ok == !mode1);
+    if (mode1) CHECK(done->result.log.find("deliberate compile error") != std::string::npos);
+    ++i;
+  }
+  CHECK(i == submitted.size());
+  CHECK(stage.pending() == 0);
+}
+
+TEST_CASE("tune says there is no GPU instead of failing obscurely", "[runner]") {
+  std::string why;
+  if (cuda::device_count(&why) > 0) {
+    WARN("a GPU is present: the no-GPU path is not exercised here");
+    return;
+  }
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  TempPath db("cutune-nogpu.db");
+  runner::TuneOptions o;
+  o.db = db.path();
+  CHECK_THROWS_AS(runner::tune(p, o), cuda::NoDriver);
+  CHECK_FALSE(std::filesystem::exists(db.path()));  // nothing written
+}
+
+// ---------------------------------------------------------------------------- GPU
+
+namespace {
+
+runner::TuneReport tune_quietly(const KernelProblem& p, const std::filesystem::path& db,
+                                const std::string& problem, const std::string& strategy = "brute_force",
+                                std::optional<std::uint64_t> budget = std::nullopt) {
+  runner::TuneOptions o;
+  o.db = db;
+  o.problem = problem;
+  o.strategy = strategy;
+  o.budget = budget;
+  o.timing.samples = 3;
+  return runner::tune(p, o);
+}
+
+}  // namespace
+
+TEST_CASE("vector_add: every configuration verifies at awkward sizes", "[gpu]") {
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  auto n = GENERATE(as<std::string>{}, "n=1", "n=31", "n=1000", "n=1048583", "n=67108864");
+  TempPath db("cutune-va.db");
+  auto r = tune_quietly(p, db.path(), n);
+  INFO(n);
+  CHECK(r.configs_tried == p.space().count_valid());
+  CHECK(r.configs_failed == 0);
+  CHECK_FALSE(r.winner_key.empty());
+  CHECK(r.winner_ms > 0);
+  CHECK(r.default_ms >= r.winner_ms);
+  CHECK(r.verification == "reference");
+}
+
+TEST_CASE("reduction: a sample of configurations verifies at awkward sizes", "[gpu]") {
+  KernelProblem p = KernelProblem::load(testing::template_json("reduction"));
+  auto n = GENERATE(as<std::string>{}, "n=1", "n=31", "n=1000", "n=1048583", "n=268435456");
+  TempPath db("cutune-red.db");
+  auto r = tune_quietly(p, db.path(), n, "random", 60);
+  INFO(n);
+  CHECK(r.configs_tried == 60);
+  CHECK(r.configs_failed == 0);
+  CHECK_FALSE(r.winner_key.empty());
+}
+
+TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]") {
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  TempPath db("cutune-resume.db");
+  auto first = tune_quietly(p, db.path(), "n=100000", "random", 10);
+  CHECK(first.configs_tried == 10);
+  auto second = tune_quietly(p, db.path(), "n=100000");
+  CHECK(second.configs_resumed == 10);
+  CHECK(second.configs_tried == p.space().count_valid() - 10);
+  auto third = tune_quietly(p, db.path(), "n=100000");
+  CHECK(third.configs_tried == 0);
+  CHECK(third.configs_resumed == p.space().count_valid());
+  CHECK(third.winner_key == second.winner_key);
+  auto store = db::Store::open(db.path(), false);
+  auto winners = store.winners({"vector_add", "", "n=100000"});
+  REQUIRE(winners.size() == 1);
+  CHECK(winners[0].config_key == third.winner_key);
+  CHECK(store.integrity_ok());
+}
+
+TEST_CASE("failures are data: compile, runtime and correctness are stored and tuning goes on", "[gpu]") {
+  KernelProblem p = KernelProblem::load(testing::test_data_dir() / "faulty/faulty.json");
+  TempPath db("cutune-faulty.db");
+  auto r = tune_quietly(p, db.path(), "n=100000");
+  CHECK(r.configs_tried == 8);
+  CHECK_FALSE(r.aborted);
+  auto store = db::Store::open(db.path(), false);
+  auto kernel_ms = store.winners({"faulty", "", ""});
+  REQUIRE(kernel_ms.size() == 1);
+  // mode 0 and mode 3 at 64 threads are the only correct ones.
+  const auto& w = kernel_ms[0];
+  CHECK((w.config_key == "64,0" || w.config_key == "256,0" || w.config_key == "64,3"));
+  std::map<std::string, std::string> status;
+  for (const auto& [name, n] : r.failures_by_status) status[name] = std::to_string(n);
+  CHECK(status["compile"] == "2");      // mode 1 at both block sizes
+  CHECK(status["correctness"] == "2");  // mode 2 at both block sizes
+  CHECK(status["runtime"] == "1");      // mode 3 at 256 threads > __launch_bounds__(64)
+  CHECK(r.configs_failed == 5);
+}

@@ -220,8 +220,10 @@ int cmd_compile(const CompileArgs& a) {
     auto req = runner::compile_request(p, c, a.arch);
     auto res = jit::compile(req);
     if (!res.ok) {
-      std::cerr << fmt::format("compile failed: {} {}\nconfiguration: {}\noptions: {}\n--- NVRTC log ---\n{}\n",
-                               p.name(), s.key(c), runner::config_json(s, c), join(res.full_options, " "), res.log);
+      std::cerr << fmt::format("compile failed: {} {}\nconfiguration: {}\ndefines (prepended as #define lines): {}\n"
+                               "NVRTC options: {}\n--- NVRTC log ---\n{}\n",
+                               p.name(), s.key(c), runner::config_json(s, c), join(p.defines(c), " "),
+                               join(res.full_options, " "), res.log);
       return kFailure;
     }
     std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), s.key(c),
@@ -247,7 +249,8 @@ int cmd_compile(const CompileArgs& a) {
     compile_ms += done->result.compile_ms;
     if (!done->result.ok) {
       ++failed;
-      std::cerr << fmt::format("FAILED {} ({})\n  options: {}\n{}\n", s.key(done->config), done->result.error,
+      std::cerr << fmt::format("FAILED {} ({})\n  defines: {}\n  NVRTC options: {}\n{}\n", s.key(done->config),
+                               done->result.error, join(p.defines(done->config), " "),
                                join(done->result.full_options, " "), done->result.log);
     } else if (!a.quiet) {
       std::cout << fmt::format("ok {} ({} bytes, {:.1f} ms)\n", s.key(done->config),

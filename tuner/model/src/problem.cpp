@@ -500,4 +500,13 @@ std::vector<std::string> KernelProblem::defines(const Config& config) const {
   return out;
 }
 
+std::string KernelProblem::configured_source(const Config& config) const {
+  std::string out;
+  for (const auto& [name, value] : space_->assignments(config))
+    out += fmt::format("#define {} {}\n", name, value.is_bool() ? (value.as_bool() ? "1" : "0") : value.str());
+  out += fmt::format("#line 1 \"{}\"\n", kernel_file_.filename().string());
+  out += source_;
+  return out;
+}
+
 }  // namespace cutune

@@ -5,11 +5,10 @@ namespace cutune::runner {
 jit::CompileRequest compile_request(const KernelProblem& problem, const Config& config,
                                     const std::string& arch) {
   jit::CompileRequest r;
-  r.source = problem.source();
+  r.source = problem.configured_source(config);
   r.source_name = problem.kernel_file().filename().string();
   r.kernel_name = problem.kernel_name();
   r.options = problem.compiler_options();
-  for (auto& d : problem.defines(config)) r.options.push_back(std::move(d));
   r.arch = arch;
   return r;
 }

@@ -20,7 +20,7 @@
 namespace cutune::runner {
 
 std::string content_hash(const std::string& data) {
-  std::uint64_t h = 1469598103934665603ULL;
+  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a 64 offset basis
   for (unsigned char c : data) {
     h ^= c;
     h *= 1099511628211ULL;

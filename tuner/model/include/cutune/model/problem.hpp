@@ -106,9 +106,13 @@ class KernelProblem {
   std::vector<std::pair<std::string, double>> evaluate_metrics(const ProblemInstance& instance,
                                                                double time_s) const;
 
-  /// -D defines for a configuration: each parameter as -Dname=value (bools as 0/1), and
-  /// each problem variable that the source mentions is NOT defined (sizes are run-time).
+  /// The configuration as -D options (-Dname=value, bools as 0/1), for display.
   std::vector<std::string> defines(const Config& config) const;
+  /// The source cutune compiles for a configuration: "#define name value" lines, then
+  /// "#line 1" and the kernel file. Defines in the source text, as Kernel Tuner does, not
+  /// -D options: NVRTC's built-in headers are read before the source, and a -D of a
+  /// common parameter name (`mode`, seen in tests) rewrites their declarations.
+  std::string configured_source(const Config& config) const;
 
  private:
   std::string name_, kernel_name_;

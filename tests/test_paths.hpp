@@ -1,0 +1,45 @@
+#pragma once
+// Where tests find the templates and their data. The compiled-in source paths are the
+// default; the environment overrides them, because on the lent GPU the checkout lives
+// elsewhere than where the tests were built.
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+namespace cutune::testing {
+
+inline std::filesystem::path template_dir() {
+  const char* env = std::getenv("CUTUNE_TEMPLATE_DIR");
+  return env && *env ? env : CUTUNE_TEMPLATE_DIR;
+}
+inline std::filesystem::path test_data_dir() {
+  const char* env = std::getenv("CUTUNE_TEST_DATA_DIR");
+  return env && *env ? env : CUTUNE_TEST_DATA_DIR;
+}
+inline std::filesystem::path template_json(const std::string& name) {
+  return template_dir() / name / (name + ".json");
+}
+
+/// A temporary file path, removed (with SQLite's -wal/-shm companions) on destruction.
+class TempPath {
+ public:
+  explicit TempPath(const std::string& stem) {
+    static int counter = 0;
+    path_ = std::filesystem::temp_directory_path() /
+            (stem + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  }
+  ~TempPath() {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      std::filesystem::remove_all(path_.string() + suffix, ec);
+  }
+  TempPath(const TempPath&) = delete;
+  TempPath& operator=(const TempPath&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace cutune::testing
