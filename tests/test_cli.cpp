@@ -1,1 +1,391 @@
+// Tests of the cutune command line, run as a subprocess: exit codes, one-line messages for
+// bad input, and that bad input writes nothing.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+struct CliResult {
+  int status = -1;  ///< exit code; -1 if it did not exit normally
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A fresh directory under the system temp dir, removed when the object goes away.
+class CliTempDir {
+ public:
+  CliTempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::temp_directory_path() /
+            ("cutune_test_cli_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~CliTempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  CliTempDir(const CliTempDir&) = delete;
+  CliTempDir& operator=(const CliTempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  fs::path write(const std::string& name, const std::string& text) const {
+    fs::path p = path_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  std::set<std::string> listing() const {
+    std::set<std::string> names;
+    for (const auto& e : fs::recursive_directory_iterator(path_)) names.insert(e.path().string());
+    return names;
+  }
+
+ private:
+  fs::path path_;
+};
+
+// Runs the built CLI with `args`, stdout and stderr captured in files of a private
+// directory (no pipes, so a chatty child can never block).
+CliResult run_cli(const std::vector<std::string>& args) {
+  CliTempDir io;
+  const std::string out_path = io / "stdout", err_path = io / "stderr";
+  std::vector<std::string> argv_s{CUTUNE_CLI_PATH};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  REQUIRE(rc == 0);
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0) {
+    REQUIRE(errno == EINTR);
+  }
+  CliResult r;
+  r.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  r.out = slurp(out_path);
+  r.err = slurp(err_path);
+  return r;
+}
+
+std::string describe(const std::vector<std::string>& args, const CliResult& r) {
+  std::string cmd = "cutune";
+  for (const auto& a : args) cmd += " " + a;
+  return cmd + "\n  exit " + std::to_string(r.status) + "\n  stdout: " + r.out +
+         "\n  stderr: " + r.err;
+}
+
+std::size_t count_lines(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// Bad input: exit 2, nothing on stdout, one line on stderr naming each of `names`.
+CliResult expect_bad_input(const std::vector<std::string>& args,
+                           const std::vector<std::string>& names) {
+  CliResult r = run_cli(args);
+  INFO(describe(args, r));
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  CHECK(count_lines(r.err) == 1);
+  CHECK_THAT(r.err, StartsWith("cutune: "));
+  for (const auto& n : names) CHECK_THAT(r.err, Contains(n));
+  return r;
+}
+
+// A small valid T1 file and its kernel, written into `dir`; returns the JSON text.
+const std::string kCliT1 = R"({
+  "General": {"BenchmarkName": "clitiny", "OutputFormat": "JSON"},
+  "ConfigurationSpace": {
+    "TuningParameters": [
+      {"Name": "block_size_x", "Type": "int", "Values": "[32, 64, 128]", "Default": 64}
+    ],
+    "Conditions": ["block_size_x >= 32"]
+  },
+  "KernelSpecification": {
+    "Language": "CUDA",
+    "KernelName": "clitiny",
+    "KernelFile": "clitiny.cu",
+    "ProblemSize": 100,
+    "Arguments": [
+      {"Name": "x", "Type": "float", "MemoryType": "Vector", "FillType": "Random", "Size": 100, "FillValue": 1.0}
+    ]
+  }
+})";
+
+bool gpu_driver_present() {
+  if (fs::exists("/dev/nvidia0")) return true;
+  if (void* h = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    ::dlclose(h);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("cli: bad input exits 2 with one line naming the problem, writing nothing",
+          "[cli]") {
+  CliTempDir dir;
+  const std::string db = dir / "out.db", report = dir / "report.json";
+  const auto before = dir.listing();
+
+  SECTION("unknown kernel") {
+    expect_bad_input({"space", "nosuch_kernel"}, {"nosuch_kernel"});
+    expect_bad_input({"compile", "nosuch_kernel"}, {"nosuch_kernel"});
+    expect_bad_input({"tune", "nosuch_kernel", "--db", db, "--report", report}, {"nosuch_kernel"});
+    expect_bad_input({"space", dir / "absent.json"}, {"absent.json"});
+  }
+  SECTION("unknown parameter in compile --config") {
+    expect_bad_input({"compile", "vector_add", "--config", "nope=1"}, {"nope"});
+  }
+  SECTION("a value outside the declared list") {
+    expect_bad_input({"compile", "vector_add", "--config", "block_size_x=100"},
+                     {"block_size_x", "100"});
+  }
+  SECTION("a configuration that violates a restriction") {
+    expect_bad_input(
+        {"compile", "vector_add", "--config", "block_size_x=1024,elements_per_thread=8"},
+        {"block_size_x < 1024"});
+  }
+  SECTION("--problem n=abc") {
+    expect_bad_input({"space", "vector_add", "--problem", "n=abc"}, {"n", "abc"});
+    expect_bad_input({"tune", "vector_add", "--problem", "n=abc", "--db", db, "--report", report},
+                     {"n", "abc"});
+  }
+  SECTION("--problem m=1") {
+    expect_bad_input({"space", "reduction", "--problem", "m=1"}, {"'m'"});
+    expect_bad_input({"tune", "reduction", "--problem", "m=1", "--db", db}, {"'m'"});
+  }
+  SECTION("--problem n=0 (below Min)") {
+    expect_bad_input({"space", "vector_add", "--problem", "n=0"}, {"n=0"});
+    expect_bad_input({"tune", "vector_add", "--problem", "n=0", "--db", db}, {"n=0"});
+  }
+  SECTION("a T1 file with a malformed restriction") {
+    CliTempDir t1;
+    t1.write("clitiny.cu", "extern \"C\" __global__ void clitiny(float* x) {}\n");
+    std::string text = kCliT1;
+    text.replace(text.find("block_size_x >= 32"), 18, "block_size_x >= ");
+    const std::string file = t1.write("clitiny.json", text).string();
+    expect_bad_input({"space", file}, {file, "block_size_x >= "});
+    expect_bad_input({"compile", file}, {file});
+    expect_bad_input({"tune", file, "--db", db}, {file});
+
+    // The same file with the restriction fixed is fine.
+    t1.write("clitiny.json", kCliT1);
+    CliResult ok = run_cli({"space", file});
+    INFO(describe({"space", file}, ok));
+    CHECK(ok.status == 0);
+    CHECK_THAT(ok.out, Contains("valid size:     3"));
+  }
+  SECTION("a malformed JSON file") {
+    const std::string file = dir.write("broken.json", "{\"General\": {\"BenchmarkName\": ").string();
+    expect_bad_input({"space", file}, {file, "malformed JSON"});
+    expect_bad_input({"compile", file}, {file});
+    fs::remove(file);
+  }
+  SECTION("query --db on a missing file") {
+    const std::string missing = dir / "missing.db";
+    expect_bad_input({"query", "--db", missing}, {missing});
+    CHECK_FALSE(fs::exists(missing));
+    CHECK_FALSE(fs::exists(missing + "-journal"));
+    CHECK_FALSE(fs::exists(missing + "-wal"));
+  }
+  SECTION("query --db on a garbage file leaves it byte-for-byte unchanged") {
+    std::string garbage;
+    for (int i = 0; i < 4096; ++i) garbage.push_back(static_cast<char>((i * 131 + 7) % 256));
+    const fs::path file = dir.write("garbage.db", garbage);
+    expect_bad_input({"query", "--db", file.string()}, {file.string()});
+    expect_bad_input({"query", "--db", file.string(), "--json"}, {file.string()});
+    CHECK(slurp(file) == garbage);
+
+    // A file that starts like SQLite but is not.
+    std::string fake = std::string("SQLite format 3") + '\0' + garbage;
+    dir.write("fake.db", fake);
+    expect_bad_input({"query", "--db", dir / "fake.db"}, {"fake.db"});
+    CHECK(slurp(dir.path() / "fake.db") == fake);
+    fs::remove(file);
+    fs::remove(dir.path() / "fake.db");
+  }
+  SECTION("query --db on a SQLite file that is not cutune's") {
+    const fs::path copy = dir.path() / "not_cutune.sqlite";
+    fs::copy_file(std::string(CUTUNE_TEST_DATA_DIR) + "/not_cutune.sqlite", copy);
+    const std::string original = slurp(copy);
+    REQUIRE(original.substr(0, 15) == "SQLite format 3");
+    expect_bad_input({"query", "--db", copy.string()}, {copy.string(), "not a cutune database"});
+    CHECK(slurp(copy) == original);
+    fs::remove(copy);
+  }
+  SECTION("tune --strategy nope") {
+    expect_bad_input({"tune", "vector_add", "--strategy", "nope", "--db", db, "--report", report},
+                     {"nope"});
+  }
+  SECTION("tune --budget 0") {
+    expect_bad_input({"tune", "vector_add", "--budget", "0", "--db", db, "--report", report},
+                     {"--budget"});
+  }
+  SECTION("tune --samples 0") {
+    expect_bad_input({"tune", "vector_add", "--samples", "0", "--db", db}, {"--samples"});
+  }
+  SECTION("compile --arch that NVRTC does not know") {
+    expect_bad_input({"compile", "vector_add", "--arch", "sm_1"}, {"sm_1"});
+  }
+  SECTION("an unknown subcommand") {
+    expect_bad_input({"frobnicate"}, {"frobnicate"});
+  }
+  SECTION("an unknown option") {
+    expect_bad_input({"kernels", "--bogus"}, {"--bogus"});
+    expect_bad_input({"space", "vector_add", "--nope=3"}, {"--nope"});
+  }
+  SECTION("no subcommand") {
+    CliResult r = run_cli({});
+    INFO(describe({}, r));
+    CHECK(r.status == 2);
+    CHECK(r.out.empty());
+    CHECK(count_lines(r.err) == 1);
+  }
+
+  // Nothing was created next to the inputs: no database, no report.
+  CHECK_FALSE(fs::exists(db));
+  CHECK_FALSE(fs::exists(report));
+  CHECK(dir.listing() == before);
+}
+
+TEST_CASE("cli: --help of every subcommand", "[cli]") {
+  const std::vector<std::vector<std::string>> cases{
+      {"--help"},          {"devices", "--help"}, {"kernels", "--help"}, {"space", "--help"},
+      {"compile", "--help"}, {"tune", "--help"},  {"query", "--help"},   {"-h"}};
+  for (const auto& args : cases) {
+    CliResult r = run_cli(args);
+    INFO(describe(args, r));
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains("Usage"));
+    CHECK(r.err.empty());
+  }
+  CliResult top = run_cli({"--help"});
+  for (const char* sub : {"devices", "kernels", "space", "compile", "tune", "query"})
+    CHECK_THAT(top.out, Contains(sub));
+  CHECK_THAT(run_cli({"tune", "--help"}).out, Contains("--strategy") && Contains("--budget"));
+  CHECK_THAT(run_cli({"compile", "--help"}).out, Contains("--config") && Contains("--arch"));
+}
+
+TEST_CASE("cli: kernels lists the built-in templates with their sizes", "[cli]") {
+  CliResult r = run_cli({"kernels"});
+  INFO(describe({"kernels"}, r));
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("reduction  (396 of 1296 configurations valid)"));
+  CHECK_THAT(r.out, Contains("vector_add  (59 of 60 configurations valid)"));
+  CHECK(r.out.find("reduction") < r.out.find("vector_add"));
+}
+
+TEST_CASE("cli: space shows sizes and configurations", "[cli]") {
+  CliResult r = run_cli({"space", "reduction"});
+  INFO(describe({"space", "reduction"}, r));
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("valid size:     396"));
+  CHECK_THAT(r.out, Contains("cartesian size: 1296"));
+  CHECK_THAT(r.out, Contains("default: 256,2,8,4,1,1"));
+  CHECK_THAT(r.out, Contains("problem n=268435456"));
+
+  CliResult v = run_cli({"space", "vector_add", "--problem", "n=2**20+7", "--show", "2"});
+  INFO(describe({"space", "vector_add", "--problem", "n=2**20+7", "--show", "2"}, v));
+  CHECK(v.status == 0);
+  CHECK_THAT(v.out, Contains("valid size:     59"));
+  CHECK_THAT(v.out, Contains("problem n=1048583"));
+  // First valid configuration 64,1,1: grid ceil(1048583 / 64) = 16385.
+  CHECK_THAT(v.out, Contains("grid (16385,1,1) block (64,1,1)"));
+}
+
+TEST_CASE("cli: space --show N prints exactly N configurations", "[cli]") {
+  auto count_configs = [](const std::string& out) {
+    std::size_t n = 0;
+    for (std::size_t pos = out.find("grid ("); pos != std::string::npos;
+         pos = out.find("grid (", pos + 1))
+      ++n;
+    return n;
+  };
+  for (int show : {0, 1, 3, 59, 100}) {
+    const std::vector<std::string> args{"space", "vector_add", "--show", std::to_string(show)};
+    CliResult r = run_cli(args);
+    INFO(describe(args, r));
+    CHECK(r.status == 0);
+    CHECK(count_configs(r.out) == static_cast<std::size_t>(std::min(show, 59)));
+  }
+}
+
+TEST_CASE("cli: compile builds one configuration without a GPU", "[cli]") {
+  {
+    CliResult r = run_cli({"compile", "vector_add"});
+    INFO(describe({"compile", "vector_add"}, r));
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains("vector_add 256,4,4") && Contains("bytes of cubin for sm_90"));
+  }
+  {
+    const std::vector<std::string> args{"compile", "vector_add", "--config", "block_size_x=128",
+                                        "--arch", "sm_90"};
+    CliResult r = run_cli(args);
+    INFO(describe(args, r));
+    CHECK(r.status == 0);
+    CHECK_THAT(r.out, Contains("vector_add 128,4,4") && Contains("bytes of cubin for sm_90"));
+  }
+}
+
+TEST_CASE("cli: devices succeeds with or without a GPU", "[cli]") {
+  CliResult r = run_cli({"devices"});
+  INFO(describe({"devices"}, r));
+  CHECK(r.status == 0);
+  CHECK_FALSE(r.out.empty());
+  CliResult j = run_cli({"devices", "--json"});
+  INFO(describe({"devices", "--json"}, j));
+  CHECK(j.status == 0);
+  CHECK_THAT(j.out, Contains("\"devices\""));
+}
+
+TEST_CASE("cli: tune without a GPU exits 3 saying it needs one", "[cli]") {
+  if (gpu_driver_present()) {
+    WARN("skipped: this machine has /dev/nvidia0 or a loadable libcuda.so.1");
+    return;
+  }
+  CliTempDir dir;
+  const std::string db = dir / "tune.db", report = dir / "report.json";
+  const std::vector<std::string> args{"tune", "vector_add", "--db", db, "--report", report};
+  CliResult r = run_cli(args);
+  INFO(describe(args, r));
+  CHECK(r.status == 3);
+  CHECK_THAT(r.err, Contains("needs a GPU"));
+  CHECK(r.out.empty());
+  CHECK_FALSE(fs::exists(db));
+  CHECK_FALSE(fs::exists(report));
+}

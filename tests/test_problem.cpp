@@ -658,7 +658,7 @@ TEST_CASE("problem: bad T1 files are InputErrors naming the file and the field",
   }
   SECTION("a Default not among the Values") {
     require_load_error(replace_once(kTinyT1, R"("Default": 64)", R"("Default": 48)"),
-                       {"Default", "block_size_x", "48"});
+                       {"default", "block_size_x", "48"});
   }
   SECTION("an unknown argument Type") {
     require_load_error(replace_once(kTinyT1, R"("Type": "float", "MemoryType": "Vector")",

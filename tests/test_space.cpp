@@ -1,6 +1,7 @@
 // Tests of the configuration space: lazy enumeration with pruning, keys, assignments.
 // Every enumeration test checks the enumerator against a brute-force walk of the full
 // Cartesian product that asks violated_restriction() about each configuration.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <limits>
@@ -223,6 +224,39 @@ TEST_CASE("space: next_valid resumes from any valid configuration", "[space]") {
   Config last = all.back();
   CHECK_FALSE(s.next_valid(last));
   CHECK(last.index.empty());
+}
+
+TEST_CASE("space: next_valid from an invalid configuration moves to the next valid one",
+          "[space]") {
+  // "Advances config to the next valid configuration in the same order as for_each_valid":
+  // from any configuration of the Cartesian product, valid or not, that is the smallest
+  // valid configuration greater than it.
+  Space s({param("a", {1, 2, 3}), param("b", {1, 2, 3}), param("c", {1, 2})},
+          {"a != 1", "a != b"});
+  const auto valid = brute_force(s);
+  Config c;
+  c.index.assign(3, 0);
+  while (true) {
+    Config next = c;
+    const bool more = s.next_valid(next);
+    auto it = std::upper_bound(valid.begin(), valid.end(), c);
+    INFO("from " << s.key(c));
+    if (it == valid.end()) {
+      CHECK_FALSE(more);
+      CHECK(next.index.empty());
+    } else {
+      CHECK(more);
+      CHECK(next == *it);
+      CHECK(s.is_valid(next));
+    }
+    std::size_t d = 3;
+    while (d > 0) {
+      --d;
+      if (++c.index[d] < s.parameters()[d].values.size()) break;
+      c.index[d] = 0;
+    }
+    if (c.index == std::vector<std::uint32_t>{0, 0, 0}) break;
+  }
 }
 
 TEST_CASE("space: enumeration prunes instead of walking the Cartesian product", "[space]") {

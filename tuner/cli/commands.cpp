@@ -197,7 +197,7 @@ int cmd_space(const std::string& kernel, const std::string& problem, int show) {
                              return n;
                            }(), ","));
   int shown = 0;
-  s.for_each_valid([&](const Config& c) {
+  if (show > 0) s.for_each_valid([&](const Config& c) {
     LaunchGeometry g = p.geometry(c, inst);
     std::cout << fmt::format("  {:<24} grid ({},{},{}) block ({},{},{})\n", s.key(c), g.grid[0],
                              g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2]);

@@ -65,6 +65,17 @@ int main(int argc, char** argv) {
   query->add_option("--db", qa.db, "SQLite database (default as for tune)");
   query->add_flag("--json", qa.json, "Print JSON");
 
+  // CLI11 would report "a subcommand is required" for a misspelt one; name it instead.
+  auto is_subcommand = [&](const std::string& name) {
+    for (const auto* sub : app.get_subcommands({}))
+      if (sub->get_name() == name) return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
+    std::cerr << "cutune: unknown subcommand '" << argv[1]
+              << "' (devices, kernels, space, compile, tune, query; see --help)\n";
+    return kBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -58,6 +58,21 @@ struct Loader {
     }
   }
 
+  std::int64_t int_of(const json& j, const std::string& field) const {
+    if (!j.is_number_integer()) fail(field, "must be an integer");
+    return j.get<std::int64_t>();
+  }
+
+  double number_of(const json& j, const std::string& field) const {
+    if (!j.is_number()) fail(field, "must be a number");
+    return j.get<double>();
+  }
+
+  const json& list_of(const json& j, const std::string& field) const {
+    if (!j.is_array()) fail(field, "must be a list");
+    return j;
+  }
+
   Value value_of(const json& j, const std::string& field) const {
     if (j.is_boolean()) return Value(j.get<bool>());
     if (j.is_number_integer()) return Value(j.get<std::int64_t>());
@@ -226,11 +241,14 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
       std::string field = fmt::format("cutune.ProblemVariables[{}]", i);
       ProblemVariable v;
       v.name = L.string_of(L.require(vars[i], "Name", field), field + ".Name");
-      const auto& d = L.require(vars[i], "Default", field);
-      if (!d.is_number_integer()) L.fail(field + ".Default", "must be an integer");
-      v.default_value = d.get<std::int64_t>();
-      if (vars[i].contains("Min")) v.min_value = vars[i]["Min"].get<std::int64_t>();
-      if (vars[i].contains("Max")) v.max_value = vars[i]["Max"].get<std::int64_t>();
+      v.default_value = L.int_of(L.require(vars[i], "Default", field), field + ".Default");
+      if (vars[i].contains("Min")) v.min_value = L.int_of(vars[i]["Min"], field + ".Min");
+      if (vars[i].contains("Max")) v.max_value = L.int_of(vars[i]["Max"], field + ".Max");
+      if (v.min_value > v.max_value)
+        L.fail(field, fmt::format("Min {} is above Max {}", v.min_value, v.max_value));
+      if (v.default_value < v.min_value || v.default_value > v.max_value)
+        L.fail(field + ".Default", fmt::format("{} is outside [{}, {}]", v.default_value,
+                                               v.min_value, v.max_value));
       p.variables_.push_back(v);
     }
   }
@@ -350,15 +368,18 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   }
 
   // --- cutune extensions
+  if (!cut.is_object()) L.fail("cutune", "must be an object");
   if (cut.contains("Reference")) p.reference_ = L.string_of(cut["Reference"], "cutune.Reference");
   if (cut.contains("Tolerance")) {
     const auto& t = cut["Tolerance"];
-    if (t.contains("Relative")) p.tolerance_.relative = t["Relative"].get<double>();
-    if (t.contains("Absolute")) p.tolerance_.absolute = t["Absolute"].get<double>();
+    if (!t.is_object()) L.fail("cutune.Tolerance", "must be an object");
+    if (t.contains("Relative")) p.tolerance_.relative = L.number_of(t["Relative"], "cutune.Tolerance.Relative");
+    if (t.contains("Absolute")) p.tolerance_.absolute = L.number_of(t["Absolute"], "cutune.Tolerance.Absolute");
     if (p.tolerance_.relative < 0 || p.tolerance_.absolute < 0)
       L.fail("cutune.Tolerance", "must not be negative");
   }
   if (cut.contains("Metrics")) {
+    L.list_of(cut["Metrics"], "cutune.Metrics");
     for (std::size_t i = 0; i < cut["Metrics"].size(); ++i) {
       std::string field = fmt::format("cutune.Metrics[{}]", i);
       const auto& m = cut["Metrics"][i];
@@ -379,8 +400,12 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
 }
 
 namespace {
-MapScope problem_scope(const ProblemInstance& inst) {
+// Kernel Tuner evaluates argument sizes with every tuning parameter bound to its list of
+// values, so that "ProblemSize[0] + max(filter_width) - 1" sizes a buffer for any config.
+MapScope problem_scope(const ProblemInstance& inst, const Space* parameter_lists = nullptr) {
   MapScope s;
+  if (parameter_lists)
+    for (const auto& p : parameter_lists->parameters()) s.values[p.name] = Value(p.values);
   for (const auto& [name, value] : inst.variables) s.values[name] = Value(value);
   ValueList ps;
   for (auto d : inst.problem_size) ps.push_back(Value(d));
@@ -460,12 +485,12 @@ LaunchGeometry KernelProblem::geometry(const Config& config, const ProblemInstan
 
 std::int64_t KernelProblem::argument_size(const ArgumentSpec& arg, const ProblemInstance& instance) const {
   if (!arg.is_vector || !arg.size) return 1;
-  return eval_int(Loader{json_file_}, *arg.size, problem_scope(instance),
+  return eval_int(Loader{json_file_}, *arg.size, problem_scope(instance, space_.get()),
                   fmt::format("argument '{}' Size", arg.name));
 }
 
 Value KernelProblem::argument_fill(const ArgumentSpec& arg, const ProblemInstance& instance) const {
-  MapScope scope = problem_scope(instance);
+  MapScope scope = problem_scope(instance, space_.get());
   try {
     Value v = arg.fill_value.evaluate(scope);
     if (!v.is_number())

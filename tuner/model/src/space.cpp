@@ -135,7 +135,9 @@ bool Space::next_valid(Config& config) const {
     config.index.assign(parameters_.size(), 0);
     descend = true;
   } else {
-    depth = last;
+    // Resume after `config`: find the first level whose restrictions fail (the config may
+    // be invalid) and advance there; a valid config advances at the last level.
+    while (depth < last && check(config.index, depth)) ++depth;
     descend = false;
   }
   // Depth-first walk: check the restrictions that become decidable at `depth`, descend on

@@ -124,8 +124,14 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   bool strategy_done = false;
   const std::size_t lookahead = 16;
   std::set<std::string> submitted;
+  // The budget counts unique configurations, the default included, resumed ones too.
+  auto budget_spent = [&] { return options.budget && submitted.size() >= *options.budget; };
   auto feed = [&] {
     while (!strategy_done && compiler.pending() < lookahead) {
+      if (budget_spent()) {
+        strategy_done = true;
+        break;
+      }
       std::vector<Config> batch;
       if (!queue.empty()) {
         batch.push_back(queue.front());
@@ -135,6 +141,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
         if (batch.empty()) strategy_done = true;
       }
       for (const auto& c : batch) {
+        if (budget_spent()) break;
         std::string key = space.key(c);
         if (!submitted.insert(key).second) {
           continue;  // the default proposed again by the strategy

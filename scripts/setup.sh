@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks and builds cutune into build/.
+# The CUDA toolkit (NVRTC, cuda.h) must already be there, as on the project's machine image;
+# everything else comes from Debian packages. Idempotent: a second run only rebuilds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ pkg-config libsqlite3-dev nlohmann-json3-dev catch2 libcli11-dev libfmt-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+if [ ! -f /usr/local/cuda/include/nvrtc.h ] && ! command -v nvcc >/dev/null; then
+  echo "setup: the CUDA toolkit (NVRTC) is missing: install CUDA 12 or 13 under /usr/local/cuda" >&2
+  exit 1
+fi
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="${CUTUNE_BUILD_TYPE:-RelWithDebInfo}" >/dev/null
+cmake --build build -j "$(nproc)"
+echo "setup: built build/tuner/cli/cutune"
