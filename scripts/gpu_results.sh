@@ -3,15 +3,14 @@
 # and `cutune tune vector_add` into a fresh DB, then `cutune query`. Run on the lent GPU from
 # the repository root, with the binaries staged by scripts/stage_gpu.sh in .gpu/bin:
 #   scripts/gpu_results.sh OUT_DIR
-# OUT_DIR gets devices.json, gpu_tests.log, {reduction,vector_add}.{json,log}, query.txt and
-# the DB; copy the JSON and text into results/<gpu-slug>/.
+# OUT_DIR gets devices.json, gpu_tests.log, {reduction,vector_add}.{json,log} and query.txt;
+# copy them into results/<gpu-slug>/. The DB is a fresh one in a temporary folder.
 set -uo pipefail
 out=${1:?usage: scripts/gpu_results.sh OUT_DIR}
 bin=${CUTUNE_BIN:-.gpu/bin}
 mkdir -p "$out"
 export CUTUNE_TEMPLATE_DIR=$PWD/kernel_templates CUTUNE_TEST_DATA_DIR=$PWD/tests/data
-db=$out/cutune.db
-rm -f "$db"
+db=$(mktemp -d)/cutune.db
 status=0
 "$bin/cutune" devices --json > "$out/devices.json" || status=1
 "$bin/test_runner" "[gpu]" --durations yes > "$out/gpu_tests.log" 2>&1 || status=1

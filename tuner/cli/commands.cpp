@@ -271,6 +271,8 @@ int cmd_tune(const TuneArgs& a) {
   if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
   search::make_strategy(p.space(), {a.strategy, a.seed, a.budget});  // validates the name
   ProblemInstance inst = p.instantiate(a.problem);                    // validates --problem
+  fs::path db_path = a.db.empty() ? default_db_path() : fs::path(a.db);
+  if (fs::exists(db_path)) db::Store::open(db_path, /*create=*/false);  // refuses a corrupt DB, writes nothing
   std::string why;
   if (cuda::device_count(&why) == 0) {
     std::cerr << fmt::format("cutune tune needs a GPU: {}.\nOn this machine: `cutune compile {} --all` "
@@ -283,7 +285,7 @@ int cmd_tune(const TuneArgs& a) {
   o.strategy = a.strategy;
   o.budget = a.budget;
   o.seed = a.seed;
-  o.db = a.db.empty() ? default_db_path() : fs::path(a.db);
+  o.db = db_path;
   if (o.db.has_parent_path()) fs::create_directories(o.db.parent_path());
   o.device = a.device;
   o.timing.samples = a.samples;
