@@ -17,9 +17,15 @@ struct Entry {
 
 // An explicit table: adding a template means adding a line here (no registration by
 // static initialisation, whose order across translation units is unspecified).
-constexpr std::array<Entry, 2> kReferences{{
+constexpr std::array<Entry, 8> kReferences{{
     {"vector_add", &detail::reference_vector_add},
     {"reduction", &detail::reference_reduction},
+    {"scan", &detail::reference_scan},
+    {"scan_int32", &detail::reference_scan_int32},
+    {"matmul", &detail::reference_matmul},
+    {"transpose", &detail::reference_transpose},
+    {"strided_access", &detail::reference_strided_access},
+    {"reduction_int32", &detail::reference_reduction_int32},
 }};
 
 }  // namespace

@@ -15,6 +15,24 @@ void reference_vector_add(const ProblemInstance& instance, std::vector<HostArgum
 /// out[0] = sum of in[0..n) accumulated in double, rounded once to float.
 void reference_reduction(const ProblemInstance& instance, std::vector<HostArgument>& args);
 
+/// exclusive or inclusive prefix sum (float32 or int32, by the argument types; `inclusive` problem variable)
+void reference_scan(const ProblemInstance& instance, std::vector<HostArgument>& args);
+
+/// int32 prefix sum
+void reference_scan_int32(const ProblemInstance& instance, std::vector<HostArgument>& args);
+
+/// C = A * B, float32, row-major, accumulated in double
+void reference_matmul(const ProblemInstance& instance, std::vector<HostArgument>& args);
+
+/// out[x][y] = in[y][x], float32
+void reference_transpose(const ProblemInstance& instance, std::vector<HostArgument>& args);
+
+/// the STRIDE/OFFSET/GROUP_SIZE access experiment
+void reference_strided_access(const ProblemInstance& instance, std::vector<HostArgument>& args);
+
+/// int32 sum (wrapping two's complement, as the GPU adds)
+void reference_reduction_int32(const ProblemInstance& instance, std::vector<HostArgument>& args);
+
 /// The argument named `name`; throws std::invalid_argument naming the reference when the
 /// argument is missing, holds fewer than `min_count` elements, or fewer bytes than its
 /// count of `element_bytes`-byte elements.

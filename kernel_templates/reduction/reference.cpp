@@ -32,3 +32,18 @@ void reference_reduction(const ProblemInstance& /*instance*/, std::vector<HostAr
 }
 
 }  // namespace cutune::templates::detail
+
+namespace cutune::templates::detail {
+
+void reference_reduction_int32(const ProblemInstance& /*instance*/, std::vector<HostArgument>& args) {
+  HostArgument& out = find_argument(args, "reduction_int32", "out", 1, sizeof(std::int32_t));
+  const HostArgument& in = find_argument(args, "reduction_int32", "in", 0, sizeof(std::int32_t));
+  const auto* x = in.data<std::int32_t>();
+  // The GPU adds int32 with wrap-around; modular arithmetic is associative, so any order
+  // gives the same bits. Sum in uint32 to get that wrap-around without signed overflow.
+  std::uint32_t sum = 0;
+  for (std::int64_t i = 0; i < in.count; ++i) sum += static_cast<std::uint32_t>(x[i]);
+  out.data<std::int32_t>()[0] = static_cast<std::int32_t>(sum);
+}
+
+}  // namespace cutune::templates::detail
