@@ -1,4 +1,4 @@
-// Sum of n float32 values in ONE launch, with Harris's optimisation steps ("Optimizing
+// Sum of n float32 (or, compiled with -DCUTUNE_INT32, int32) values, with Harris's optimisation steps ("Optimizing
 // Parallel Reduction in CUDA") as tunable parameters:
 //   addressing 0: interleaved, divergent branch `tid % (2*s) == 0`           (step 1)
 //   addressing 1: interleaved, strided index `2*s*tid` (bank conflicts)      (step 2)
@@ -11,11 +11,13 @@
 //   elements_per_thread > 2, vector_width 2/4: more work per thread, float2/float4
 //             loads                                                          (step 7)
 //
-// One launch computes the whole sum: every block writes its partial sum to workspace[],
-// then the last block to finish (__threadfence + atomicInc-style ticket, the CUDA samples'
+// combine 0: one launch computes the whole sum: every block writes its partial sum to
+// workspace[], then the last block to finish (__threadfence + atomicInc-style ticket, the CUDA samples'
 // threadFenceReduction pattern) sums the gridDim.x partials in a fixed order, writes
 // out[0] and resets the counter to 0, so repeated launches need no host-side reset.
-// The result is deterministic: no floating-point atomics, fixed summation order.
+// combine 1: the classic two passes: the blocks write their partials and a second launch
+// (reduction_final, one block; cutune.Launches in reduction.json) sums them.
+// The result is deterministic either way: no floating-point atomics, fixed order.
 //
 // Parameters arrive as -D defines; the defaults equal the "Default" values of
 // reduction.json, so the file also compiles alone.
@@ -37,6 +39,9 @@
 #endif
 #ifndef unroll
 #define unroll 1
+#endif
+#ifndef combine
+#define combine 0
 #endif
 
 #if (block_size_x & (block_size_x - 1)) != 0 || block_size_x < 32 || block_size_x > 1024
@@ -60,20 +65,30 @@
 
 namespace cutune_reduction {
 
+#if CUTUNE_INT32
+using T = int;  // sums wrap around modulo 2^32, like the reference
+using T2 = int2;
+using T4 = int4;
+#else
+using T = float;
+using T2 = float2;
+using T4 = float4;
+#endif
+
 template <int W> struct VecOf;
-template <> struct VecOf<1> { using type = float; };
-template <> struct VecOf<2> { using type = float2; };
-template <> struct VecOf<4> { using type = float4; };
+template <> struct VecOf<1> { using type = T; };
+template <> struct VecOf<2> { using type = T2; };
+template <> struct VecOf<4> { using type = T4; };
 using vec_t = typename VecOf<vector_width>::type;
 
-__device__ __forceinline__ float hsum(float v) { return v; }
-__device__ __forceinline__ float hsum(float2 v) { return v.x + v.y; }
-__device__ __forceinline__ float hsum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+__device__ __forceinline__ T hsum(T v) { return v; }
+__device__ __forceinline__ T hsum(T2 v) { return v.x + v.y; }
+__device__ __forceinline__ T hsum(T4 v) { return (v.x + v.y) + (v.z + v.w); }
 
 /// This thread's share of the block's tile: vectors t, t + block_size_x, ... (coalesced),
 /// plus the n % vector_width trailing floats for the one thread whose next vector would
 /// start at them.
-__device__ __forceinline__ float load_and_add(const float* __restrict__ in, int n) {
+__device__ __forceinline__ T load_and_add(const T* __restrict__ in, int n) {
   constexpr long long vectors_per_block = (long long)block_size_x * elements_per_thread;
   const long long n_vectors = (long long)n / vector_width;
   const long long block_first = (long long)blockIdx.x * vectors_per_block;
@@ -81,7 +96,7 @@ __device__ __forceinline__ float load_and_add(const float* __restrict__ in, int 
   const vec_t* __restrict__ p = reinterpret_cast<const vec_t*>(in) + block_first + threadIdx.x;
 
   vec_t v[elements_per_thread];
-  float sum = 0.0f;
+  T sum = 0;
   if (in_block >= vectors_per_block) {
     // Full tile (every block but the last one or two): no bounds checks. All loads are
     // issued before the first add.
@@ -109,7 +124,7 @@ __device__ __forceinline__ float load_and_add(const float* __restrict__ in, int 
 
 /// Reduces one value per thread over the block; the result is valid in thread 0 only.
 /// sdata may be reused after the caller's next __syncthreads().
-__device__ __forceinline__ float block_reduce(float* sdata, float value) {
+__device__ __forceinline__ T block_reduce(T* sdata, T value) {
   const unsigned tid = threadIdx.x;
 #if addressing == 2 && warp_tail
   if constexpr (block_size_x == 32) {
@@ -170,16 +185,39 @@ __device__ __forceinline__ float block_reduce(float* sdata, float value) {
 #endif
 }
 
+/// Sums `parts` partials in a fixed order (one block): the last block of combine 0 and
+/// reduction_final of combine 1. __ldcg reads through L2 (never a stale L1 line, never the
+/// non-coherent texture path). T4 loads and an unrolled loop keep several loads in flight:
+/// with 256 threads and 32768 partials (2^28 floats, the default tile) each thread reads
+/// 32 T4, ~2 us at L2 latency. The result is valid in thread 0.
+__device__ __forceinline__ T sum_partials(T* sdata, const T* __restrict__ workspace, unsigned parts) {
+  const unsigned parts4 = parts / 4;
+  const T4* __restrict__ ws4 = reinterpret_cast<const T4*>(workspace);
+  T sum = 0;
+#pragma unroll 8
+  for (unsigned i = threadIdx.x; i < parts4; i += block_size_x) {
+    const T4 q = __ldcg(ws4 + i);
+    sum += (q.x + q.y) + (q.z + q.w);
+  }
+  if (threadIdx.x < parts - 4 * parts4) sum += __ldcg(workspace + 4 * parts4 + threadIdx.x);
+  return block_reduce(sdata, sum);
+}
+
 }  // namespace cutune_reduction
 using namespace cutune_reduction;
 
 extern "C" __global__ void __launch_bounds__(block_size_x)
-reduction(float* __restrict__ out, const float* __restrict__ in, float* __restrict__ workspace,
+reduction(T* __restrict__ out, const T* __restrict__ in, T* __restrict__ workspace,
           unsigned int* __restrict__ counter, int n) {
-  __shared__ float sdata[block_size_x];
-  __shared__ bool is_last_block;
+  __shared__ T sdata[block_size_x];
 
-  const float block_sum = block_reduce(sdata, load_and_add(in, n));
+  const T block_sum = block_reduce(sdata, load_and_add(in, n));
+#if combine == 1
+  if (threadIdx.x == 0) workspace[blockIdx.x] = block_sum;  // reduction_final adds them
+  (void)counter;
+  (void)out;
+#else
+  __shared__ bool is_last_block;
   if (threadIdx.x == 0) {
     workspace[blockIdx.x] = block_sum;
     // Release: the partial is visible device-wide before this block takes its ticket.
@@ -193,24 +231,21 @@ reduction(float* __restrict__ out, const float* __restrict__ in, float* __restri
   __syncthreads();
   if (!is_last_block) return;
 
-  // The last block: sum the gridDim.x partials in a fixed order. __ldcg reads through L2
-  // (never a stale L1 line, never the non-coherent texture path). float4 loads and an
-  // unrolled loop keep several loads in flight: with 256 threads and 32768 partials
-  // (2^28 floats, the default tile) each thread reads 32 float4, ~2 us at L2 latency.
-  const unsigned parts = gridDim.x;
-  const unsigned parts4 = parts / 4;
-  const float4* __restrict__ ws4 = reinterpret_cast<const float4*>(workspace);
-  float sum = 0.0f;
-#pragma unroll 8
-  for (unsigned i = threadIdx.x; i < parts4; i += block_size_x) {
-    const float4 q = __ldcg(ws4 + i);
-    sum += (q.x + q.y) + (q.z + q.w);
-  }
-  if (threadIdx.x < parts - 4 * parts4) sum += __ldcg(workspace + 4 * parts4 + threadIdx.x);
-
-  const float total = block_reduce(sdata, sum);
+  const T total = sum_partials(sdata, workspace, gridDim.x);
   if (threadIdx.x == 0) {
     out[0] = total;
     *counter = 0u;  // ready for the next launch (kernel boundaries order this write)
   }
+#endif  // combine
+}
+
+/// combine 1: the second pass, one block of block_size_x threads; as many partials as the
+/// first launch had blocks (Kernel Tuner's grid: ceil(n / (block * elements * width))).
+extern "C" __global__ void __launch_bounds__(block_size_x)
+reduction_final(T* __restrict__ out, const T* __restrict__ workspace, int n) {
+  __shared__ T sdata[block_size_x];
+  constexpr long long per_block = (long long)block_size_x * elements_per_thread * vector_width;
+  const unsigned parts = (unsigned)(((long long)n + per_block - 1) / per_block);
+  const T total = sum_partials(sdata, workspace, parts < 1u ? 1u : parts);
+  if (threadIdx.x == 0) out[0] = total;
 }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -47,18 +48,27 @@ std::vector<fs::path> template_dirs() {
   return dirs;
 }
 
-std::vector<std::string> builtin_names() {
+// Every T1 file in a template folder is a kernel: reduction/reduction.json is "reduction",
+// reduction/reduction_int32.json is "reduction_int32". The first directory that has any wins.
+std::map<std::string, fs::path> builtin_kernels() {
   for (const auto& dir : template_dirs()) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) continue;
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.is_directory() && fs::exists(e.path() / (e.path().filename().string() + ".json")))
-        names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    if (!names.empty()) return names;
+    std::map<std::string, fs::path> kernels;
+    for (const auto& folder : fs::directory_iterator(dir, ec)) {
+      if (!folder.is_directory()) continue;
+      for (const auto& f : fs::directory_iterator(folder.path(), ec))
+        if (f.path().extension() == ".json") kernels.emplace(f.path().stem().string(), f.path());
+    }
+    if (!kernels.empty()) return kernels;
   }
   return {};
+}
+
+std::vector<std::string> builtin_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, path] : builtin_kernels()) names.push_back(name);
+  return names;
 }
 
 KernelProblem load_kernel(const std::string& kernel) { return KernelProblem::load(resolve_kernel(kernel)); }
@@ -99,10 +109,8 @@ fs::path resolve_kernel(const std::string& kernel) {
     if (!fs::exists(kernel)) throw InputError(fmt::format("{}: no such file", kernel));
     return kernel;
   }
-  for (const auto& dir : template_dirs()) {
-    fs::path p = dir / kernel / (kernel + ".json");
-    if (fs::exists(p)) return p;
-  }
+  auto kernels = builtin_kernels();
+  if (auto it = kernels.find(kernel); it != kernels.end()) return it->second;
   auto names = builtin_names();
   throw InputError(fmt::format("unknown kernel '{}' (built-in: {}; or give a T1 .json file)", kernel,
                                names.empty() ? "none found" : join(names, ", ")));

@@ -100,21 +100,20 @@ void DeviceBuffer::download(void* dst, std::size_t bytes) const {
   if (bytes) CUTUNE_CU(CU_FN(cuMemcpyDtoH)(dst, ptr_, bytes));
 }
 
-Module::Module(const std::vector<char>& cubin, const std::string& kernel_name) {
+Module::Module(const std::vector<char>& cubin) {
   CUTUNE_CU(CU_FN(cuModuleLoadData)(&module_, cubin.data()));
-  CUresult rc = CU_FN(cuModuleGetFunction)(&function_, module_, kernel_name.c_str());
-  if (rc != CUDA_SUCCESS) {
-    CU_FN(cuModuleUnload)(module_);
-    module_ = nullptr;
-    check(rc, "cuModuleGetFunction", __FILE__, __LINE__);
-  }
 }
 Module::~Module() {
   if (module_) CU_FN(cuModuleUnload)(module_);
 }
-int Module::attribute(CUfunction_attribute a) const {
+CUfunction Module::function(const std::string& name) const {
+  CUfunction f = nullptr;
+  CUTUNE_CU(CU_FN(cuModuleGetFunction)(&f, module_, name.c_str()));
+  return f;
+}
+int Module::attribute(CUfunction f, CUfunction_attribute a) {
   int v = 0;
-  CUTUNE_CU(CU_FN(cuFuncGetAttribute)(&v, a, function_));
+  CUTUNE_CU(CU_FN(cuFuncGetAttribute)(&v, a, f));
   return v;
 }
 

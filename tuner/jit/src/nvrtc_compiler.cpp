@@ -45,8 +45,9 @@ CompileResult compile(const CompileRequest& request) {
 
   result.full_options = request.options;
   result.full_options.push_back("--gpu-architecture=" + request.arch);
-  // The kernel must be extern "C"; asking for its lowered name makes NVRTC check it exists.
-  CUTUNE_NVRTC_CHECK(nvrtcAddNameExpression(prog.get(), request.kernel_name.c_str()));
+  // Kernels must be extern "C"; asking for their lowered names makes NVRTC check they exist.
+  for (const auto& name : request.kernel_names)
+    CUTUNE_NVRTC_CHECK(nvrtcAddNameExpression(prog.get(), name.c_str()));
   std::vector<const char*> argv;
   for (const auto& o : result.full_options) argv.push_back(o.c_str());
   nvrtcResult rc = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
@@ -69,12 +70,16 @@ CompileResult compile(const CompileRequest& request) {
     first = first.substr(0, first.find('\n'));
     result.error = fmt::format("NVRTC: {}: {}", nvrtcGetErrorString(rc), first);
   } else {
-    const char* lowered = nullptr;
-    if (nvrtcGetLoweredName(prog.get(), request.kernel_name.c_str(), &lowered) != NVRTC_SUCCESS ||
-        lowered == nullptr || request.kernel_name != lowered) {
-      result.error = fmt::format("kernel '{}' is not an extern \"C\" __global__ function of {}",
-                                 request.kernel_name, request.source_name);
-    } else {
+    for (const auto& name : request.kernel_names) {
+      const char* lowered = nullptr;
+      if (nvrtcGetLoweredName(prog.get(), name.c_str(), &lowered) != NVRTC_SUCCESS ||
+          lowered == nullptr || name != lowered) {
+        result.error = fmt::format("kernel '{}' is not an extern \"C\" __global__ function of {}",
+                                   name, request.source_name);
+        break;
+      }
+    }
+    if (result.error.empty()) {
       std::size_t size = 0;
       CUTUNE_NVRTC_CHECK(nvrtcGetCUBINSize(prog.get(), &size));
       result.cubin.resize(size);

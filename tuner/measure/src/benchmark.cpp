@@ -10,7 +10,11 @@ void launch(const Launch& l, CUstream stream) {
                                   const_cast<void**>(l.params.data()), nullptr));
 }
 
-std::vector<double> time_launches(const Launch& l, const TimingSettings& settings) {
+void launch(const LaunchSequence& seq, CUstream stream) {
+  for (const auto& l : seq) launch(l, stream);
+}
+
+std::vector<double> time_launches(const LaunchSequence& l, const TimingSettings& settings) {
   for (int i = 0; i < settings.warmup_launches; ++i) launch(l);
   CUTUNE_CU(CU_FN(cuCtxSynchronize)());
   cuda::Event start, stop;

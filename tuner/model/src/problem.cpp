@@ -314,19 +314,27 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   } else {
     p.problem_size_.push_back(L.expression_of(ps, "KernelSpecification.ProblemSize"));
   }
+  // --- the default launch: KernelSpecification's kernel, grid division and block
+  LaunchSpec main_launch;
+  main_launch.kernel_name = p.kernel_name_;
+  main_launch.problem_size = p.problem_size_;
+  main_launch.shared_bytes = Expression::parse("0");
   const char* div_names[3] = {"GridDivX", "GridDivY", "GridDivZ"};
   const char* block_names[3] = {"block_size_x", "block_size_y", "block_size_z"};
-  for (int d = 0; d < 3; ++d) {
-    std::string field = std::string("KernelSpecification.") + div_names[d];
-    if (spec.contains(div_names[d])) {
-      const auto& divs = spec[div_names[d]];
-      if (!divs.is_array()) L.fail(field, "must be a list of expressions");
-      for (const auto& e : divs) p.grid_div_[d].push_back(L.expression_of(e, field));
-    } else {
-      p.grid_div_[d].push_back(Expression::parse(block_names[d]));
+  auto read_grid_div = [&](const json& obj, const std::string& where, LaunchSpec& l) {
+    for (int d = 0; d < 3; ++d) {
+      if (!obj.contains(div_names[d])) continue;
+      std::string field = where + "." + div_names[d];
+      const auto& divs = L.list_of(obj[div_names[d]], field);
+      l.grid_div[d].clear();
+      for (const auto& e : divs) l.grid_div[d].push_back(L.expression_of(e, field));
     }
-    p.block_size_[d] = Expression::parse(block_names[d]);
+  };
+  for (int d = 0; d < 3; ++d) {
+    main_launch.grid_div[d] = {Expression::parse(block_names[d])};
+    main_launch.block[d] = Expression::parse(block_names[d]);
   }
+  read_grid_div(spec, "KernelSpecification", main_launch);
 
   // --- arguments
   if (spec.contains("Arguments")) {
@@ -367,8 +375,57 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
     }
   }
 
+  for (std::size_t i = 0; i < p.arguments_.size(); ++i) main_launch.arguments.push_back(i);
+
   // --- cutune extensions
   if (!cut.is_object()) L.fail("cutune", "must be an object");
+  if (cut.contains("Launches")) {
+    const auto& ls = L.list_of(cut["Launches"], "cutune.Launches");
+    if (ls.empty()) L.fail("cutune.Launches", "is empty");
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      std::string field = fmt::format("cutune.Launches[{}]", i);
+      const auto& j = ls[i];
+      LaunchSpec l = main_launch;
+      l.kernel_name = L.string_of(L.require(j, "KernelName", field), field + ".KernelName");
+      if (j.contains("Arguments")) {
+        l.arguments.clear();
+        for (const auto& a : L.list_of(j["Arguments"], field + ".Arguments")) {
+          std::string name = L.string_of(a, field + ".Arguments");
+          auto it = std::find_if(p.arguments_.begin(), p.arguments_.end(),
+                                 [&](const ArgumentSpec& s) { return s.name == name; });
+          if (it == p.arguments_.end())
+            L.fail(field + ".Arguments", fmt::format("'{}' is not in KernelSpecification.Arguments", name));
+          l.arguments.push_back(static_cast<std::size_t>(it - p.arguments_.begin()));
+        }
+      }
+      if (j.contains("Condition")) l.condition = L.expression_of(j["Condition"], field + ".Condition");
+      if (j.contains("ProblemSize")) {
+        l.problem_size.clear();
+        const auto& ps2 = j["ProblemSize"];
+        if (ps2.is_array()) {
+          for (const auto& e : ps2) l.problem_size.push_back(L.expression_of(e, field + ".ProblemSize"));
+        } else {
+          l.problem_size.push_back(L.expression_of(ps2, field + ".ProblemSize"));
+        }
+      }
+      read_grid_div(j, field, l);
+      auto xyz = [&](const char* key, std::array<Expression, 3>& out) {
+        const auto& v = L.list_of(j[key], field + "." + key);
+        if (v.empty() || v.size() > 3) L.fail(field + "." + key, "must have 1 to 3 entries");
+        for (std::size_t d = 0; d < 3; ++d)
+          out[d] = d < v.size() ? L.expression_of(v[d], field + "." + key) : Expression::parse("1");
+      };
+      if (j.contains("Grid")) {
+        l.grid.emplace();
+        xyz("Grid", *l.grid);
+      }
+      if (j.contains("Block")) xyz("Block", l.block);
+      if (j.contains("SharedMemory")) l.shared_bytes = L.expression_of(j["SharedMemory"], field + ".SharedMemory");
+      p.launches_.push_back(std::move(l));
+    }
+  } else {
+    p.launches_.push_back(std::move(main_launch));
+  }
   if (cut.contains("Reference")) p.reference_ = L.string_of(cut["Reference"], "cutune.Reference");
   if (cut.contains("Tolerance")) {
     const auto& t = cut["Tolerance"];
@@ -459,28 +516,65 @@ ProblemInstance KernelProblem::instantiate(const std::string& overrides) const {
   return inst;
 }
 
-LaunchGeometry KernelProblem::geometry(const Config& config, const ProblemInstance& instance) const {
+std::vector<std::string> KernelProblem::kernel_names() const {
+  std::vector<std::string> names;
+  for (const auto& l : launches_)
+    if (std::find(names.begin(), names.end(), l.kernel_name) == names.end()) names.push_back(l.kernel_name);
+  return names;
+}
+
+std::vector<PlannedLaunch> KernelProblem::plan(const Config& config, const ProblemInstance& instance) const {
   Loader L{json_file_};
   MapScope scope = problem_scope(instance);
   scope.values["block_size_x"] = Value(256);  // Kernel Tuner's defaults when not tuned
   scope.values["block_size_y"] = Value(1);
   scope.values["block_size_z"] = Value(1);
   for (auto& [name, value] : space_->assignments(config)) scope.values[name] = value;
-  LaunchGeometry g;
-  for (int d = 0; d < 3; ++d) {
-    std::int64_t b = eval_int(L, block_size_[d], scope, "block size");
-    if (b < 1) L.fail("block size", fmt::format("dimension {} is {}", d, b));
-    g.block[d] = static_cast<std::uint32_t>(b);
-    std::int64_t size = d < static_cast<int>(instance.problem_size.size()) ? instance.problem_size[d] : 1;
-    std::int64_t div = 1;
-    for (const auto& e : grid_div_[d]) div *= eval_int(L, e, scope, "grid divisor");
-    if (div < 1) L.fail("grid divisor", fmt::format("dimension {} is {}", d, div));
-    std::int64_t grid = std::max<std::int64_t>(1, (size + div - 1) / div);
-    if (grid > (d == 0 ? 2147483647LL : 65535LL))
-      L.fail("grid", fmt::format("dimension {} needs {} blocks, more than CUDA allows", d, grid));
-    g.grid[d] = static_cast<std::uint32_t>(grid);
+  std::vector<PlannedLaunch> out;
+  for (const auto& l : launches_) {
+    const std::string where = "launch of " + l.kernel_name;
+    if (l.condition) {
+      try {
+        if (!l.condition->evaluate(scope).truthy()) continue;
+      } catch (const ExpressionError& e) {
+        L.fail(where + " Condition", e.what());
+      }
+    }
+    LaunchGeometry g;
+    for (int d = 0; d < 3; ++d) {
+      std::int64_t b = eval_int(L, l.block[d], scope, where + " block size");
+      if (b < 1) L.fail(where, fmt::format("block dimension {} is {}", d, b));
+      g.block[d] = static_cast<std::uint32_t>(b);
+      std::int64_t grid = 1;
+      if (l.grid) {
+        grid = eval_int(L, (*l.grid)[d], scope, where + " Grid");
+      } else {
+        std::int64_t size = d < static_cast<int>(l.problem_size.size())
+                                ? eval_int(L, l.problem_size[d], scope, where + " ProblemSize")
+                                : 1;
+        std::int64_t div = 1;
+        for (const auto& e : l.grid_div[d]) div *= eval_int(L, e, scope, where + " grid divisor");
+        if (div < 1) L.fail(where, fmt::format("grid divisor of dimension {} is {}", d, div));
+        grid = (size + div - 1) / div;
+      }
+      grid = std::max<std::int64_t>(1, grid);
+      if (grid > (d == 0 ? 2147483647LL : 65535LL))
+        L.fail(where, fmt::format("grid dimension {} needs {} blocks, more than CUDA allows", d, grid));
+      g.grid[d] = static_cast<std::uint32_t>(grid);
+    }
+    std::int64_t shared = eval_int(L, l.shared_bytes, scope, where + " SharedMemory");
+    if (shared < 0 || shared > (1 << 30)) L.fail(where, fmt::format("SharedMemory {} is out of range", shared));
+    g.dynamic_shared_bytes = static_cast<std::uint32_t>(shared);
+    out.push_back({&l, g});
   }
-  return g;
+  return out;
+}
+
+LaunchGeometry KernelProblem::geometry(const Config& config, const ProblemInstance& instance) const {
+  auto launches = plan(config, instance);
+  if (launches.empty())
+    Loader{json_file_}.fail("cutune.Launches", fmt::format("no launch's Condition holds for {}", space_->key(config)));
+  return launches.front().geometry;
 }
 
 std::int64_t KernelProblem::argument_size(const ArgumentSpec& arg, const ProblemInstance& instance) const {

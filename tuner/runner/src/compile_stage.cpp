@@ -7,7 +7,7 @@ jit::CompileRequest compile_request(const KernelProblem& problem, const Config& 
   jit::CompileRequest r;
   r.source = problem.configured_source(config);
   r.source_name = problem.kernel_file().filename().string();
-  r.kernel_name = problem.kernel_name();
+  r.kernel_names = problem.kernel_names();
   r.options = problem.compiler_options();
   r.arch = arch;
   return r;

@@ -77,24 +77,39 @@ void GpuStage::restore_arguments(bool poison_outputs) {
 GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& cubin) {
   GpuEvaluation ev;
   try {
-    cuda::Module module(cubin, problem_.kernel_name());
-    LaunchGeometry g = problem_.geometry(config, instance_);
-    const std::uint64_t threads = std::uint64_t{g.block[0]} * g.block[1] * g.block[2];
-    const int max_threads = module.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    if (threads > static_cast<std::uint64_t>(max_threads)) {
-      // Refused before launching: the kernel's registers (or the device) allow fewer threads.
-      ev.status = db::Status::Runtime;
-      ev.error = fmt::format("too many resources requested for launch: {} threads per block, "
-                             "the kernel allows {} ({} registers per thread)",
-                             threads, max_threads, module.attribute(CU_FUNC_ATTRIBUTE_NUM_REGS));
+    cuda::Module module(cubin);
+    measure::LaunchSequence launches;
+    for (const PlannedLaunch& planned : problem_.plan(config, instance_)) {
+      const LaunchGeometry& g = planned.geometry;
+      CUfunction f = module.function(planned.spec->kernel_name);
+      const std::uint64_t threads = std::uint64_t{g.block[0]} * g.block[1] * g.block[2];
+      const int max_threads = cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+      if (threads > static_cast<std::uint64_t>(max_threads)) {
+        // Refused before launching: the kernel's registers (or the device) allow fewer threads.
+        ev.status = db::Status::Runtime;
+        ev.error = fmt::format("too many resources requested for launch of {}: {} threads per block, "
+                               "the kernel allows {} ({} registers per thread)",
+                               planned.spec->kernel_name, threads, max_threads,
+                               cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS));
+        return ev;
+      }
+      if (g.dynamic_shared_bytes > 48 * 1024)
+        CUTUNE_CU(CU_FN(cuFuncSetAttribute)(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            static_cast<int>(g.dynamic_shared_bytes)));
+      measure::Launch launch{f, g.grid, g.block, g.dynamic_shared_bytes, {}};
+      for (std::size_t a : planned.spec->arguments) launch.params.push_back(params_[a]);
+      launches.push_back(std::move(launch));
+    }
+    if (launches.empty()) {
+      ev.status = db::Status::Constraints;
+      ev.error = "no launch's Condition holds for this configuration";
       return ev;
     }
-    measure::Launch launch{module.function(), g.grid, g.block, g.dynamic_shared_bytes, params_};
 
     // Verification run: fresh scratch state, poisoned outputs, every element checked.
     auto t0 = std::chrono::steady_clock::now();
     restore_arguments(/*poison_outputs=*/true);
-    measure::launch(launch);
+    measure::launch(launches);
     CUTUNE_CU(CU_FN(cuCtxSynchronize)());
     std::vector<HostArgument> got;
     for (std::size_t i = 0; i < initial_.size(); ++i) {
@@ -125,7 +140,7 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
     if (ev.status != db::Status::Ok) return ev;
 
     restore_arguments(/*poison_outputs=*/false);
-    ev.samples_ms = measure::time_launches(launch, timing_);
+    ev.samples_ms = measure::time_launches(launches, timing_);
     ev.median_ms = measure::summarize(ev.samples_ms).median;
   } catch (const cuda::DriverError& e) {
     ev.status = db::Status::Runtime;

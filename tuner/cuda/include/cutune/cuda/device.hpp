@@ -60,22 +60,22 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-/// A loaded cubin and one kernel in it; movable, unloaded on destruction.
+/// A loaded cubin; movable, unloaded on destruction.
 class Module {
  public:
-  Module(const std::vector<char>& cubin, const std::string& kernel_name);
+  explicit Module(const std::vector<char>& cubin);
   ~Module();
-  Module(Module&& o) noexcept : module_(o.module_), function_(o.function_) { o.module_ = nullptr; }
+  Module(Module&& o) noexcept : module_(o.module_) { o.module_ = nullptr; }
   Module& operator=(Module&&) = delete;
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
-  CUfunction function() const { return function_; }
-  int attribute(CUfunction_attribute a) const;
+  /// The kernel named `name`; throws DriverError when the cubin has none.
+  CUfunction function(const std::string& name) const;
+  static int attribute(CUfunction f, CUfunction_attribute a);
 
  private:
   CUmodule module_ = nullptr;
-  CUfunction function_ = nullptr;
 };
 
 /// A CUDA event (timing enabled); not copyable.

@@ -9,7 +9,7 @@ namespace cutune::jit {
 struct CompileRequest {
   std::string source;
   std::string source_name;           ///< shown in diagnostics, e.g. "reduction.cu"
-  std::string kernel_name;           ///< extern "C" name, checked to exist in the cubin
+  std::vector<std::string> kernel_names;  ///< extern "C" names, each checked to exist
   std::vector<std::string> options;  ///< -D defines and the problem's CompilerOptions
   std::string arch = "sm_90";
 };

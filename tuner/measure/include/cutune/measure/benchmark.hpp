@@ -23,12 +23,17 @@ struct TimingSettings {
   int samples = 10;
 };
 
+/// A configuration's launch sequence (one launch for most templates).
+using LaunchSequence = std::vector<Launch>;
+
 /// Launches once (asynchronously); throws DriverError if the launch is refused.
 void launch(const Launch& l, CUstream stream = nullptr);
+/// Every launch of the sequence, in order (asynchronously).
+void launch(const LaunchSequence& seq, CUstream stream = nullptr);
 
-/// Warm-up, then `samples` event-timed launches; returns each sample in milliseconds.
-/// Throws DriverError on any failure (checked after every launch).
-std::vector<double> time_launches(const Launch& l, const TimingSettings& settings);
+/// Warm-up, then `samples` event-timed runs of the whole sequence; returns each sample in
+/// milliseconds. Throws DriverError on any failure (checked after every sample).
+std::vector<double> time_launches(const LaunchSequence& seq, const TimingSettings& settings);
 
 /// Bandwidth of a device-to-device copy of `bytes`, counting read + write, in GB/s:
 /// the median of `samples` event-timed cuMemcpyDtoD, after one warm-up copy.

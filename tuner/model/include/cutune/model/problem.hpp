@@ -71,6 +71,25 @@ struct LaunchGeometry {
   std::uint32_t dynamic_shared_bytes = 0;
 };
 
+/// One kernel launch of a configuration's launch sequence: cutune.Launches, or by default
+/// the single launch of KernelSpecification.KernelName with every argument. The whole
+/// sequence is what is verified and timed (reduce-then-scan, two-pass reductions).
+struct LaunchSpec {
+  std::string kernel_name;
+  std::vector<std::size_t> arguments;             ///< indices into KernelProblem::arguments()
+  std::optional<Expression> condition;            ///< over the parameters; none = always
+  std::vector<Expression> problem_size;           ///< per dimension
+  std::array<std::vector<Expression>, 3> grid_div;
+  std::optional<std::array<Expression, 3>> grid;  ///< explicit grid; overrides the two above
+  std::array<Expression, 3> block;
+  Expression shared_bytes;                        ///< dynamic shared memory
+};
+
+struct PlannedLaunch {
+  const LaunchSpec* spec = nullptr;
+  LaunchGeometry geometry;
+};
+
 class KernelProblem {
  public:
   /// Loads a T1 JSON file (cutune section optional). Throws InputError naming the file
@@ -94,8 +113,15 @@ class KernelProblem {
   /// unknown name, a non-integer, or a value outside [min, max].
   ProblemInstance instantiate(const std::string& overrides = "") const;
 
-  /// Block and grid for a configuration, Kernel Tuner's way: block from
-  /// block_size_x/y/z (default 1; or LocalSize), grid = ceil(problem_size / prod(grid_div)).
+  const std::vector<LaunchSpec>& launches() const { return launches_; }
+  /// The distinct kernel names of all launches, first-use order.
+  std::vector<std::string> kernel_names() const;
+  /// The launches whose Condition holds for `config`, with their geometry, Kernel Tuner's
+  /// way: block from block_size_x/y/z (x 256, y and z 1 when not parameters), grid =
+  /// ceil(problem_size / prod(grid_div)). Throws InputError when a grid exceeds CUDA's
+  /// limits or an expression fails.
+  std::vector<PlannedLaunch> plan(const Config& config, const ProblemInstance& instance) const;
+  /// The geometry of the first planned launch.
   LaunchGeometry geometry(const Config& config, const ProblemInstance& instance) const;
 
   /// Number of elements of a vector argument / the value of a scalar one.
@@ -123,8 +149,7 @@ class KernelProblem {
   std::vector<ArgumentSpec> arguments_;
   std::vector<ProblemVariable> variables_;
   std::vector<Expression> problem_size_;
-  std::array<std::vector<Expression>, 3> grid_div_;
-  std::array<Expression, 3> block_size_;
+  std::vector<LaunchSpec> launches_;
   std::string reference_;
   Tolerance tolerance_;
   std::vector<Metric> metrics_;
