@@ -58,6 +58,16 @@ const char* reference_name(Reference r) {
   return "?";
 }
 
+const char* short_name(Reference r) {
+  switch (r) {
+    case Reference::CubReduceSum: return "CUB Reduce::Sum";
+    case Reference::CubExclusiveSum: return "CUB Scan::ExclusiveSum";
+    case Reference::CublasSgemm: return "cuBLAS SGEMM fp32 pedantic";
+    case Reference::CopyD2D: return "cudaMemcpy D2D";
+  }
+  return "?";
+}
+
 /// How many input arguments the reference reads.
 std::size_t input_count(Reference r) { return r == Reference::CublasSgemm ? 2 : 1; }
 
@@ -360,32 +370,44 @@ Result run_entry(const Entry& e, const Options& o, const db::Store& store,
                             e.problem, o.db.string());
     return r;
   }
-  // Winners are kept per kernel source: after an edited template there is one per version.
-  auto newest = std::max_element(winners.begin(), winners.end(), [](const auto& a, const auto& b) {
-    return a.updated_at < b.updated_at;
-  });
-  if (winners.size() > 1)
-    r.message = fmt::format("{} winners stored (the template was edited between tunings?); "
-                            "using the newest, {}",
-                            winners.size(), newest->updated_at);
-  r.config_key = newest->config_key;
-  r.config = json::parse(newest->config_json, nullptr, false);
-  r.db_ms = newest->median_ms;
+  // Winners are kept per kernel source (kernel rows are keyed by name and source hash), so
+  // after an edited template there is one per version, and the store does not say which
+  // is the current source's. Take the newest one that is a valid configuration of the
+  // template as it is now; a winner of an older source may still run, so say so.
+  std::sort(winners.begin(), winners.end(),
+            [](const db::Winner& a, const db::Winner& b) { return a.updated_at > b.updated_at; });
   const Space& space = problem.space();
+  const db::Winner* chosen = nullptr;
   Config config;
-  try {
-    config = space.parse_key(newest->config_key);
-  } catch (const InputError& ex) {
+  std::string rejected;
+  for (const auto& w : winners) {
+    try {
+      Config c = space.parse_key(w.config_key);
+      if (std::string why = space.violated_restriction(c); !why.empty()) {
+        rejected += fmt::format(" {} violates \"{}\";", w.config_key, why);
+        continue;
+      }
+      chosen = &w;
+      config = c;
+      break;
+    } catch (const InputError& ex) {
+      rejected += fmt::format(" {}: {};", w.config_key, ex.what());
+    }
+  }
+  if (!chosen) {
     r.status = "stale winner";
-    r.message = fmt::format("the stored winner {} is not in the template's space any more ({}); "
-                            "re-tune", newest->config_key, ex.what());
+    r.message = fmt::format("no stored winner is a valid configuration of the template as it is "
+                            "now (edited since it was tuned?):{} re-tune",
+                            rejected);
     return r;
   }
-  if (std::string why = space.violated_restriction(config); !why.empty()) {
-    r.status = "stale winner";
-    r.message = fmt::format("the stored winner {} violates \"{}\"; re-tune", r.config_key, why);
-    return r;
-  }
+  if (winners.size() > 1)
+    r.message = fmt::format("{} winners stored for this kernel name (the template was edited "
+                            "between tunings?); using {} of {}",
+                            winners.size(), chosen->config_key, chosen->updated_at);
+  r.config_key = chosen->config_key;
+  r.config = json::parse(chosen->config_json, nullptr, false);
+  r.db_ms = chosen->median_ms;
   log << fmt::format("== {} {}: winner {} ({:.4f} ms when tuned) vs {}\n", e.kernel, r.problem_key,
                      r.config_key, r.db_ms, reference_name(e.reference))
       << std::flush;
@@ -511,19 +533,18 @@ json result_json(const Result& r) {
 }
 
 void print_table(const std::vector<Result>& results, std::ostream& os) {
-  os << fmt::format("\n{:<11} {:<28} {:>10} {:<31} {:>10} {:>11} {:>11} {:>7} {:>6}  {}\n", "kernel",
+  os << fmt::format("\n{:<11} {:<24} {:>9} {:<26} {:>9} {:>14} {:>14} {:>7} {:>6}  {}\n", "kernel",
                     "problem", "tuned ms", "reference", "ref ms", "tuned rate", "ref rate",
                     "ratio", "target", "status");
   for (const auto& r : results) {
     const Entry& e = *r.entry;
-    std::string ref = reference_name(e.reference);
-    if (ref.size() > 31) ref = ref.substr(0, 31);
+    const std::string ref = short_name(e.reference);
     const char* unit = r.flops ? "GFLOP/s" : "GB/s";
     auto ms = [](double v) { return v > 0 ? fmt::format("{:.4f}", v) : std::string("-"); };
     auto rate = [&](double v) { return r.measured() ? fmt::format("{:.0f} {}", v, unit) : std::string("-"); };
     std::string status = r.status;
     if (r.measured() && r.status == "ok") status = r.ratio >= e.target ? "ok, meets target" : "ok, BELOW target";
-    os << fmt::format("{:<11} {:<28} {:>10} {:<31} {:>10} {:>11} {:>11} {:>7} {:>6}  {}\n", e.kernel,
+    os << fmt::format("{:<11} {:<24} {:>9} {:<26} {:>9} {:>14} {:>14} {:>7} {:>6}  {}\n", e.kernel,
                       r.problem_key, ms(r.tuned_ms), ref, ms(r.reference_ms), rate(r.tuned_rate),
                       rate(r.reference_rate), r.measured() ? fmt::format("{:.3f}x", r.ratio) : "-",
                       fmt::format("{:.2f}x", e.target), status);

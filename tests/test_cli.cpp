@@ -305,7 +305,7 @@ TEST_CASE("cli: kernels lists the built-in templates with their sizes", "[cli]")
   CliResult r = run_cli({"kernels"});
   INFO(describe({"kernels"}, r));
   CHECK(r.status == 0);
-  CHECK_THAT(r.out, Contains("reduction  (396 of 1296 configurations valid)"));
+  CHECK_THAT(r.out, Contains("reduction  (720 of 2592 configurations valid)"));
   CHECK_THAT(r.out, Contains("vector_add  (59 of 60 configurations valid)"));
   CHECK(r.out.find("reduction") < r.out.find("vector_add"));
 }
@@ -314,7 +314,7 @@ TEST_CASE("cli: space shows sizes and configurations", "[cli]") {
   CliResult r = run_cli({"space", "reduction"});
   INFO(describe({"space", "reduction"}, r));
   CHECK(r.status == 0);
-  CHECK_THAT(r.out, Contains("valid size:     396"));
+  CHECK_THAT(r.out, Contains("valid size:     720"));
   CHECK_THAT(r.out, Contains("cartesian size: 1296"));
   CHECK_THAT(r.out, Contains("default: 256,2,8,4,1,1"));
   CHECK_THAT(r.out, Contains("problem n=268435456"));

@@ -33,7 +33,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 const std::string kTemplates = CUTUNE_TEMPLATE_DIR;
-const std::string kKtExamples = "/work/shared/formats/kernel_tuner/examples";
+const std::string kKtExamples = std::string(CUTUNE_SHARED_DIR) + "/formats/kernel_tuner/examples";
 
 KernelProblem load_template(const std::string& name) {
   return KernelProblem::load(kTemplates + "/" + name + "/" + name + ".json");
@@ -150,17 +150,17 @@ TEST_CASE("problem: the reduction template loads", "[problem]") {
   CHECK(p.compiler_options() == std::vector<std::string>{"-std=c++17"});
 
   const auto& s = p.space();
-  REQUIRE(s.parameters().size() == 6);
+  REQUIRE(s.parameters().size() == 7);
   const char* names[] = {"block_size_x", "addressing", "elements_per_thread",
-                         "vector_width", "warp_tail",  "unroll"};
-  for (std::size_t i = 0; i < 6; ++i) CHECK(s.parameters()[i].name == names[i]);
+                         "vector_width", "warp_tail",  "unroll", "combine"};
+  for (std::size_t i = 0; i < 7; ++i) CHECK(s.parameters()[i].name == names[i]);
   CHECK(s.parameters()[0].values.size() == 6);
   CHECK(s.parameters()[0].values.front() == Value(32));
   CHECK(s.parameters()[0].values.back() == Value(1024));
-  CHECK(s.cartesian_size() == 1296);
-  CHECK(s.count_valid() == 396);
-  CHECK(s.restrictions().size() == 3);
-  CHECK(s.key(s.default_config()) == "256,2,8,4,1,1");
+  CHECK(s.cartesian_size() == 2592);
+  CHECK(s.count_valid() == 720);  // 396 one-launch + 324 two-pass (sequential addressing only)
+  CHECK(s.restrictions().size() == 4);
+  CHECK(s.key(s.default_config()) == "256,2,8,4,1,1,0");
 
   REQUIRE(p.arguments().size() == 5);
   const auto& out = p.arguments()[0];
@@ -310,16 +310,16 @@ TEST_CASE("problem: geometry follows Kernel Tuner's grid = ceil(size / prod(Grid
   CHECK(g.grid[0] == 67108864 / (256 * 4 * 4));
 }
 
-TEST_CASE("problem: defines", "[problem]") {
+TEST_CASE("problem: defines and the configured source", "[problem]") {
   KernelProblem p = load_template("reduction");
   CHECK(p.defines(p.space().default_config()) ==
         std::vector<std::string>{"-Dblock_size_x=256", "-Daddressing=2",
                                  "-Delements_per_thread=8", "-Dvector_width=4", "-Dwarp_tail=1",
-                                 "-Dunroll=1"});
+                                 "-Dunroll=1", "-Dcombine=0"});
   CHECK(p.defines(config_of(p, "block_size_x=32,unroll=0")) ==
         std::vector<std::string>{"-Dblock_size_x=32", "-Daddressing=2",
                                  "-Delements_per_thread=8", "-Dvector_width=4", "-Dwarp_tail=1",
-                                 "-Dunroll=0"});
+                                 "-Dunroll=0", "-Dcombine=0"});
 }
 
 TEST_CASE("problem: evaluate_metrics", "[problem]") {
@@ -703,4 +703,63 @@ TEST_CASE("problem: bad T1 files are InputErrors naming the file and the field",
                         "cutune": {"ProblemVariables": [{"Name": "n", "Default": 0, "Min": 1}]},)"),
         {"ProblemVariables", "n"});
   }
+}
+
+// ------------------------------------------------------------------------------------
+// Launch sequences (cutune.Launches)
+
+TEST_CASE("problem: a launch sequence is planned per configuration", "[problem][launches]") {
+  KernelProblem p = load_template("reduction");
+  ProblemInstance inst = p.instantiate("n=1000000");
+  REQUIRE(p.launches().size() == 2);
+  CHECK(p.kernel_names() == std::vector<std::string>{"reduction", "reduction_final"});
+
+  // combine 0: one launch, the last block finishes; Kernel Tuner's grid.
+  auto one = p.plan(config_of(p, "block_size_x=256,elements_per_thread=8,vector_width=4,combine=0"), inst);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].spec->kernel_name == "reduction");
+  CHECK(one[0].geometry.grid[0] == (1000000 + 8191) / 8192);
+  CHECK(one[0].spec->arguments.size() == p.arguments().size());
+
+  // combine 1: a second launch of one block with the arguments it names, in that order.
+  auto two = p.plan(config_of(p, "block_size_x=128,elements_per_thread=4,vector_width=2,combine=1"), inst);
+  REQUIRE(two.size() == 2);
+  CHECK(two[0].geometry.grid[0] == (1000000 + 1023) / 1024);
+  CHECK(two[1].spec->kernel_name == "reduction_final");
+  CHECK(two[1].geometry.grid == std::array<std::uint32_t, 3>{1, 1, 1});
+  CHECK(two[1].geometry.block[0] == 128);
+  std::vector<std::string> names;
+  for (auto i : two[1].spec->arguments) names.push_back(p.arguments()[i].name);
+  CHECK(names == std::vector<std::string>{"out", "workspace", "n"});
+}
+
+TEST_CASE("problem: bad launch sequences are InputErrors naming the field", "[problem][launches]") {
+  auto with_launches = [](const std::string& launches) {
+    return replace_once(kTinyT1, "\n  }\n}", "\n  },\n  \"cutune\": {\"Launches\": " + launches + "}\n}");
+  };
+  SECTION("an argument that is not declared") {
+    require_load_error(with_launches(R"([{"KernelName": "tiny_kernel", "Arguments": ["x", "y"]}])"),
+                       {"cutune.Launches[0].Arguments", "'y'"});
+  }
+  SECTION("no KernelName") {
+    require_load_error(with_launches(R"([{"Arguments": ["x"]}])"), {"cutune.Launches[0]", "KernelName"});
+  }
+  SECTION("a Condition that does not parse") {
+    require_load_error(with_launches(R"([{"KernelName": "tiny_kernel", "Condition": "tile =="}])"),
+                       {"cutune.Launches[0].Condition"});
+  }
+  SECTION("an empty sequence") { require_load_error(with_launches("[]"), {"cutune.Launches", "empty"}); }
+  SECTION("a Grid of four dimensions") {
+    require_load_error(with_launches(R"([{"KernelName": "tiny_kernel", "Grid": ["1", "1", "1", "1"]}])"),
+                       {"cutune.Launches[0].Grid"});
+  }
+}
+
+TEST_CASE("problem: the configured source puts the defines before the kernel file", "[problem]") {
+  KernelProblem p = load_template("vector_add");
+  std::string src = p.configured_source(config_of(p, "block_size_x=128"));
+  CHECK(src.rfind("#define block_size_x 128\n", 0) == 0);
+  auto line = src.find("#line 1 \"vector_add.cu\"\n");
+  REQUIRE(line != std::string::npos);
+  CHECK(src.substr(line + std::string("#line 1 \"vector_add.cu\"\n").size()) == p.source());
 }

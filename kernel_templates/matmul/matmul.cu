@@ -66,6 +66,9 @@
 #ifndef warp_tile
 #define warp_tile 1
 #endif
+#ifndef blocks_per_sm
+#define blocks_per_sm 1
+#endif
 
 namespace cutune_matmul {
 
@@ -238,7 +241,7 @@ __device__ __forceinline__ void multiply_slice(const Shared& sh, int stage, int 
 }  // namespace cutune_matmul
 using namespace cutune_matmul;
 
-extern "C" __global__ void __launch_bounds__(block_size_x * block_size_y)
+extern "C" __global__ void __launch_bounds__(block_size_x * block_size_y, blocks_per_sm)
 matmul(float* __restrict__ C, const float* __restrict__ A, const float* __restrict__ B,
        int m, int n, int k) {
   __shared__ __align__(16) Shared sh;
