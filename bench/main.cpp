@@ -586,8 +586,9 @@ int run(const Options& o) {
   if (!fs::exists(o.db)) throw InputError(fmt::format("--db {}: no such file", o.db.string()));
   db::Store store = db::Store::open(o.db, /*create=*/false);
 
-  // One context for the whole run (each GpuStage retains the same primary context; the
-  // runtime, CUB and cuBLAS use it too).
+  // One retain of the primary context for the whole run: each GpuStage retains and
+  // releases it too, and without this one its release would destroy the context (and the
+  // runtime's, CUB's and cuBLAS's state in it) between the tuned and the vendor side.
   cuda::Context context(o.device);
   DeviceIdentity device = cuda::identify(o.device);
   device.nvrtc_version = jit::nvrtc_version();

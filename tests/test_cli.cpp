@@ -315,7 +315,7 @@ TEST_CASE("cli: space shows sizes and configurations", "[cli]") {
   INFO(describe({"space", "reduction"}, r));
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("valid size:     720"));
-  CHECK_THAT(r.out, Contains("cartesian size: 1296"));
+  CHECK_THAT(r.out, Contains("cartesian size: 2592"));
   CHECK_THAT(r.out, Contains("default: 256,2,8,4,1,1"));
   CHECK_THAT(r.out, Contains("problem n=268435456"));
 
