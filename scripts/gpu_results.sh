@@ -1,24 +1,64 @@
 #!/usr/bin/env bash
-# The issue-2 GPU run: the gpu-labelled tests, then `cutune tune reduction` (n = 2^28 float32)
-# and `cutune tune vector_add` into a fresh DB, then `cutune query`. Run on the lent GPU from
-# the repository root, with the binaries staged by scripts/stage_gpu.sh in .gpu/bin:
-#   scripts/gpu_results.sh OUT_DIR
-# OUT_DIR gets devices.json, gpu_tests.log, {reduction,vector_add}.{json,log} and query.txt;
-# copy them into results/<gpu-slug>/. The DB is a fresh one in a temporary folder.
+# The GPU runs whose figures are committed under results/<gpu-slug>/. Run on the lent GPU
+# from the repository root, with the binaries staged by scripts/stage_gpu.sh in .gpu/bin:
+#   scripts/gpu_results.sh OUT_DIR STEP...
+# Steps:
+#   tests   the gpu-labelled tests (test_runner "[gpu]")          -> gpu_tests.log
+#   tune    one brute-force session per built-in template, at the sizes below, into
+#           OUT_DIR/cutune.db                                     -> <kernel>.{json,log}
+#   query   cutune query on that DB                               -> query.txt
+#   vendor  the tuned winners against CUB, cuBLAS and cudaMemcpy  -> vendor_comparison.json
+# Everything lands in OUT_DIR/files and is packed into OUT_DIR/results.tar.gz (the device
+# tool returns at most 8 files).
 set -uo pipefail
-out=${1:?usage: scripts/gpu_results.sh OUT_DIR}
+out=${1:?usage: scripts/gpu_results.sh OUT_DIR STEP...}
+shift
 bin=${CUTUNE_BIN:-.gpu/bin}
-mkdir -p "$out"
+files=$out/files
+mkdir -p "$files"
 export CUTUNE_TEMPLATE_DIR=$PWD/kernel_templates CUTUNE_TEST_DATA_DIR=$PWD/tests/data
-db=$(mktemp -d)/cutune.db
+export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
+db=${CUTUNE_RESULTS_DB:-$out/cutune.db}
 status=0
-"$bin/cutune" devices --json > "$out/devices.json" || status=1
-"$bin/test_runner" "[gpu]" --durations yes > "$out/gpu_tests.log" 2>&1 || status=1
-tail -3 "$out/gpu_tests.log"
-"$bin/cutune" tune reduction --problem 'n=2**28' --db "$db" --report "$out/reduction.json" \
-  > "$out/reduction.log" 2>&1 || status=1
-tail -9 "$out/reduction.log"
-"$bin/cutune" tune vector_add --db "$db" --report "$out/vector_add.json" > "$out/vector_add.log" 2>&1 || status=1
-tail -9 "$out/vector_add.log"
-"$bin/cutune" query --db "$db" | tee "$out/query.txt" || status=1
+
+# kernel and problem of each tuning session (the sizes the vendor comparison uses)
+sessions=(
+  "reduction n=2**28"
+  "reduction_int32 n=2**28"
+  "scan n=2**28"
+  "scan_int32 n=2**28"
+  "vector_add n=2**26"
+  "transpose rows=16384,cols=16384"
+  "strided_access n=2**25"
+  "matmul m=4096,n=4096,k=4096"
+)
+
+for step in "$@"; do
+  case $step in
+    tests)
+      "$bin/cutune" devices --json > "$files/devices.json" || status=1
+      "$bin/test_runner" "[gpu]" --durations yes > "$files/gpu_tests.log" 2>&1 || status=1
+      grep -E "^(All tests passed|test cases:|assertions:)" "$files/gpu_tests.log"
+      ;;
+    tune)
+      for s in "${sessions[@]}"; do
+        read -r kernel problem <<< "$s"
+        if ! "$bin/cutune" tune "$kernel" --problem "$problem" --db "$db" \
+            --report "$files/$kernel.json" > "$files/$kernel.log" 2>&1; then
+          status=1
+        fi
+        tail -n 8 "$files/$kernel.log" | grep -E "^(configurations|  failed|winner|  median|default|device|STOPPED|cutune)"
+      done
+      ;;
+    query)
+      "$bin/cutune" query --db "$db" | tee "$files/query.txt" || status=1
+      ;;
+    vendor)
+      "$bin/cutune-bench-vendor" --db "$db" --templates "$CUTUNE_TEMPLATE_DIR" \
+        --out "$files/vendor_comparison.json" 2>&1 | tee "$files/vendor_comparison.log" || status=1
+      ;;
+    *) echo "unknown step $step" >&2; exit 2 ;;
+  esac
+done
+tar -C "$files" -czf "$out/results.tar.gz" .
 exit $status

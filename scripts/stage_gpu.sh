@@ -10,5 +10,6 @@ cmake --build build-release
 rm -rf .gpu && mkdir -p .gpu/bin
 cp build-release/tuner/cli/cutune .gpu/bin/
 for t in build-release/tests/test_*; do [ -x "$t" ] && cp "$t" .gpu/bin/; done
+if [ -x build-release/bench/cutune-bench-vendor ]; then cp build-release/bench/cutune-bench-vendor .gpu/bin/; fi
 strip .gpu/bin/*
 du -sh .gpu

@@ -99,15 +99,51 @@ TEST_CASE("vector_add: every configuration verifies at awkward sizes", "[gpu]") 
   CHECK(r.verification == "reference");
 }
 
-TEST_CASE("reduction: a sample of configurations verifies at awkward sizes", "[gpu]") {
-  KernelProblem p = KernelProblem::load(testing::template_json("reduction"));
-  auto n = GENERATE(as<std::string>{}, "n=1", "n=31", "n=1000", "n=1048583", "n=268435456");
-  TempPath db("cutune-red.db");
-  auto r = tune_quietly(p, db.path(), n, "random", 60);
-  INFO(n);
-  CHECK(r.configs_tried == 60);
-  CHECK(r.configs_failed == 0);
-  CHECK_FALSE(r.winner_key.empty());
+namespace {
+
+struct SizeCase {
+  std::string kernel;  ///< a T1 file stem in the template folders
+  std::vector<std::string> problems;
+};
+
+// Sizes 1, 31, 1000, 2^20+7 and a large one per template (2D and 3D problems get odd
+// shapes around them), each with a seeded sample of configurations verified element by
+// element against the CPU reference.
+const std::vector<SizeCase> kSizeCases = {
+    {"reduction", {"n=1", "n=31", "n=1000", "n=1048583", "n=268435456"}},
+    {"reduction_int32", {"n=1", "n=31", "n=1000", "n=1048583", "n=268435456"}},
+    {"scan", {"n=1", "n=31,inclusive=1", "n=1000", "n=1048583,inclusive=1", "n=268435456"}},
+    {"scan_int32", {"n=1,inclusive=1", "n=31", "n=1000,inclusive=1", "n=1048583", "n=268435456,inclusive=1"}},
+    {"transpose", {"rows=1,cols=1", "rows=31,cols=17", "rows=1000,cols=1000", "rows=1031,cols=1017", "rows=16384,cols=16384"}},
+    {"strided_access", {"n=1", "n=31", "n=1000", "n=1048583", "n=33554432"}},
+    {"matmul", {"m=1,n=1,k=1", "m=31,n=17,k=5", "m=1000,n=1000,k=1000", "m=1031,n=1025,k=1027", "m=4096,n=4096,k=4096"}},
+};
+
+std::filesystem::path find_template(const std::string& stem) {
+  for (const auto& folder : std::filesystem::directory_iterator(testing::template_dir())) {
+    auto p = folder.path() / (stem + ".json");
+    if (std::filesystem::exists(p)) return p;
+  }
+  FAIL("no template file " << stem << ".json");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("every template verifies a seeded sample of configurations at awkward sizes", "[gpu]") {
+  for (const auto& c : kSizeCases) {
+    KernelProblem p = KernelProblem::load(find_template(c.kernel));
+    for (const auto& problem : c.problems) {
+      TempPath db("cutune-sizes.db");
+      const std::uint64_t budget = 12;
+      auto r = tune_quietly(p, db.path(), problem, "random", budget);
+      INFO(c.kernel << " " << problem);
+      CHECK(r.configs_tried == std::min<std::uint64_t>(budget, p.space().count_valid()));
+      CHECK(r.configs_failed == 0);
+      for (const auto& [status, n] : r.failures_by_status) UNSCOPED_INFO(status << ": " << n);
+      CHECK_FALSE(r.winner_key.empty());
+    }
+  }
 }
 
 TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]") {

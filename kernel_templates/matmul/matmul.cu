@@ -25,7 +25,11 @@
 //   - warp_tile 1: the 32 threads of a warp are laid out as an 8 x 4 patch of the thread
 //     grid instead of row-major threadIdx order (two rows of 16 or one of 32): a warp then
 //     reads 8 float4s of B and 4 of A per read instead of 16 or 32 of B, halving or
-//     quartering the shared-memory wavefronts per FFMA.
+//     quartering the shared-memory wavefronts per FFMA;
+//   - blocks_per_sm 2: __launch_bounds__ minimum of 2 resident blocks, which caps 256-thread
+//     blocks at 128 registers (the 128x128 8x8 tile otherwise takes ~160, one block per SM):
+//     a second block overlaps the first one's barriers. Offered only where the staging
+//     registers are few enough that ptxas does not spill (matmul.json).
 //
 // Tails: every global load is predicated (rows >= m, columns >= n, and k positions >= k
 // read as 0, which adds exact zeros), every store is guarded. Whatever the configuration,
@@ -67,7 +71,7 @@
 #define warp_tile 1
 #endif
 #ifndef blocks_per_sm
-#define blocks_per_sm 1
+#define blocks_per_sm 2
 #endif
 
 namespace cutune_matmul {

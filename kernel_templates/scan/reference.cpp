@@ -17,11 +17,13 @@
 // CHAIN of up to ceil(n / tile) float additions, the spine of reduce-then-scan a chain of
 // ceil(tiles / tile) chunk carries. The worst-case bound of a k-step chain (k*u, u = 2^-24)
 // is useless (0.5 for 2^23 tiles), but round-to-nearest errors are unbiased and add like a
-// random walk: an exact host emulation of the kernels' summation orders on uniform [0, 1)
-// floats gave a worst relative error of 8.7e-6 at n = 2^24 with the smallest tile (128:
-// 2^17 chained tiles), 3.4e-5 at n = 2^28 (2^21 tiles) and 6.5e-5 at the largest n = 2^30
-// (2^23 tiles), growing like sqrt(tiles); the default tile (2048) gave 2.3e-6 at n = 2^28.
-// 2e-4 leaves a 3x margin at the worst configuration of the largest size, while a lost,
+// random walk: an exact host emulation of the kernels' summation orders (every block scan
+// variant, look-back windows of 1 to 70 tiles, the spine's chunk carries) on uniform
+// [0, 1) floats gave a worst relative error of 2.0e-5 at n = 2^28 with the smallest tile
+// (128: a chain of 2^21 tiles) and 3.9e-5 at the largest n = 2^30 (2^23 tiles), growing
+// like sqrt(tiles); the default tile (2048) gave 5.1e-6 and reduce-then-scan 3.4e-6 at
+// n = 2^28.
+// 2e-4 leaves a 5x margin at the worst configuration of the largest size, while a lost,
 // doubled or shifted element (exclusive written as inclusive) still fails wherever the
 // prefix is below ~2500 (x / prefix > 2e-4 for an element x ~ 0.5): the first ~5000
 // outputs, which covers every hand-sized test (n = 1, 31, 1000). The int32 template

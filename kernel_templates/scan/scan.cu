@@ -252,8 +252,8 @@ __device__ __forceinline__ value_t warp_sum(value_t v) {
 
 /// Exclusive scan of one value per thread over the block: returns the sum of the values of
 /// the threads before this one (0 for thread 0) and sets `total` to the block's sum (in
-/// every thread). Starts and ends with a barrier-free use of `s` after a __syncthreads(),
-/// so consecutive calls must be separated by a __syncthreads() (the callers do).
+/// every thread). Its first and last accesses to `s` are not fenced by a barrier inside,
+/// so consecutive calls must be separated by a __syncthreads() (scan_spine does).
 __device__ __forceinline__ value_t block_exclusive_scan(BlockScanStorage& s, value_t value, value_t& total) {
   const int tid = threadIdx.x;
 #if block_scan == 0
