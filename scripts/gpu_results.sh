@@ -4,8 +4,8 @@
 #   scripts/gpu_results.sh OUT_DIR STEP...
 # Steps:
 #   tests   the gpu-labelled tests (test_runner "[gpu]")          -> gpu_tests.log
-#   tune    one brute-force session per built-in template, at the sizes below, into
-#           OUT_DIR/cutune.db                                     -> <kernel>.{json,log}
+#   tune    one session per built-in template, at the sizes below, into
+#           OUT_DIR/cutune.db (tune=k1,k2 for some of them)       -> <kernel>.{json,log}
 #   query   cutune query on that DB                               -> query.txt
 #   vendor  the tuned winners against CUB, cuBLAS and cudaMemcpy  -> vendor_comparison.json
 # Everything lands in OUT_DIR/files and is packed into OUT_DIR/results.tar.gz (the device
@@ -26,11 +26,11 @@ sessions=(
   "reduction n=2**28"
   "reduction_int32 n=2**28"
   "scan n=2**28"
-  "scan_int32 n=2**28"
+  "scan_int32 n=2**28 --strategy random --budget 60 --seed 1"
   "vector_add n=2**26"
   "transpose rows=16384,cols=16384"
   "strided_access n=2**25"
-  "matmul m=4096,n=4096,k=4096"
+  "matmul m=4096,n=4096,k=4096 --strategy random --budget 200 --seed 1"
 )
 
 for step in "$@"; do
@@ -40,10 +40,13 @@ for step in "$@"; do
       "$bin/test_runner" "[gpu]" --durations yes > "$files/gpu_tests.log" 2>&1 || status=1
       grep -E "^(All tests passed|test cases:|assertions:)" "$files/gpu_tests.log"
       ;;
-    tune)
+    tune|tune=*)
+      only=",${step#tune=},"
       for s in "${sessions[@]}"; do
-        read -r kernel problem <<< "$s"
-        if ! "$bin/cutune" tune "$kernel" --problem "$problem" --db "$db" \
+        read -r kernel problem extra <<< "$s"
+        [ "$step" = tune ] || [[ $only == *",$kernel,"* ]] || continue
+        # shellcheck disable=SC2086  # $extra holds several options on purpose
+        if ! "$bin/cutune" tune "$kernel" --problem "$problem" $extra --db "$db" \
             --report "$files/$kernel.json" > "$files/$kernel.log" 2>&1; then
           status=1
         fi

@@ -14,9 +14,8 @@
 // at k = 65536, the largest k allowed; over the 6.7e7 elements of an 8192^2 C the tail
 // reaches ~6 rms, ~7e-6 at k = 8192 and ~2e-5 at k = 65536.
 // 1e-4 leaves a >=5x margin at the largest k (14x at k = 8192), while the smallest real
-// bug (one term of a
-// k-long dot product lost or doubled: a relative change of about 1/k for k terms of mean
-// 1/4) still fails for k up to ~10^4, and any wrong tile (wrong row/column/slice) fails at
+// bug (one term of a k-long dot product lost or doubled: a relative change of about 1/k
+// for k terms of mean 1/4) still fails for k up to ~10^4, and any wrong tile (wrong row/column/slice) fails at
 // every size. The worst-case bound (k * 2^-24: 5e-4 at k = 8192) would be too loose.
 //
 // Speed: O(m*n*k) on the host, so it is blocked and multi-threaded (std::thread, one per
