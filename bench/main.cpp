@@ -35,6 +35,7 @@
 #include "cutune/runner/compile_stage.hpp"
 #include "cutune/runner/gpu_stage.hpp"
 #include "cutune/runner/runner.hpp"
+#include "cutune/templates/catalog.hpp"
 #include "cutune/templates/references.hpp"
 #include "vendor_comparison.hpp"
 
@@ -143,26 +144,10 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
-/// Template folders to search: --templates, else $CUTUNE_TEMPLATE_DIR, else ./kernel_templates.
-/// (The cutune tool's own search, cli::resolve_kernel, is not in a library yet.)
-std::vector<fs::path> template_dirs(const Options& o) {
-  if (!o.templates.empty()) return {o.templates};
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("CUTUNE_TEMPLATE_DIR"); env && *env) dirs.emplace_back(env);
-  dirs.emplace_back("kernel_templates");
-  return dirs;
-}
-
-/// <dir>/<kernel>/<kernel>.json, else <dir>/<any folder>/<kernel>.json (several JSON files
-/// may share a folder, e.g. scan/scan_int32.json).
-std::optional<fs::path> find_template(const std::vector<fs::path>& dirs, const std::string& kernel) {
-  for (const auto& dir : dirs) {
-    std::error_code ec;
-    if (fs::path p = dir / kernel / (kernel + ".json"); fs::exists(p, ec)) return p;
-    if (!fs::is_directory(dir, ec)) continue;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (fs::path p = e.path() / (kernel + ".json"); e.is_directory() && fs::exists(p, ec)) return p;
-  }
+/// The template's T1 file: from --templates DIR when given, else the tool's own search.
+std::optional<fs::path> find_template(const Options& o, const std::string& kernel) {
+  auto kernels = templates::builtin_templates(o.templates);
+  if (auto it = kernels.find(kernel); it != kernels.end()) return it->second;
   return std::nullopt;
 }
 
@@ -346,10 +331,10 @@ Result run_entry(const Entry& e, const Options& o, const db::Store& store,
   Result r;
   r.entry = &e;
   r.problem_key = e.problem;
-  auto json_file = find_template(template_dirs(o), e.kernel);
+  auto json_file = find_template(o, e.kernel);
   if (!json_file) {
     std::vector<std::string> dirs;
-    for (const auto& d : template_dirs(o)) dirs.push_back(d.string());
+    for (const auto& d : templates::template_dirs(o.templates)) dirs.push_back(d.string());
     r.status = "no template";
     r.message = fmt::format("no {}.json under {} (use --templates DIR)", e.kernel, join(dirs, ", "));
     return r;
@@ -685,7 +670,7 @@ int main(int argc, char** argv) {
   app.add_option("--db", o.db, "the cutune DB holding the winners (read-only)")->required();
   app.add_option("--out", o.out, "JSON output (default results/<gpu-slug>/vendor_comparison.json)");
   app.add_option("--templates", o.templates,
-                 "template folder (default $CUTUNE_TEMPLATE_DIR, else ./kernel_templates)");
+                 "template folder (default: the cutune tool's search: $CUTUNE_TEMPLATE_DIR, beside the executable, the source tree)");
   app.add_option("--only", o.only, "run only these kernels of the table")->delimiter(',');
   app.add_option("--device", o.device, "GPU ordinal")->capture_default_str();
   app.add_option("--warmup", o.warmup, "warm-up launches/calls per side")->capture_default_str();

@@ -177,3 +177,20 @@ TEST_CASE("reduction reference requires its arguments", "[references]") {
   empty_out.push_back(host_argument<float>(in_spec, {1.f}));
   CHECK_THROWS_AS(fn(instance_with_n(1), empty_out), std::invalid_argument);
 }
+
+#include "cutune/model/errors.hpp"
+#include "cutune/templates/catalog.hpp"
+#include "test_paths.hpp"
+
+TEST_CASE("the template catalog finds every T1 file of every template folder", "[templates]") {
+  auto all = cutune::templates::builtin_templates(cutune::testing::template_dir());
+  for (const char* name : {"vector_add", "reduction", "reduction_int32", "scan", "scan_int32", "matmul",
+                           "transpose", "strided_access"}) {
+    INFO(name);
+    REQUIRE(all.count(name) == 1);
+    CHECK(all.at(name).filename() == std::string(name) + ".json");
+  }
+  CHECK(cutune::templates::resolve_template("scan_int32", cutune::testing::template_dir()) == all.at("scan_int32"));
+  CHECK_THROWS_AS(cutune::templates::resolve_template("nope", cutune::testing::template_dir()), cutune::InputError);
+  CHECK_THROWS_AS(cutune::templates::resolve_template("missing.json"), cutune::InputError);
+}

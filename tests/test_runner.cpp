@@ -8,6 +8,7 @@
 #include "cutune/db/store.hpp"
 #include "cutune/runner/compile_stage.hpp"
 #include "cutune/runner/runner.hpp"
+#include "cutune/templates/catalog.hpp"
 #include "test_paths.hpp"
 
 using namespace cutune;
@@ -120,12 +121,7 @@ const std::vector<SizeCase> kSizeCases = {
 };
 
 std::filesystem::path find_template(const std::string& stem) {
-  for (const auto& folder : std::filesystem::directory_iterator(testing::template_dir())) {
-    auto p = folder.path() / (stem + ".json");
-    if (std::filesystem::exists(p)) return p;
-  }
-  FAIL("no template file " << stem << ".json");
-  return {};
+  return templates::resolve_template(stem, testing::template_dir());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/model/problem.hpp"
+#include "cutune/templates/catalog.hpp"
 #include "test_paths.hpp"
 
 using namespace cutune;
@@ -31,11 +32,7 @@ namespace {
 // Every T1 file of every template folder (reduction/reduction_int32.json included).
 std::vector<std::filesystem::path> builtin_templates() {
   std::vector<std::filesystem::path> out;
-  for (const auto& folder : std::filesystem::directory_iterator(testing::template_dir()))
-    if (folder.is_directory())
-      for (const auto& f : std::filesystem::directory_iterator(folder.path()))
-        if (f.path().extension() == ".json") out.push_back(f.path());
-  std::sort(out.begin(), out.end());
+  for (const auto& [name, path] : templates::builtin_templates(testing::template_dir())) out.push_back(path);
   return out;
 }
 

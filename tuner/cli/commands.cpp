@@ -18,6 +18,7 @@
 #include "cutune/runner/compile_stage.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/search/strategy.hpp"
+#include "cutune/templates/catalog.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
@@ -25,49 +26,9 @@ using json = nlohmann::ordered_json;
 namespace cutune::cli {
 namespace {
 
-fs::path executable_dir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
-
-// Where built-in templates are looked for, in order: $CUTUNE_TEMPLATE_DIR; a
-// kernel_templates/ folder beside the executable or above it (a build tree inside the
-// checkout, or an install prefix's share/cutune); the source tree cutune was built from.
-std::vector<fs::path> template_dirs() {
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("CUTUNE_TEMPLATE_DIR")) dirs.emplace_back(env);
-  fs::path d = executable_dir();
-  for (int up = 0; up < 5 && !d.empty(); ++up, d = d.parent_path()) {
-    if (fs::is_directory(d / "kernel_templates")) dirs.push_back(d / "kernel_templates");
-    if (fs::is_directory(d / "share/cutune/kernel_templates"))
-      dirs.push_back(d / "share/cutune/kernel_templates");
-    if (d == d.parent_path()) break;
-  }
-  dirs.emplace_back(CUTUNE_SOURCE_TEMPLATE_DIR);
-  return dirs;
-}
-
-// Every T1 file in a template folder is a kernel: reduction/reduction.json is "reduction",
-// reduction/reduction_int32.json is "reduction_int32". The first directory that has any wins.
-std::map<std::string, fs::path> builtin_kernels() {
-  for (const auto& dir : template_dirs()) {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    std::map<std::string, fs::path> kernels;
-    for (const auto& folder : fs::directory_iterator(dir, ec)) {
-      if (!folder.is_directory()) continue;
-      for (const auto& f : fs::directory_iterator(folder.path(), ec))
-        if (f.path().extension() == ".json") kernels.emplace(f.path().stem().string(), f.path());
-    }
-    if (!kernels.empty()) return kernels;
-  }
-  return {};
-}
-
 std::vector<std::string> builtin_names() {
   std::vector<std::string> names;
-  for (const auto& [name, path] : builtin_kernels()) names.push_back(name);
+  for (const auto& [name, path] : templates::builtin_templates()) names.push_back(name);
   return names;
 }
 
@@ -103,18 +64,7 @@ json identity_json(const DeviceIdentity& d) {
 
 }  // namespace
 
-fs::path resolve_kernel(const std::string& kernel) {
-  if (kernel.empty()) throw InputError("no kernel given");
-  if (kernel.size() > 5 && kernel.ends_with(".json")) {
-    if (!fs::exists(kernel)) throw InputError(fmt::format("{}: no such file", kernel));
-    return kernel;
-  }
-  auto kernels = builtin_kernels();
-  if (auto it = kernels.find(kernel); it != kernels.end()) return it->second;
-  auto names = builtin_names();
-  throw InputError(fmt::format("unknown kernel '{}' (built-in: {}; or give a T1 .json file)", kernel,
-                               names.empty() ? "none found" : join(names, ", ")));
-}
+fs::path resolve_kernel(const std::string& kernel) { return templates::resolve_template(kernel); }
 
 fs::path default_db_path() {
   if (const char* env = std::getenv("CUTUNE_DB"); env && *env) return env;
@@ -163,7 +113,7 @@ int cmd_kernels() {
   auto names = builtin_names();
   if (names.empty()) {
     std::cout << "no built-in templates found (searched:";
-    for (const auto& d : template_dirs()) std::cout << ' ' << d.string();
+    for (const auto& d : templates::template_dirs()) std::cout << ' ' << d.string();
     std::cout << ")\n";
     return kFailure;
   }
