@@ -151,25 +151,6 @@ std::optional<fs::path> find_template(const Options& o, const std::string& kerne
   return std::nullopt;
 }
 
-json identity_json(const DeviceIdentity& d) {
-  return json{{"name", d.name},
-              {"model_key", d.model_key()},
-              {"slug", d.slug()},
-              {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
-              {"arch", d.arch()},
-              {"sm_count", d.sm_count},
-              {"memory_bytes", d.memory_bytes},
-              {"sm_clock_mhz", d.sm_clock_khz / 1000},
-              {"memory_clock_mhz", d.memory_clock_khz / 1000},
-              {"memory_bus_bits", d.memory_bus_bits},
-              {"l2_bytes", d.l2_bytes},
-              {"driver_cuda_version",
-               fmt::format("{}.{}", d.driver_version / 1000, (d.driver_version % 1000) / 10)},
-              {"driver_release", d.driver_release},
-              {"nvrtc_version",
-               fmt::format("{}.{}", d.nvrtc_version / 1000, (d.nvrtc_version % 1000) / 10)},
-              {"uuid", d.uuid}};
-}
 
 HostArgument& argument(std::vector<HostArgument>& args, const std::string& name) {
   for (auto& a : args)
@@ -625,7 +606,7 @@ int run(const Options& o) {
   }
 
   json doc;
-  doc["device"] = identity_json(device);
+  doc["device"] = cutune::to_json(device);
   doc["date"] = db::utc_now_iso();
   doc["command"] = o.command;
   doc["db"] = o.db.string();

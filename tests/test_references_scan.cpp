@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cutune/templates/references.hpp"
+#include "reference_fixtures.hpp"
 
 namespace {
 
@@ -17,37 +18,10 @@ using cutune::ArgumentSpec;
 using cutune::ElementType;
 using cutune::HostArgument;
 
-ArgumentSpec vector_spec(std::string name, ElementType type, bool output = false) {
-  ArgumentSpec spec;
-  spec.name = std::move(name);
-  spec.type = type;
-  spec.is_vector = true;
-  spec.output = output;
-  return spec;
-}
-
-ArgumentSpec scalar_spec(std::string name, ElementType type) {
-  ArgumentSpec spec = vector_spec(std::move(name), type);
-  spec.is_vector = false;
-  return spec;
-}
-
-template <class T>
-HostArgument host_argument(const ArgumentSpec& spec, const std::vector<T>& values) {
-  HostArgument arg;
-  arg.spec = &spec;
-  arg.count = static_cast<std::int64_t>(values.size());
-  arg.bytes.resize(values.size() * sizeof(T));
-  if (!values.empty()) std::memcpy(arg.bytes.data(), values.data(), arg.bytes.size());
-  return arg;
-}
-
-template <class T>
-std::vector<T> values_of(const HostArgument& arg) {
-  std::vector<T> v(static_cast<std::size_t>(arg.count));
-  if (!v.empty()) std::memcpy(v.data(), arg.bytes.data(), v.size() * sizeof(T));
-  return v;
-}
+using cutune::testing::host_argument;
+using cutune::testing::scalar_spec;
+using cutune::testing::values_of;
+using cutune::testing::vector_spec;
 
 cutune::ProblemInstance instance_of(std::int64_t n, std::int64_t inclusive) {
   cutune::ProblemInstance instance;

@@ -46,21 +46,6 @@ std::string values_text(const Parameter& p) {
   return "[" + join(v, ", ") + "]";
 }
 
-json identity_json(const DeviceIdentity& d) {
-  return json{{"name", d.name},
-              {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
-              {"arch", d.arch()},
-              {"sm_count", d.sm_count},
-              {"memory_bytes", d.memory_bytes},
-              {"sm_clock_mhz", d.sm_clock_khz / 1000},
-              {"memory_clock_mhz", d.memory_clock_khz / 1000},
-              {"memory_bus_bits", d.memory_bus_bits},
-              {"l2_bytes", d.l2_bytes},
-              {"driver_cuda_version", fmt::format("{}.{}", d.driver_version / 1000, (d.driver_version % 1000) / 10)},
-              {"driver_release", d.driver_release},
-              {"nvrtc_version", fmt::format("{}.{}", d.nvrtc_version / 1000, (d.nvrtc_version % 1000) / 10)},
-              {"uuid", d.uuid}};
-}
 
 }  // namespace
 
@@ -90,7 +75,7 @@ int cmd_devices(bool as_json) {
     DeviceIdentity d = cuda::identify(i);
     d.nvrtc_version = jit::nvrtc_version();
     if (as_json) {
-      json j = identity_json(d);
+      json j = cutune::to_json(d);
       j["ordinal"] = i;
       all.push_back(j);
       continue;
@@ -273,7 +258,7 @@ int cmd_tune(const TuneArgs& a) {
                              "command again to resume after it.\n", r.abort_reason);
 
   if (!a.report.empty()) {
-    json j{{"device", identity_json(r.device)},
+    json j{{"device", cutune::to_json(r.device)},
            {"date", r.date},
            {"command", a.command},
            {"kernel", r.kernel},

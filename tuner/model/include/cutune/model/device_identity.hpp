@@ -1,6 +1,7 @@
 #pragma once
 // The structured identity of a GPU (ARCHITECTURE.md, decision 8): never just a name.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace cutune {
@@ -26,5 +27,9 @@ struct DeviceIdentity {
   /// Folder-name form of the model: "nvidia-h200".
   std::string slug() const;
 };
+
+/// The identity as the JSON that `cutune devices --json`, --report files and the
+/// benchmarks write (clocks in MHz, versions as "13.0").
+nlohmann::ordered_json to_json(const DeviceIdentity& device);
 
 }  // namespace cutune
