@@ -30,7 +30,7 @@ sessions=(
   "vector_add n=2**26"
   "transpose rows=16384,cols=16384"
   "strided_access n=2**25"
-  "matmul m=4096,n=4096,k=4096 --strategy random --budget 200 --seed 1"
+  "matmul m=4096,n=4096,k=4096"
 )
 
 for step in "$@"; do

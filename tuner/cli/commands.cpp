@@ -309,10 +309,10 @@ int cmd_query(const QueryArgs& a) {
     std::cout << fmt::format("no winners stored in {} for that query\n", path.string());
     return kOk;
   }
-  std::cout << fmt::format("{:<12} {:<18} {:<24} {:>11} {:>11} {:>8}  {}\n", "kernel", "problem", "gpu",
+  std::cout << fmt::format("{:<16} {:<26} {:<20} {:>11} {:>11} {:>8}  {}\n", "kernel", "problem", "gpu",
                            "median_ms", "default_ms", "speedup", "configuration");
   for (const auto& w : winners)
-    std::cout << fmt::format("{:<12} {:<18} {:<24} {:>11.4f} {:>11.4f} {:>7.3f}x  {}\n", w.kernel,
+    std::cout << fmt::format("{:<16} {:<26} {:<20} {:>11.4f} {:>11.4f} {:>7.3f}x  {}\n", w.kernel,
                              w.problem_key, w.gpu_model, w.median_ms, w.default_ms,
                              w.default_ms > 0 ? w.default_ms / w.median_ms : 0.0, w.config_json);
   return kOk;
