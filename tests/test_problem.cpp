@@ -67,6 +67,10 @@ class TempDir {
 };
 
 std::string read_file(const fs::path& p) {
+  // The Kernel Tuner examples live in ../shared beside the checkout (CI has it too); say so
+  // plainly rather than failing later on an empty string.
+  INFO("cannot read " << p.string() << " (is ../shared beside the checkout?)");
+  REQUIRE(fs::is_regular_file(p));
   std::ifstream in(p, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
