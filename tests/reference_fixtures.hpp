@@ -47,4 +47,12 @@ inline std::vector<T> values_of(const HostArgument& arg) {
   return v;
 }
 
+/// A problem instance with one variable n (ProblemSize [n]).
+inline cutune::ProblemInstance instance_with_n(std::int64_t n) {
+  cutune::ProblemInstance instance;
+  instance.variables["n"] = n;
+  instance.problem_size = {n};
+  return instance;
+}
+
 }  // namespace cutune::testing

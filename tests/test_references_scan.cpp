@@ -14,14 +14,8 @@
 
 namespace {
 
-using cutune::ArgumentSpec;
-using cutune::ElementType;
-using cutune::HostArgument;
-
-using cutune::testing::host_argument;
-using cutune::testing::scalar_spec;
-using cutune::testing::values_of;
-using cutune::testing::vector_spec;
+// vector_spec, scalar_spec, host_argument, values_of, instance_with_n
+using namespace cutune::testing;
 
 cutune::ProblemInstance instance_of(std::int64_t n, std::int64_t inclusive) {
   cutune::ProblemInstance instance;

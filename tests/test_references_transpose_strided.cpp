@@ -14,27 +14,14 @@
 
 namespace {
 
-using cutune::ArgumentSpec;
-using cutune::ElementType;
-using cutune::HostArgument;
-
-using cutune::testing::host_argument;
-using cutune::testing::scalar_spec;
-using cutune::testing::values_of;
-using cutune::testing::vector_spec;
+// vector_spec, scalar_spec, host_argument, values_of, instance_with_n
+using namespace cutune::testing;
 
 cutune::ProblemInstance matrix_instance(std::int64_t rows, std::int64_t cols) {
   cutune::ProblemInstance instance;
   instance.variables["rows"] = rows;
   instance.variables["cols"] = cols;
   instance.problem_size = {cols, rows};
-  return instance;
-}
-
-cutune::ProblemInstance instance_with_n(std::int64_t n) {
-  cutune::ProblemInstance instance;
-  instance.variables["n"] = n;
-  instance.problem_size = {n};
   return instance;
 }
 
