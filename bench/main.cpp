@@ -27,7 +27,7 @@
 #include "cutune/cuda/device.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
-#include "cutune/measure/benchmark.hpp"
+#include "cutune/measure/sampler.hpp"
 #include "cutune/measure/statistics.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/model/host_data.hpp"
@@ -307,7 +307,7 @@ void run_reference(const Entry& e, const ProblemInstance& instance, const Kernel
   }
 }
 
-Result run_entry(const Entry& e, const Options& o, const db::Store& store,
+Result run_entry(const Entry& e, const Options& o, measure::Sampler& sampler, const db::Store& store,
                  const DeviceIdentity& device, std::ostream& log) {
   Result r;
   r.entry = &e;
@@ -404,12 +404,15 @@ Result run_entry(const Entry& e, const Options& o, const db::Store& store,
 
   // 3. The tuned kernel through the tuner's own GPU stage: seeded inputs, every output
   //    element verified against the CPU reference, then timed.
-  measure::TimingSettings settings;
-  settings.warmup_launches = o.warmup;
-  settings.samples = o.samples;
+  // Exactly o.samples samples: the thorough criterion with its minimum at the cap and no
+  // time cap to speak of; timed by the same method as the vendor side (timing_method()).
+  runner::MeasureOptions settings;
+  settings.sampler.warmup_launches = o.warmup;
+  settings.thorough.min_samples = settings.thorough.max_samples = static_cast<std::size_t>(o.samples);
+  settings.thorough.time_cap_s = 3600;
   {
     runner::GpuStage gpu(problem, instance, o.device, settings, o.data_seed);
-    runner::GpuEvaluation ev = gpu.evaluate(config, compiled.cubin);
+    runner::GpuEvaluation ev = gpu.evaluate(config, compiled.cubin, std::nullopt, /*thorough=*/true);
     if (ev.context_lost) throw ContextLost(fmt::format("{}: {}", e.kernel, ev.error));
     if (ev.status != db::Status::Ok) {
       r.status = fmt::format("tuned {}", db::status_name(ev.status));
@@ -418,8 +421,8 @@ Result run_entry(const Entry& e, const Options& o, const db::Store& store,
       return r;
     }
     r.tuned_check = "ok";
-    r.tuned_samples_ms = ev.samples_ms;
-    r.tuned_ms = ev.median_ms;
+    r.tuned_samples_ms = ev.samples_ms();
+    r.tuned_ms = ev.median_ms();
     r.template_metrics = problem.evaluate_metrics(instance, r.tuned_ms * 1e-3);
   }  // its buffers are freed before the vendor's are allocated
   log << fmt::format("   tuned:     {:.4f} ms (median of {})\n", r.tuned_ms, r.tuned_samples_ms.size())
@@ -427,7 +430,7 @@ Result run_entry(const Entry& e, const Options& o, const db::Store& store,
 
   // 4. The vendor reference on the same data, timed the same way.
   try {
-    run_reference(e, instance, problem, host, expected, Timing{o.warmup, o.samples}, r);
+    run_reference(e, instance, problem, host, expected, Timing{o.warmup, o.samples, [&](const std::function<void()>& call) { return sampler.sample_call(call).ms; }}, r);
   } catch (const VendorError& ex) {
     if (ex.sticky()) throw ContextLost(fmt::format("{} ({}): {}", e.kernel, reference_name(e.reference), ex.what()));
     r.status = "reference failed";
@@ -560,6 +563,10 @@ int run(const Options& o) {
   device.nvrtc_version = jit::nvrtc_version();
   vendor_init(o.device);
   const VendorVersions versions = vendor_versions();
+  // The vendor side's sampler: L2 flushed before each sample, like the tuned side's
+  // GpuStage (whose problems here are all larger than the L2, so it flushes too).
+  measure::Sampler sampler(static_cast<std::size_t>(device.l2_bytes), device.sm_clock_khz / 1000.0,
+                           measure::SamplerSettings{});
 
   fs::path out = o.out.empty() ? fs::path("results") / device.slug() / "vendor_comparison.json" : o.out;
   std::cout << fmt::format("cutune-bench-vendor on {} [{}], GPU {}; DB {}; {} warm-up + {} samples "
@@ -582,7 +589,7 @@ int run(const Options& o) {
       continue;
     }
     try {
-      results.push_back(run_entry(*e, o, store, device, std::cout));
+      results.push_back(run_entry(*e, o, sampler, store, device, std::cout));
     } catch (const ContextLost& ex) {
       aborted = ex.what();
       Result r;
@@ -613,8 +620,9 @@ int run(const Options& o) {
   doc["timing"] = json{{"warmup", o.warmup},
                        {"samples", o.samples},
                        {"statistic", "median"},
-                       {"method", "both sides: warm-up, then per sample: synchronize, event, one "
-                                  "launch sequence or call, event, synchronize"}};
+                       {"method", "both sides alike (measure::Sampler): warm-up, then per sample: "
+                                  "L2 flush, blocking kernel, event, one launch sequence or call, "
+                                  "event, release, synchronize"}};
   doc["data_seed"] = o.data_seed;
   doc["versions"] = json{{"cuda_runtime", versions.cuda_runtime},
                          {"cublas", versions.cublas},

@@ -53,19 +53,6 @@ void check(cublasStatus_t s, const char* call, int line) {
 
 #define VENDOR_CHECK(call) check((call), #call, __LINE__)
 
-/// A timing event; not copyable (one cudaEventDestroy per create).
-class Event {
- public:
-  Event() { VENDOR_CHECK(cudaEventCreate(&ev_)); }
-  ~Event() { cudaEventDestroy(ev_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return ev_; }
-
- private:
-  cudaEvent_t ev_ = nullptr;
-};
-
 /// Device scratch memory (CUB's temporary storage); not copyable (one cudaFree).
 class Scratch {
  public:
@@ -96,14 +83,12 @@ class Cublas {
   cublasHandle_t h_ = nullptr;
 };
 
-// The timing method, the same as measure::time_launches uses for the tuned kernel: the
-// warm-up calls (first-call costs: module loading, cuBLAS's heuristics and workspace), a
-// synchronize; then per sample: synchronize, record an event, one call, record an event,
-// wait for it, synchronize again (surfaces an asynchronous failure of that call). The
-// median is taken by the caller. Both sides of every ratio are timed this way on the
-// legacy default stream with nothing else queued, so a ratio compares the work and not
-// the method: no launch overlaps the next one, and no sample includes a host-side gap
-// that the other side does not have.
+// The timing method: the warm-up calls (first-call costs: module loading, cuBLAS's
+// heuristics and workspace), a synchronize; then per sample timing.sample_one(call), the
+// very code that times the tuned kernel (measure::Sampler::sample_call: L2 flush,
+// blocking kernel, events around the call, synchronize). Both sides of every ratio are
+// timed this way on the legacy default stream with nothing else queued, so a ratio
+// compares the work and not the method.
 template <class Call>
 std::vector<double> time_calls(Call&& call, const Timing& timing) {
   VENDOR_CHECK(cudaDeviceSynchronize());
@@ -112,20 +97,11 @@ std::vector<double> time_calls(Call&& call, const Timing& timing) {
     VENDOR_CHECK(cudaGetLastError());
   }
   VENDOR_CHECK(cudaDeviceSynchronize());
-  Event start, stop;
   std::vector<double> samples;
   samples.reserve(static_cast<std::size_t>(timing.samples));
   for (int i = 0; i < timing.samples; ++i) {
-    VENDOR_CHECK(cudaDeviceSynchronize());
-    VENDOR_CHECK(cudaEventRecord(start.get(), nullptr));
-    call();
-    VENDOR_CHECK(cudaEventRecord(stop.get(), nullptr));
-    VENDOR_CHECK(cudaEventSynchronize(stop.get()));
-    VENDOR_CHECK(cudaDeviceSynchronize());
+    samples.push_back(timing.sample_one([&] { call(); }));
     VENDOR_CHECK(cudaGetLastError());
-    float ms = 0.0f;
-    VENDOR_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    samples.push_back(static_cast<double>(ms));
   }
   return samples;
 }

@@ -4,6 +4,7 @@
 // host side: DB, NVRTC, GpuStage, JSON) builds with the host compiler alone.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,11 +15,14 @@ namespace cutune::bench {
 /// vendor_init: cutune's driver-API buffers and the runtime share that context.
 using DevicePtr = std::uint64_t;
 
-/// Warm-up calls, then `samples` timed calls: the same numbers as the tuned kernel's
-/// measure::TimingSettings, so both sides of a ratio are timed alike.
+/// Warm-up calls, then `samples` timed calls, each timed by `sample_one` (main.cpp passes
+/// cutune's measure::Sampler::sample_call: L2 flush, blocking kernel, events), the same
+/// method and numbers as the tuned kernel's, so both sides of a ratio are timed alike.
 struct Timing {
   int warmup = 3;
   int samples = 20;
+  /// Queues the call it is given between two events and returns their interval in ms.
+  std::function<double(const std::function<void()>&)> sample_one;
 };
 
 /// A failing CUDA runtime or cuBLAS call: the call text, the error name and string.

@@ -1,10 +1,14 @@
 // The runner: its CPU-side parts everywhere; the whole tuning loop on the GPU ([gpu]).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "cutune/cuda/device.hpp"
+#include "cutune/cuda/nvml.hpp"
+#include "cutune/measure/gpu_helpers.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/runner/compile_stage.hpp"
 #include "cutune/runner/runner.hpp"
@@ -80,7 +84,8 @@ runner::TuneReport tune_quietly(const KernelProblem& p, const std::filesystem::p
   o.problem = problem;
   o.strategy = strategy;
   o.budget = budget;
-  o.timing.samples = 3;
+  o.measure.screening.min_samples = o.measure.screening.max_samples = 3;
+  o.measure.finalists = 0;  // the thorough stage has its own test below
   return runner::tune(p, o);
 }
 
@@ -179,4 +184,94 @@ TEST_CASE("failures are data: compile, runtime and correctness are stored and tu
   CHECK(status["correctness"] == "2");  // mode 2 at both block sizes
   CHECK(status["runtime"] == "1");      // mode 3 at 256 threads > __launch_bounds__(64)
   CHECK(r.configs_failed == 5);
+}
+
+TEST_CASE("the thorough stage re-measures the finalists and declares the winner or a tie", "[gpu]") {
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  TempPath db("cutune-finalists.db");
+  runner::TuneOptions o;
+  o.db = db.path();
+  o.problem = "n=16777216";
+  o.measure.thorough.time_cap_s = 0.3;
+  auto r = runner::tune(p, o);
+  REQUIRE_FALSE(r.finalists.empty());
+  CHECK(r.finalists.size() <= 4);  // top 3 and the default
+  CHECK((r.verdict == "separated" || r.verdict == "tie"));
+  CHECK(r.winner_key == r.finalists.front().config_key);
+  CHECK(r.winner_ms == r.finalists.front().stats.summary.median);
+  CHECK(std::count_if(r.finalists.begin(), r.finalists.end(), [](const auto& f) { return f.is_default; }) == 1);
+  for (const auto& f : r.finalists) {
+    INFO(f.config_key);
+    CHECK(f.stats.level == "thorough");
+    CHECK(f.stats.summary.count >= o.measure.thorough.min_samples);
+    CHECK(f.stats.summary.ci_low <= f.stats.summary.median);
+    CHECK(f.stats.summary.median <= f.stats.summary.ci_high);
+    CHECK(f.stats.set.clocks_mhz.size() == f.stats.set.samples_ms.size());
+  }
+  for (std::size_t i = 1; i < r.finalists.size(); ++i)
+    CHECK(r.finalists[i - 1].stats.summary.median <= r.finalists[i].stats.summary.median);
+  CHECK(r.screening_ms_per_config > 0);
+  CHECK(r.thorough_ms_per_config > 0);
+  auto store = db::Store::open(db.path(), false);
+  auto w = store.winners({"vector_add", "", "n=16777216"});
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].verdict == r.verdict);
+  CHECK(w[0].config_key == r.winner_key);
+  CHECK(nlohmann::json::parse(w[0].finalists_json).size() == r.finalists.size());
+  // Every screened measurement carries its statistics.
+  for (const auto& m : store.measurements(1, 1, 1)) {
+    if (m.status != db::Status::Ok) continue;
+    auto s = nlohmann::json::parse(m.stats_json);
+    CHECK(s["level"] == "screening");
+    CHECK(s["samples"].get<std::size_t>() == m.samples_ms.size());
+    CHECK(s.contains("sm_clock_mhz"));
+  }
+}
+
+TEST_CASE("cold samples: an L2 flush and rotated argument sets both defeat the L2", "[gpu]") {
+  // 24 MiB of vector_add data fits in the L2 of an H100 (50 MB) or H200 (60 MB): warm, it
+  // is served from L2; flushed or rotated, from DRAM, which is at least 1.3x slower.
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  auto measure = [&](bool cold, bool rotate) {
+    runner::MeasureOptions o;
+    o.cold_l2 = cold;
+    o.rotate_when_fits = rotate;
+    o.thorough.time_cap_s = 0.3;
+    auto r = runner::measure_config(p, "n=2097152", "", 0, o);
+    REQUIRE(r.evaluation.stats);
+    return std::pair{r.evaluation.median_ms(), r.l2_method};
+  };
+  const auto [warm, warm_method] = measure(false, false);
+  const auto [flushed, flush_method] = measure(true, false);
+  const auto [rotated, rotate_method] = measure(true, true);
+  CHECK(warm_method == "warm");
+  CHECK(flush_method == "flush");
+  CHECK(rotate_method.rfind("rotate ", 0) == 0);
+  INFO("warm " << warm << " ms, flushed " << flushed << " ms, rotated " << rotated << " ms");
+  CHECK(flushed > 1.3 * warm);
+  CHECK(rotated > 1.3 * warm);
+}
+
+TEST_CASE("the clock probe reads the SM clock NVML reports", "[gpu]") {
+  cuda::Context ctx(0);
+  measure::GpuHelpers helpers;
+  cuda::NvmlDevice nvml(cuda::identify(0).uuid);
+  const double rated = cuda::identify(0).sm_clock_khz / 1000.0;
+  double probed = 0;
+  std::optional<double> reported;
+  for (int i = 0; i < 20; ++i) {  // a few probes: the clock ramps up from idle
+    helpers.probe_clock(nullptr, 100000);  // 100 us
+    ctx.synchronize();
+    probed = helpers.probed_clock_mhz();
+    reported = nvml.sm_clock_mhz();
+  }
+  INFO("probe " << probed << " MHz, NVML " << (reported ? *reported : -1) << " MHz, rated " << rated << " MHz");
+  CHECK(probed > 200);
+  CHECK(probed < 1.1 * rated);
+  if (reported) CHECK(std::abs(probed - *reported) < 0.15 * *reported);
+  // The blocking kernel holds the stream until released, then lets it go.
+  helpers.block();
+  helpers.release();
+  ctx.synchronize();
+  CHECK_FALSE(helpers.block_timed_out());
 }

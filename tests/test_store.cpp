@@ -235,7 +235,7 @@ TEST_CASE("create, then reopen: every field round-trips", "[db]") {
   Store store = Store::open(file.path(), false);
   CHECK(store.read_only());
   CHECK(store.path() == file.path());
-  CHECK(store.schema_version() == 1);
+  CHECK(store.schema_version() == Store::kSchemaVersion);
 
   const auto d = store.device(device);
   REQUIRE(d.has_value());
@@ -411,18 +411,18 @@ TEST_CASE("the schema version and journal mode are set", "[db]") {
   CHECK(raw_int(file.path(), "SELECT journal_mode = 'wal' FROM pragma_journal_mode") == 1);
   // Opening again (read-write) migrates nothing and keeps the data.
   Store again = Store::open(file.path(), true);
-  CHECK(again.schema_version() == 1);
+  CHECK(again.schema_version() == Store::kSchemaVersion);
   CHECK(again.integrity_ok());
 }
 
 TEST_CASE("a DB from a newer cutune is refused and left untouched", "[db]") {
   TempDb file;
   { Store store = Store::open(file.path(), true); }
-  raw_exec(file.path(), "PRAGMA user_version = 2");
+  raw_exec(file.path(), "PRAGMA user_version = 3");
   const std::string before = read_bytes(file.path());
   for (bool create : {false, true}) {
     const auto what = input_error_of([&] { Store::open(file.path(), create); });
-    CHECK(what == file.path().string() + ": schema version 2 is newer than this cutune (1)");
+    CHECK(what == file.path().string() + ": schema version 3 is newer than this cutune (2)");
     CHECK(read_bytes(file.path()) == before);
   }
 }
@@ -494,7 +494,7 @@ TEST_CASE("an empty file becomes a store when created, and is refused read-only"
         std::string::npos);
   CHECK(fs::file_size(file.path()) == 0);
   Store store = Store::open(file.path(), true);
-  CHECK(store.schema_version() == 1);
+  CHECK(store.schema_version() == Store::kSchemaVersion);
   CHECK(store.integrity_ok());
 }
 
@@ -560,4 +560,51 @@ TEST_CASE("kill -9 while adding measurements loses nothing committed", "[db]") {
   for (std::size_t i = 0; i < all.size(); ++i) {
     require_same_measurement(all[i], measurement(std::to_string(i)));
   }
+}
+
+TEST_CASE("a version-1 DB is migrated to version 2 and keeps its data", "[db]") {
+  TempDb file;
+  {
+    Store store = Store::open(file.path(), true);
+    const auto device = store.upsert_device(h200());
+    const auto kernel = store.upsert_kernel("vector_add", "abc");
+    const auto problem = store.upsert_problem(kernel, "n=1", "{}");
+    Measurement m = measurement("128", Status::Ok);
+    m.stats_json = R"({"mean_ms":0.5})";
+    REQUIRE(store.add_measurement(0, kernel, problem, device, m));
+    store.set_winner(kernel, problem, device, 0, "128", "{}", 0.5, 0.6, "tie", R"([{"config":"128"}])");
+  }
+  // Back to the version-1 layout, as a DB from session 1 has it.
+  raw_exec(file.path(), "ALTER TABLE measurements DROP COLUMN stats_json; "
+                        "ALTER TABLE winners DROP COLUMN verdict; "
+                        "ALTER TABLE winners DROP COLUMN finalists_json; PRAGMA user_version = 1");
+  Store store = Store::open(file.path(), true);
+  CHECK(store.schema_version() == 2);
+  CHECK(store.integrity_ok());
+  const auto all = store.measurements(1, 1, 1);
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].config_key == "128");
+  CHECK(all[0].stats_json == "{}");
+  const auto w = store.winners();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].verdict == "screening");
+  CHECK(w[0].finalists_json == "[]");
+}
+
+TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
+  TempDb file;
+  Store store = Store::open(file.path(), true);
+  const auto device = store.upsert_device(h200());
+  const auto kernel = store.upsert_kernel("vector_add", "abc");
+  const auto problem = store.upsert_problem(kernel, "n=1", "{}");
+  Measurement m = measurement("128", Status::Ok);
+  m.stats_json = R"({"mean_ms":0.5,"stop_reason":"converged"})";
+  REQUIRE(store.add_measurement(0, kernel, problem, device, m));
+  CHECK(store.find_measurement(kernel, problem, device, "128")->stats_json == m.stats_json);
+  store.set_winner(kernel, problem, device, 0, "128", "{}", 0.5, 0.6, "tie", R"([{"config":"128"}])");
+  const auto w = store.winners();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].verdict == "tie");
+  CHECK(w[0].finalists_json == R"([{"config":"128"}])");
+  CHECK_THROWS(store.set_winner(kernel, problem, device, 0, "128", "{}", 0.5, 0.6, "maybe", "[]"));
 }

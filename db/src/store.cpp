@@ -128,6 +128,16 @@ CREATE TABLE winners (
 );
 CREATE INDEX winners_by_gpu_model ON winners (gpu_model);
 )sql",
+    // 1 -> 2 (issue 4): each measurement's statistics and conditions (mean, min, stddev,
+    // the median's interval, stop reason, SM clock, temperature, power, energy, discarded
+    // samples) as one JSON object, readable with json_extract; each winner's verdict from
+    // the thorough re-measurement and the finalists it was declared over.
+    R"sql(
+ALTER TABLE measurements ADD COLUMN stats_json TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE winners ADD COLUMN verdict TEXT NOT NULL DEFAULT 'screening'
+  CHECK (verdict IN ('screening', 'separated', 'tie'));
+ALTER TABLE winners ADD COLUMN finalists_json TEXT NOT NULL DEFAULT '[]';
+)sql",
 };
 
 /// The tables a cutune DB of the current version must have.
@@ -198,7 +208,7 @@ std::vector<double> samples_from_json(const std::string& text, const fs::path& p
 
 constexpr const char* kMeasurementColumns =
     "id, config_key, config_json, status, error, median_ms, samples_ms, compile_ms, "
-    "verify_ms, started_at, finished_at";
+    "verify_ms, started_at, finished_at, stats_json";
 
 Measurement read_measurement(const Statement& st, const fs::path& path) {
   Measurement m;
@@ -219,6 +229,7 @@ Measurement read_measurement(const Statement& st, const fs::path& path) {
   m.verify_ms = st.column_double(8);
   m.started_at = st.column_text(9);
   m.finished_at = st.column_text(10);
+  m.stats_json = st.column_text(11);
   return m;
 }
 
@@ -614,8 +625,8 @@ bool Store::add_measurement(std::int64_t run_id, std::int64_t kernel_id,
   Statement st(db_,
                "INSERT INTO measurements (run_id, kernel_id, problem_id, device_id, "
                "config_key, config_json, status, error, median_ms, samples_ms, compile_ms, "
-               "verify_ms, started_at, finished_at) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) "
+               "verify_ms, started_at, finished_at, stats_json) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
                "ON CONFLICT (kernel_id, problem_id, device_id, config_key) DO NOTHING");
   bind_optional_id(st, 1, run_id);
   st.bind_int64(2, kernel_id)
@@ -630,7 +641,8 @@ bool Store::add_measurement(std::int64_t run_id, std::int64_t kernel_id,
       .bind_double(11, m.compile_ms)
       .bind_double(12, m.verify_ms)
       .bind_text(13, m.started_at)
-      .bind_text(14, m.finished_at);
+      .bind_text(14, m.finished_at)
+      .bind_text(15, m.stats_json.empty() ? std::string("{}") : m.stats_json);
   st.run();
   return sqlite3_changes(db_) == 1;
 }
@@ -662,26 +674,30 @@ std::vector<Measurement> Store::measurements(std::int64_t kernel_id, std::int64_
 void Store::set_winner(std::int64_t kernel_id, std::int64_t problem_id,
                        std::int64_t device_id, std::int64_t run_id,
                        const std::string& config_key, const std::string& config_json,
-                       double median_ms, double default_ms) {
+                       double median_ms, double default_ms, const std::string& verdict,
+                       const std::string& finalists_json) {
   // One statement, so atomic: the GPU model comes from the device row. The WHERE before
   // ON CONFLICT is also what keeps SQLite from parsing ON as a join constraint.
   Statement st(db_,
                "INSERT INTO winners (kernel_id, problem_id, gpu_model, device_id, run_id, "
-               "config_key, config_json, median_ms, default_ms, updated_at) "
-               "SELECT ?1, ?2, model_key, id, ?4, ?5, ?6, ?7, ?8, ?9 FROM devices "
+               "config_key, config_json, median_ms, default_ms, updated_at, verdict, finalists_json) "
+               "SELECT ?1, ?2, model_key, id, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 FROM devices "
                "WHERE id = ?3 "
                "ON CONFLICT (kernel_id, problem_id, gpu_model) DO UPDATE SET "
                "device_id = excluded.device_id, run_id = excluded.run_id, "
                "config_key = excluded.config_key, config_json = excluded.config_json, "
                "median_ms = excluded.median_ms, default_ms = excluded.default_ms, "
-               "updated_at = excluded.updated_at");
+               "updated_at = excluded.updated_at, verdict = excluded.verdict, "
+               "finalists_json = excluded.finalists_json");
   st.bind_int64(1, kernel_id).bind_int64(2, problem_id).bind_int64(3, device_id);
   bind_optional_id(st, 4, run_id);
   st.bind_text(5, config_key)
       .bind_text(6, config_json)
       .bind_double(7, median_ms)
       .bind_double(8, default_ms)
-      .bind_text(9, utc_now_iso());
+      .bind_text(9, utc_now_iso())
+      .bind_text(10, verdict)
+      .bind_text(11, finalists_json);
   st.run();
   if (sqlite3_changes(db_) != 1) {
     throw std::invalid_argument(fmt::format("cutune::db: set_winner: no device {}", device_id));
@@ -691,7 +707,7 @@ void Store::set_winner(std::int64_t kernel_id, std::int64_t problem_id,
 std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
   Statement st(db_,
                "SELECT k.name, p.problem_key, w.gpu_model, w.config_key, w.config_json, "
-               "w.median_ms, w.default_ms, w.run_id, w.updated_at "
+               "w.median_ms, w.default_ms, w.run_id, w.updated_at, w.verdict, w.finalists_json "
                "FROM winners w JOIN kernels k ON k.id = w.kernel_id "
                "JOIN problems p ON p.id = w.problem_id "
                "WHERE (?1 = '' OR k.name = ?1) AND (?2 = '' OR p.problem_key = ?2) "
@@ -711,6 +727,8 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
     w.default_ms = st.column_double(6);
     w.run_id = st.column_int64(7);  // NULL reads as 0
     w.updated_at = st.column_text(8);
+    w.verdict = st.column_text(9);
+    w.finalists_json = st.column_text(10);
     out.push_back(std::move(w));
   }
   return out;

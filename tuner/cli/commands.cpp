@@ -34,6 +34,26 @@ std::vector<std::string> builtin_names() {
 
 KernelProblem load_kernel(const std::string& kernel) { return KernelProblem::load(resolve_kernel(kernel)); }
 
+runner::MeasureOptions measure_options(const MeasureArgs& a) {
+  runner::MeasureOptions o;
+  o.cold_l2 = a.l2 != "warm";
+  o.screening.max_samples = static_cast<std::size_t>(a.samples);
+  o.screening.min_samples = std::min(o.screening.min_samples, o.screening.max_samples);
+  o.thorough.min_samples = static_cast<std::size_t>(a.min_samples);
+  o.thorough.max_samples = std::max(o.thorough.max_samples, o.thorough.min_samples);
+  o.thorough.max_rel_noise = a.max_noise;
+  o.thorough.time_cap_s = a.time_cap_s;
+  o.energy_every_config = a.energy;
+  return o;
+}
+
+json summary_json(const measure::Summary& s) {
+  return json{{"samples", s.count},          {"median_ms", s.median}, {"mean_ms", s.mean},
+              {"min_ms", s.min},             {"max_ms", s.max},       {"stddev_ms", s.stddev},
+              {"ci_low_ms", s.ci_low},       {"ci_high_ms", s.ci_high}, {"ci_coverage", s.ci_coverage},
+              {"rel_ci_half_width", s.rel_ci_half_width}};
+}
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -210,7 +230,6 @@ int cmd_compile(const CompileArgs& a) {
 
 int cmd_tune(const TuneArgs& a) {
   KernelProblem p = load_kernel(a.kernel);
-  if (a.samples < 1) throw InputError(fmt::format("--samples {}: must be at least 1", a.samples));
   if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
   search::make_strategy(p.space(), {a.strategy, a.seed, a.budget});  // validates the name
   ProblemInstance inst = p.instantiate(a.problem);                    // validates --problem
@@ -231,7 +250,8 @@ int cmd_tune(const TuneArgs& a) {
   o.db = db_path;
   if (o.db.has_parent_path()) fs::create_directories(o.db.parent_path());
   o.device = a.device;
-  o.timing.samples = a.samples;
+  o.measure = measure_options(a.measure);
+  o.measure.finalists = a.measure.finalists;
   o.command = a.command;
   o.log = &std::cout;
   runner::TuneReport r = runner::tune(p, o);
@@ -246,6 +266,10 @@ int cmd_tune(const TuneArgs& a) {
     std::cout << fmt::format("winner:  {} {}\n  median {:.4f} ms", r.winner_key, r.winner_json, r.winner_ms);
     for (const auto& [name, v] : r.winner_metrics) std::cout << fmt::format(", {} {:.1f}", name, v);
     std::cout << '\n';
+    if (r.verdict == "separated")
+      std::cout << "  declared: its interval separates from every other finalist's\n";
+    else if (r.verdict == "tie")
+      std::cout << "  TIE: its interval overlaps another finalist's (see the report's finalists)\n";
     if (r.default_ms > 0)
       std::cout << fmt::format("default: {} median {:.4f} ms -> speedup {:.3f}x\n", r.default_key, r.default_ms,
                                r.default_ms / r.winner_ms);
@@ -267,7 +291,8 @@ int cmd_tune(const TuneArgs& a) {
            {"seed", a.seed},
            {"run_id", r.run_id},
            {"verification", r.verification},
-           {"samples_per_config", a.samples},
+           {"l2", r.l2_method},
+           {"screening_samples_max", a.measure.samples},
            {"space_valid", r.space_valid},
            {"configs_tried", r.configs_tried},
            {"configs_resumed", r.configs_resumed},
@@ -278,6 +303,10 @@ int cmd_tune(const TuneArgs& a) {
            {"default", r.default_key},
            {"default_ms", r.default_ms},
            {"speedup_over_default", r.default_ms > 0 && r.winner_ms > 0 ? r.default_ms / r.winner_ms : 0.0},
+           {"verdict", r.verdict},
+           {"finalists", json::parse(r.finalists_json())},
+           {"cost", {{"screening_ms_per_config", r.screening_ms_per_config},
+                     {"thorough_ms_per_config", r.thorough_ms_per_config}}},
            {"copy_gbps", r.copy_gbps},
            {"aborted", r.aborted}};
     json fails = json::object();
@@ -291,6 +320,47 @@ int cmd_tune(const TuneArgs& a) {
   return r.aborted ? kFailure : kOk;
 }
 
+int cmd_measure(const MeasureConfigArgs& a) {
+  KernelProblem p = load_kernel(a.kernel);
+  runner::MeasureOptions o = measure_options(a.measure);
+  o.finalists = 0;
+  runner::MeasureReport r = runner::measure_config(p, a.problem, a.config, a.device, o);
+  const auto& ev = r.evaluation;
+  std::cout << fmt::format("{} {} ({}) on {}: ", p.name(), r.config_key, r.problem_key, r.device.name);
+  if (!ev.stats) {
+    std::cout << fmt::format("{}: {}\n", db::status_name(ev.status), ev.error);
+  } else {
+    const auto& s = ev.stats->summary;
+    std::cout << fmt::format("median {:.5f} ms [{:.5f}, {:.5f}] mean {:.5f} min {:.5f} n={} ({}), L2 {}\n",
+                             s.median, s.ci_low, s.ci_high, s.mean, s.min, s.count,
+                             measure::to_string(ev.stats->set.reason), r.l2_method);
+  }
+  if (!a.json.empty()) {
+    json j{{"device", cutune::to_json(r.device)},
+           {"date", db::utc_now_iso()},
+           {"command", a.command},
+           {"kernel", p.name()},
+           {"problem", r.problem_key},
+           {"config_key", r.config_key},
+           {"config", json::parse(r.config_json)},
+           {"status", db::status_name(ev.status)},
+           {"error", ev.error},
+           {"compile_ms", r.compile_ms},
+           {"verify_ms", ev.verify_ms},
+           {"verification", r.verification}};
+    if (ev.stats) {
+      j["summary"] = summary_json(ev.stats->summary);
+      j["stats"] = json::parse(ev.stats->json());
+      j["samples_ms"] = ev.stats->set.samples_ms;
+      j["clocks_mhz"] = ev.stats->set.clocks_mhz;
+    }
+    std::ofstream out(a.json);
+    if (!out) throw InputError(fmt::format("--json {}: cannot be written", a.json));
+    out << j.dump(2) << '\n';
+  }
+  return ev.status == db::Status::Ok ? kOk : kFailure;
+}
+
 int cmd_query(const QueryArgs& a) {
   fs::path path = a.db.empty() ? default_db_path() : fs::path(a.db);
   db::Store store = db::Store::open(path, /*create=*/false);
@@ -301,6 +371,7 @@ int cmd_query(const QueryArgs& a) {
       arr.push_back(json{{"kernel", w.kernel}, {"problem", w.problem_key}, {"gpu", w.gpu_model},
                          {"config_key", w.config_key}, {"config", json::parse(w.config_json)},
                          {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
+                         {"verdict", w.verdict}, {"finalists", json::parse(w.finalists_json)},
                          {"run_id", w.run_id}, {"updated_at", w.updated_at}});
     std::cout << arr.dump(2) << '\n';
     return kOk;

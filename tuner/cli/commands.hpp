@@ -26,15 +26,34 @@ struct CompileArgs {
   bool quiet = false;
 };
 int cmd_compile(const CompileArgs& args);
+/// How configurations are measured; shared by tune and measure (runner::MeasureOptions).
+struct MeasureArgs {
+  std::string l2 = "cold";            ///< "cold" (flush or rotate) or "warm"
+  int samples = 10;                   ///< screening: at most this many samples
+  std::size_t finalists = 3;          ///< re-measured thoroughly after the search (0: none)
+  double max_noise = 0.005;           ///< thorough: target relative half-width of the median's CI
+  double time_cap_s = 1.0;            ///< thorough: per-configuration cap
+  int min_samples = 10;               ///< thorough: samples before any statistical exit
+  bool energy = false;                ///< energy per launch for every configuration
+};
 struct TuneArgs {
   std::string kernel, problem, strategy = "brute_force";
   std::optional<std::uint64_t> budget;
   std::uint64_t seed = 1;
   std::string db, report;
-  int device = 0, samples = 10;
+  int device = 0;
+  MeasureArgs measure;
   std::string command;
 };
 int cmd_tune(const TuneArgs& args);
+struct MeasureConfigArgs {
+  std::string kernel, problem, config, json;
+  int device = 0;
+  MeasureArgs measure;
+  std::string command;
+};
+/// One configuration, measured thoroughly; prints its statistics (JSON with --json FILE).
+int cmd_measure(const MeasureConfigArgs& args);
 struct QueryArgs {
   std::string kernel, gpu, problem, db;
   bool json = false;

@@ -54,8 +54,34 @@ int main(int argc, char** argv) {
   tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
   tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");
   tune->add_option("--device", ta.device, "GPU ordinal");
-  tune->add_option("--samples", ta.samples, "Timed launches per configuration");
   tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file");
+  auto measure_options = [](CLI::App* cmd, MeasureArgs& m) {
+    cmd->add_option("--l2", m.l2, "cold: no data in L2 at each sample (flush, or rotated argument sets when "
+                                  "the data fits in L2); warm: back to back on the same data")
+        ->check(CLI::IsMember({"cold", "warm"}));
+    cmd->add_option("--samples", m.samples, "Screening: at most N samples per configuration")
+        ->check(CLI::Range(1, 100000));
+    cmd->add_option("--min-samples", m.min_samples, "Thorough: samples before any statistical exit")
+        ->check(CLI::Range(1, 100000));
+    cmd->add_option("--max-noise", m.max_noise, "Thorough: target relative half-width of the median's interval")
+        ->check(CLI::Range(1e-6, 1.0));
+    cmd->add_option("--time-cap", m.time_cap_s, "Thorough: seconds per configuration at most")
+        ->check(CLI::Range(0.001, 3600.0));
+    cmd->add_flag("--energy", m.energy, "Measure energy per launch (NVML) for every configuration");
+  };
+  measure_options(tune, ta.measure);
+  tune->add_option("--finalists", ta.measure.finalists,
+                   "Re-measure the best N and the default thoroughly, interleaved, to declare the winner (0: off)")
+      ->check(CLI::Range(0, 100));
+
+  MeasureConfigArgs ma;
+  auto* measure = app.add_subcommand("measure", "Measure one configuration thoroughly (verified first)");
+  measure->add_option("KERNEL", ma.kernel, "Built-in template name or T1 .json file")->required();
+  measure->add_option("--problem", ma.problem, "Problem variables, e.g. n=2**24");
+  measure->add_option("--config", ma.config, "k=v,... (others take their default)");
+  measure->add_option("--device", ma.device, "GPU ordinal");
+  measure->add_option("--json", ma.json, "Write the statistics and raw samples as JSON to this file");
+  measure_options(measure, ma.measure);
 
   QueryArgs qa;
   auto* query = app.add_subcommand("query", "Show the stored winners");
@@ -73,7 +99,7 @@ int main(int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
     std::cerr << "cutune: unknown subcommand '" << argv[1]
-              << "' (devices, kernels, space, compile, tune, query; see --help)\n";
+              << "' (devices, kernels, space, compile, tune, measure, query; see --help)\n";
     return kBadInput;
   }
   try {
@@ -99,6 +125,10 @@ int main(int argc, char** argv) {
       return cmd_tune(ta);
     }
     if (*query) return cmd_query(qa);
+    if (*measure) {
+      ma.command = command_line(argc, argv);
+      return cmd_measure(ma);
+    }
   } catch (const cutune::InputError& e) {
     std::cerr << "cutune: " << e.what() << '\n';
     return kBadInput;

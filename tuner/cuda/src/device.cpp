@@ -1,6 +1,7 @@
 #include "cutune/cuda/device.hpp"
 
-#include <dlfcn.h>
+#include "cutune/cuda/nvml.hpp"
+
 #include <fmt/format.h>
 
 namespace cutune::cuda {
@@ -100,6 +101,13 @@ void DeviceBuffer::download(void* dst, std::size_t bytes) const {
   if (bytes) CUTUNE_CU(CU_FN(cuMemcpyDtoH)(dst, ptr_, bytes));
 }
 
+PinnedHostBuffer::PinnedHostBuffer(std::size_t bytes) {
+  CUTUNE_CU(CU_FN(cuMemAllocHost)(&ptr_, bytes));
+}
+PinnedHostBuffer::~PinnedHostBuffer() {
+  if (ptr_) CU_FN(cuMemFreeHost)(ptr_);
+}
+
 Module::Module(const std::vector<char>& cubin) {
   CUTUNE_CU(CU_FN(cuModuleLoadData)(&module_, cubin.data()));
 }
@@ -127,26 +135,6 @@ float Event::elapsed_ms_since(const Event& start) const {
   float ms = 0;
   CUTUNE_CU(CU_FN(cuEventElapsedTime)(&ms, start.ev_, ev_));
   return ms;
-}
-
-std::string nvml_driver_release() {
-  // NVML is optional: its absence only leaves the release string empty. The two
-  // prototypes are NVML's documented C ABI (nvml.h is not part of this toolkit install).
-  static const std::string release = [] {
-    void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return std::string();
-    using InitFn = int (*)();
-    using VersionFn = int (*)(char*, unsigned int);
-    auto init = reinterpret_cast<InitFn>(dlsym(lib, "nvmlInit_v2"));
-    auto version = reinterpret_cast<VersionFn>(dlsym(lib, "nvmlSystemGetDriverVersion"));
-    auto shutdown = reinterpret_cast<InitFn>(dlsym(lib, "nvmlShutdown"));
-    char buf[96] = {};
-    if (!init || !version || init() != 0) return std::string();
-    std::string out = version(buf, sizeof buf) == 0 ? std::string(buf) : std::string();
-    if (shutdown) shutdown();
-    return out;
-  }();
-  return release;
 }
 
 }  // namespace cutune::cuda

@@ -14,24 +14,6 @@ void launch(const LaunchSequence& seq, CUstream stream) {
   for (const auto& l : seq) launch(l, stream);
 }
 
-std::vector<double> time_launches(const LaunchSequence& l, const TimingSettings& settings) {
-  for (int i = 0; i < settings.warmup_launches; ++i) launch(l);
-  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-  cuda::Event start, stop;
-  std::vector<double> samples;
-  samples.reserve(static_cast<std::size_t>(settings.samples));
-  for (int i = 0; i < settings.samples; ++i) {
-    CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-    start.record();
-    launch(l);
-    stop.record();
-    stop.synchronize();
-    CUTUNE_CU(CU_FN(cuCtxSynchronize)());  // surfaces an asynchronous launch failure
-    samples.push_back(stop.elapsed_ms_since(start));
-  }
-  return samples;
-}
-
 double copy_bandwidth_gbps(std::size_t bytes, int samples) {
   cuda::DeviceBuffer src(bytes), dst(bytes);
   CUTUNE_CU(CU_FN(cuMemsetD8Async)(src.get(), 0x3f, bytes, nullptr));

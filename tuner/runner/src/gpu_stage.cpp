@@ -2,18 +2,72 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <thread>
 
-#include "cutune/measure/statistics.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/templates/references.hpp"
 
 namespace cutune::runner {
+namespace {
+
+/// Rotated argument sets together span at least this many L2 sizes (issue 4): a set is
+/// then touched again only after twice the L2's worth of other sets has gone through it.
+constexpr std::size_t kRotationFootprintL2s = 3;
+/// At most this many argument sets (tiny problems would otherwise need tens of thousands).
+constexpr std::size_t kMaxArgumentSets = 4096;
+/// Slices of rotated arguments start on this boundary (the driver's allocation alignment).
+constexpr std::size_t kSliceAlignment = 256;
+
+}  // namespace
+
+const std::vector<double>& GpuEvaluation::samples_ms() const {
+  static const std::vector<double> none;
+  return stats ? stats->set.samples_ms : none;
+}
+
+std::string MeasuredStats::json() const {
+  nlohmann::ordered_json j;
+  j["level"] = level;
+  j["samples"] = summary.count;
+  j["mean_ms"] = summary.mean;
+  j["min_ms"] = summary.min;
+  j["max_ms"] = summary.max;
+  j["stddev_ms"] = summary.stddev;
+  j["ci_low_ms"] = summary.ci_low;
+  j["ci_high_ms"] = summary.ci_high;
+  j["ci_coverage"] = summary.ci_coverage;
+  j["rel_ci_half_width"] = summary.rel_ci_half_width;
+  j["stop_reason"] = std::string(measure::to_string(set.reason));
+  j["measure_ms"] = set.wall_ms;
+  j["l2"] = l2_method;
+  if (!set.clocks_mhz.empty()) {
+    std::vector<double> c = set.clocks_mhz;
+    std::sort(c.begin(), c.end());
+    j["sm_clock_mhz"] = measure::sorted_median(c);
+    j["sm_clock_min_mhz"] = c.front();
+  }
+  j["discarded_ms"] = set.discarded_ms;
+  j["back_offs"] = set.back_offs;
+  if (set.block_timeouts) j["block_timeouts"] = set.block_timeouts;
+  auto opt = [&](const char* key, const std::optional<double>& v) {
+    if (v) j[key] = *v;
+  };
+  opt("nvml_sm_clock_mhz", nvml_sm_clock_mhz);
+  opt("temperature_c", temperature_c);
+  opt("power_w", power_w);
+  opt("energy_mj_per_launch", energy_mj_per_launch);
+  return j.dump();
+}
 
 GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance, int ordinal,
-                   measure::TimingSettings timing, std::uint64_t data_seed)
+                   MeasureOptions options, std::uint64_t data_seed)
     : problem_(problem), instance_(instance), context_(ordinal), limits_(cuda::limits(ordinal)),
-      timing_(timing) {
+      options_(options), nvml_(cuda::identify(ordinal).uuid) {
   initial_ = make_host_arguments(problem, instance, data_seed);
   if (!problem.reference().empty()) {
     auto ref = templates::find_reference(problem.reference());
@@ -51,6 +105,53 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
       params_.push_back(a.bytes.data());
     }
   }
+
+  const DeviceIdentity id = cuda::identify(ordinal);
+  const std::size_t l2 = static_cast<std::size_t>(std::max(0, id.l2_bytes));
+  measure::SamplerSettings ss = options_.sampler;
+  if (!options_.cold_l2) {
+    ss.flush_l2 = false;
+    l2_method_ = "warm";
+  } else {
+    if (options_.rotate_when_fits) set_up_rotation(l2);
+    ss.flush_l2 = extra_sets_ == 0;
+    l2_method_ = extra_sets_ ? fmt::format("rotate {}", argument_sets()) : "flush";
+  }
+  sampler_.emplace(l2, id.sm_clock_khz / 1000.0, ss);
+}
+
+void GpuStage::set_up_rotation(std::size_t l2_bytes) {
+  // Data that fits in L2 would be served from it after the first sample; a flush would
+  // cure that but leaves the L2 full of dirty flush lines, so rotate argument sets whose
+  // footprint is at least kRotationFootprintL2s x the L2 instead (issue 4).
+  std::size_t footprint = 0;
+  for (const auto& a : initial_)
+    if (a.spec->is_vector) footprint += (a.bytes.size() + kSliceAlignment - 1) / kSliceAlignment * kSliceAlignment;
+  if (l2_bytes == 0 || footprint == 0 || footprint > l2_bytes) return;
+  const std::size_t sets =
+      std::min(kMaxArgumentSets, (kRotationFootprintL2s * l2_bytes + footprint - 1) / footprint);
+  if (sets < 2) return;
+  extra_sets_ = sets - 1;
+  rotated_.resize(initial_.size());
+  stride_.assign(initial_.size(), 0);
+  rotated_pointers_.assign(extra_sets_, pointers_);
+  rotated_params_.assign(extra_sets_, params_);
+  for (std::size_t i = 0; i < initial_.size(); ++i) {
+    if (!initial_[i].spec->is_vector) continue;
+    const std::size_t bytes = initial_[i].bytes.size();
+    stride_[i] = (std::max<std::size_t>(bytes, 1) + kSliceAlignment - 1) / kSliceAlignment * kSliceAlignment;
+    rotated_[i] = cuda::DeviceBuffer(stride_[i] * extra_sets_);
+    for (std::size_t s = 0; s < extra_sets_; ++s) {
+      const CUdeviceptr slice = rotated_[i].get() + s * stride_[i];
+      if (bytes) CUTUNE_CU(CU_FN(cuMemcpyDtoDAsync)(slice, buffers_[i].get(), bytes, nullptr));
+      rotated_pointers_[s][i] = slice;
+    }
+  }
+  // Param i of set s points at that set's pointer (vector) or the shared scalar value.
+  for (std::size_t s = 0; s < extra_sets_; ++s)
+    for (std::size_t i = 0; i < initial_.size(); ++i)
+      if (initial_[i].spec->is_vector) rotated_params_[s][i] = &rotated_pointers_[s][i];
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
 }
 
 std::size_t GpuStage::total_argument_bytes() const {
@@ -74,84 +175,181 @@ void GpuStage::restore_arguments(bool poison_outputs) {
   }
 }
 
-GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& cubin) {
+void GpuStage::restore_rotated_scratch() {
+  // Outputs are overwritten by every launch; only read-write scratch carries state from
+  // one configuration to the next.
+  for (std::size_t i = 0; i < initial_.size(); ++i) {
+    const auto& spec = *initial_[i].spec;
+    if (!spec.is_vector || spec.output || spec.access != AccessType::ReadWrite || !pristine_[i].bytes())
+      continue;
+    for (std::size_t s = 0; s < extra_sets_; ++s)
+      CUTUNE_CU(CU_FN(cuMemcpyDtoDAsync)(rotated_pointers_[s][i], pristine_[i].get(),
+                                         pristine_[i].bytes(), nullptr));
+  }
+}
+
+std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::vector<char>& cubin,
+                                               GpuEvaluation& ev) {
+  Loaded l{cuda::Module(cubin), std::vector<measure::LaunchSequence>(argument_sets())};
+  for (const PlannedLaunch& planned : problem_.plan(config, instance_)) {
+    const LaunchGeometry& g = planned.geometry;
+    CUfunction f = l.module.function(planned.spec->kernel_name);
+    const std::uint64_t threads = std::uint64_t{g.block[0]} * g.block[1] * g.block[2];
+    const int max_threads = cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    if (threads > static_cast<std::uint64_t>(max_threads)) {
+      // Refused before launching: the kernel's registers (or the device) allow fewer threads.
+      ev.status = db::Status::Runtime;
+      ev.error = fmt::format("too many resources requested for launch of {}: {} threads per block, "
+                             "the kernel allows {} ({} registers per thread)",
+                             planned.spec->kernel_name, threads, max_threads,
+                             cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS));
+      return std::nullopt;
+    }
+    if (g.dynamic_shared_bytes > 48 * 1024)
+      CUTUNE_CU(CU_FN(cuFuncSetAttribute)(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                          static_cast<int>(g.dynamic_shared_bytes)));
+    for (std::size_t s = 0; s < argument_sets(); ++s) {
+      const auto& params = s == 0 ? params_ : rotated_params_[s - 1];
+      measure::Launch launch{f, g.grid, g.block, g.dynamic_shared_bytes, {}};
+      for (std::size_t a : planned.spec->arguments) launch.params.push_back(params[a]);
+      l.rotation[s].push_back(std::move(launch));
+    }
+  }
+  if (l.rotation.front().empty()) {
+    ev.status = db::Status::Constraints;
+    ev.error = "no launch's Condition holds for this configuration";
+    return std::nullopt;
+  }
+  return l;
+}
+
+void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
+  // Verification run: fresh scratch state, poisoned outputs, every element checked.
+  auto t0 = std::chrono::steady_clock::now();
+  restore_arguments(/*poison_outputs=*/true);
+  measure::launch(seq);
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+  std::vector<HostArgument> got;
+  for (std::size_t i = 0; i < initial_.size(); ++i) {
+    if (!initial_[i].spec->output) continue;
+    HostArgument out = initial_[i];
+    buffers_[i].download(out.bytes.data(), out.bytes.size());
+    got.push_back(std::move(out));
+  }
+  if (expected_.empty()) {
+    // No CPU reference: the first configuration that runs (the default) defines the answer.
+    expected_ = initial_;
+    std::size_t k = 0;
+    for (auto& e : expected_)
+      if (e.spec->output) e = got[k++];
+  } else {
+    std::size_t k = 0;
+    for (const auto& e : expected_) {
+      if (!e.spec->output) continue;
+      VerifyResult v = compare(e, got[k++], problem_.tolerance());
+      if (!v.ok) {
+        ev.status = db::Status::Correctness;
+        ev.error = v.message;
+        break;
+      }
+    }
+  }
+  ev.verify_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::optional<double> GpuStage::energy_mj_per_launch(const measure::LaunchSequence& seq, double median_ms) {
+  if (!nvml_.available() || median_ms <= 0) return std::nullopt;
+  const auto launches = static_cast<std::size_t>(
+      std::clamp(options_.energy_window_s * 1e3 / median_ms, 1.0, 1e6));
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+  const auto before = nvml_.total_energy_mj();
+  for (std::size_t i = 0; i < launches; ++i) measure::launch(seq);
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+  const auto after = nvml_.total_energy_mj();
+  // The counter did not advance (too coarse for the window): no figure rather than 0.
+  if (!before || !after || *after <= *before) return std::nullopt;
+  return static_cast<double>(*after - *before) / static_cast<double>(launches);
+}
+
+MeasuredStats GpuStage::finish(const char* level, measure::SampleSet set, const measure::LaunchSequence& seq,
+                               bool energy) {
+  MeasuredStats st;
+  st.level = level;
+  st.l2_method = l2_method_;
+  // Throttled through and through: the discarded samples are all there is; say so by
+  // keeping them as the data (stop reason and back_offs tell the story).
+  if (set.samples_ms.empty()) set.samples_ms = set.discarded_ms;
+  st.summary = measure::summarize(set.samples_ms, options_.thorough.confidence);
+  st.set = std::move(set);
+  st.nvml_sm_clock_mhz = nvml_.sm_clock_mhz();
+  st.temperature_c = nvml_.temperature_c();
+  st.power_w = nvml_.power_w();
+  if (energy) st.energy_mj_per_launch = energy_mj_per_launch(seq, st.summary.median);
+  return st;
+}
+
+GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& cubin,
+                                 std::optional<double> best_ms, bool thorough) {
   GpuEvaluation ev;
   try {
-    cuda::Module module(cubin);
-    measure::LaunchSequence launches;
-    for (const PlannedLaunch& planned : problem_.plan(config, instance_)) {
-      const LaunchGeometry& g = planned.geometry;
-      CUfunction f = module.function(planned.spec->kernel_name);
-      const std::uint64_t threads = std::uint64_t{g.block[0]} * g.block[1] * g.block[2];
-      const int max_threads = cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-      if (threads > static_cast<std::uint64_t>(max_threads)) {
-        // Refused before launching: the kernel's registers (or the device) allow fewer threads.
-        ev.status = db::Status::Runtime;
-        ev.error = fmt::format("too many resources requested for launch of {}: {} threads per block, "
-                               "the kernel allows {} ({} registers per thread)",
-                               planned.spec->kernel_name, threads, max_threads,
-                               cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS));
-        return ev;
-      }
-      if (g.dynamic_shared_bytes > 48 * 1024)
-        CUTUNE_CU(CU_FN(cuFuncSetAttribute)(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                            static_cast<int>(g.dynamic_shared_bytes)));
-      measure::Launch launch{f, g.grid, g.block, g.dynamic_shared_bytes, {}};
-      for (std::size_t a : planned.spec->arguments) launch.params.push_back(params_[a]);
-      launches.push_back(std::move(launch));
-    }
-    if (launches.empty()) {
-      ev.status = db::Status::Constraints;
-      ev.error = "no launch's Condition holds for this configuration";
-      return ev;
-    }
-
-    // Verification run: fresh scratch state, poisoned outputs, every element checked.
-    auto t0 = std::chrono::steady_clock::now();
-    restore_arguments(/*poison_outputs=*/true);
-    measure::launch(launches);
-    CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-    std::vector<HostArgument> got;
-    for (std::size_t i = 0; i < initial_.size(); ++i) {
-      if (!initial_[i].spec->output) continue;
-      HostArgument out = initial_[i];
-      buffers_[i].download(out.bytes.data(), out.bytes.size());
-      got.push_back(std::move(out));
-    }
-    if (expected_.empty()) {
-      // No CPU reference: the first configuration that runs (the default) defines the answer.
-      expected_ = initial_;
-      std::size_t k = 0;
-      for (auto& e : expected_)
-        if (e.spec->output) e = got[k++];
-    } else {
-      std::size_t k = 0;
-      for (const auto& e : expected_) {
-        if (!e.spec->output) continue;
-        VerifyResult v = compare(e, got[k++], problem_.tolerance());
-        if (!v.ok) {
-          ev.status = db::Status::Correctness;
-          ev.error = v.message;
-          break;
-        }
-      }
-    }
-    ev.verify_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    auto loaded = load(config, cubin, ev);
+    if (!loaded) return ev;
+    verify(loaded->rotation.front(), ev);
     if (ev.status != db::Status::Ok) return ev;
-
     restore_arguments(/*poison_outputs=*/false);
-    ev.samples_ms = measure::time_launches(launches, timing_);
-    ev.median_ms = measure::summarize(ev.samples_ms).median;
+    restore_rotated_scratch();
+    measure::SampleSet set;
+    if (thorough) {
+      measure::NoiseCriterion c(options_.thorough);
+      set = sampler_->measure(loaded->rotation, c);
+    } else {
+      measure::ScreeningCriterion c(options_.screening, best_ms);
+      set = sampler_->measure(loaded->rotation, c);
+    }
+    ev.stats = finish(thorough ? "thorough" : "screening", std::move(set), loaded->rotation.front(),
+                      thorough || options_.energy_every_config);
   } catch (const cuda::DriverError& e) {
     ev.status = db::Status::Runtime;
     ev.error = e.what();
     ev.context_lost = e.sticky();
-    ev.samples_ms.clear();
+    ev.stats.reset();
   } catch (const InputError& e) {
     ev.status = db::Status::Runtime;
     ev.error = e.what();
+    ev.stats.reset();
   }
   return ev;
+}
+
+std::vector<GpuEvaluation> GpuStage::remeasure(const std::vector<Candidate>& candidates) {
+  std::vector<GpuEvaluation> evs(candidates.size());
+  std::deque<Loaded> loaded;  // modules stay loaded while the candidates are measured
+  try {
+    std::vector<std::vector<measure::LaunchSequence>> rotations;
+    std::vector<std::size_t> index;  // candidate of each rotation
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      auto l = load(candidates[c].config, candidates[c].cubin, evs[c]);
+      if (!l) continue;
+      loaded.push_back(std::move(*l));
+      rotations.push_back(loaded.back().rotation);
+      index.push_back(c);
+    }
+    if (rotations.empty()) return evs;
+    restore_arguments(/*poison_outputs=*/false);
+    restore_rotated_scratch();
+    std::vector<measure::NoiseCriterion> criteria(rotations.size(), measure::NoiseCriterion(options_.thorough));
+    auto sets = sampler_->measure_interleaved(rotations, criteria);
+    for (std::size_t r = 0; r < rotations.size(); ++r)
+      evs[index[r]].stats = finish("thorough", std::move(sets[r]), rotations[r].front(), true);
+  } catch (const cuda::DriverError& e) {
+    for (auto& ev : evs) {
+      ev.status = db::Status::Runtime;
+      ev.error = e.what();
+      ev.context_lost = e.sticky();
+      ev.stats.reset();
+    }
+  }
+  return evs;
 }
 
 }  // namespace cutune::runner

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <deque>
@@ -12,6 +13,7 @@
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
+#include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/runner/compile_stage.hpp"
 #include "cutune/runner/gpu_stage.hpp"
@@ -56,6 +58,23 @@ search::Observation observation_of(const db::Measurement& m) {
 
 }  // namespace
 
+std::string TuneReport::finalists_json() const {
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const auto& f : finalists) {
+    nlohmann::ordered_json j;
+    j["config_key"] = f.config_key;
+    j["config"] = nlohmann::ordered_json::parse(f.config_json);
+    j["is_default"] = f.is_default;
+    j["tied_with_winner"] = f.tied;
+    j["screening_median_ms"] = f.screening_ms;
+    j["median_ms"] = f.stats.summary.median;
+    j["stats"] = nlohmann::ordered_json::parse(f.stats.json());
+    j["samples_ms"] = f.stats.set.samples_ms;
+    arr.push_back(std::move(j));
+  }
+  return arr.dump();
+}
+
 TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   const Space& space = problem.space();
   ProblemInstance instance = problem.instantiate(options.problem);
@@ -97,11 +116,14 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   search::StrategyOptions so{options.strategy, options.seed, options.budget};
   auto strategy = search::make_strategy(space, so);
   CompileStage compiler(problem, report.device.arch());
-  GpuStage gpu(problem, instance, options.device, options.timing, options.data_seed);
+  GpuStage gpu(problem, instance, options.device, options.measure, options.data_seed);
   report.verification = gpu.verification_source();
-  log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}", problem.name(),
+  report.l2_method = gpu.l2_method();
+  log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}, L2 {}", problem.name(),
                   report.problem_key, report.device.name, report.device.arch(),
-                  report.verification));
+                  report.verification, report.l2_method));
+  double screening_wall_ms = 0.0;
+  std::uint64_t screened = 0;
 
   double best_ms = INFINITY;
   std::uint64_t done = 0;
@@ -173,12 +195,18 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       m.status = db::Status::Compile;
       m.error = compiled->result.error;
     } else {
-      GpuEvaluation ev = gpu.evaluate(compiled->config, compiled->result.cubin);
+      GpuEvaluation ev = gpu.evaluate(compiled->config, compiled->result.cubin,
+                                      std::isfinite(best_ms) ? std::optional<double>(best_ms) : std::nullopt);
       m.status = ev.status;
       m.error = ev.error;
-      m.samples_ms = ev.samples_ms;
-      m.median_ms = ev.median_ms;
+      m.samples_ms = ev.samples_ms();
+      m.median_ms = ev.median_ms();
       m.verify_ms = ev.verify_ms;
+      if (ev.stats) {
+        m.stats_json = ev.stats->json();
+        screening_wall_ms += ev.stats->set.wall_ms;
+        ++screened;
+      }
       lost = ev.context_lost;
     }
     m.finished_at = db::utc_now_iso();
@@ -193,36 +221,130 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       break;
     }
   }
-  store.end_run(report.run_id);
-
-  // Winner over everything stored for this kernel, problem and device (resumed runs too).
+  // Screening winner over everything stored for this kernel, problem and device (resumed
+  // runs too); the thorough stage below may overturn it.
   std::map<std::string, std::uint64_t> by_status;
-  const db::Measurement* best = nullptr;
+  std::vector<const db::Measurement*> ranked;
   for (const auto& [key, m] : stored) {
     if (m.status != db::Status::Ok) {
       ++by_status[db::status_name(m.status)];
       continue;
     }
-    if (!best || m.median_ms < best->median_ms) best = &m;
+    ranked.push_back(&m);
   }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const db::Measurement* a, const db::Measurement* b) { return a->median_ms < b->median_ms; });
   report.failures_by_status.assign(by_status.begin(), by_status.end());
   report.space_valid = space.count_valid();
+  if (screened) report.screening_ms_per_config = screening_wall_ms / static_cast<double>(screened);
   if (auto it = stored.find(report.default_key); it != stored.end() && it->second.status == db::Status::Ok)
     report.default_ms = it->second.median_ms;
-  if (best) {
+  if (!ranked.empty()) {
+    const db::Measurement* best = ranked.front();
     report.winner_key = best->config_key;
     report.winner_json = best->config_json;
     report.winner_ms = best->median_ms;
-    report.winner_metrics = problem.evaluate_metrics(instance, best->median_ms * 1e-3);
-    store.set_winner(kernel_id, problem_id, device_id, report.run_id, best->config_key,
-                     best->config_json, best->median_ms, report.default_ms);
   }
+  if (!ranked.empty() && !report.aborted && options.measure.finalists > 0) {
+    // Declaring a winner (issue 4): the top k and the default, re-measured thoroughly,
+    // interleaved, back to back; declared only if its interval separates from the rest.
+    std::vector<const db::Measurement*> chosen(
+        ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(std::min(ranked.size(), options.measure.finalists)));
+    auto is_default = [&](const db::Measurement* m) { return m->config_key == report.default_key; };
+    if (report.default_ms > 0 && std::none_of(chosen.begin(), chosen.end(), is_default))
+      chosen.push_back(&stored.at(report.default_key));
+    std::vector<GpuStage::Candidate> candidates;
+    for (const db::Measurement* m : chosen) {
+      Config c = space.parse_key(m->config_key);
+      jit::CompileResult r = jit::compile(compile_request(problem, c, report.device.arch()));
+      if (!r.ok) throw std::runtime_error(fmt::format("finalist {} no longer compiles: {}", m->config_key, r.error));
+      candidates.push_back({c, std::move(r.cubin)});
+    }
+    log(fmt::format("re-measuring {} finalists thoroughly, interleaved", candidates.size()));
+    auto evs = gpu.remeasure(candidates);
+    std::vector<measure::Summary> summaries;
+    std::optional<std::size_t> default_index;
+    bool all_ok = true;
+    double thorough_wall_ms = 0.0;
+    for (std::size_t i = 0; i < evs.size(); ++i) {
+      if (!evs[i].stats) {
+        all_ok = false;
+        log(fmt::format("finalist {} failed on re-measurement: {}", chosen[i]->config_key, evs[i].error));
+        break;
+      }
+      summaries.push_back(evs[i].stats->summary);
+      thorough_wall_ms += evs[i].stats->set.wall_ms;
+      if (is_default(chosen[i])) default_index = i;
+    }
+    if (all_ok) {
+      const measure::Verdict v = measure::declare_winner(summaries, default_index);
+      report.verdict = v.separated ? "separated" : "tie";
+      report.thorough_ms_per_config = thorough_wall_ms / static_cast<double>(evs.size());
+      for (std::size_t i : v.ranking) {
+        TuneReport::Finalist f;
+        f.config_key = chosen[i]->config_key;
+        f.config_json = chosen[i]->config_json;
+        f.is_default = is_default(chosen[i]);
+        f.tied = std::find(v.tied.begin(), v.tied.end(), i) != v.tied.end();
+        f.screening_ms = chosen[i]->median_ms;
+        f.stats = *evs[i].stats;
+        report.finalists.push_back(std::move(f));
+      }
+      const auto& w = report.finalists.front();
+      report.winner_key = w.config_key;
+      report.winner_json = w.config_json;
+      report.winner_ms = w.stats.summary.median;
+      if (default_index) report.default_ms = evs[*default_index].stats->summary.median;
+      for (const auto& f : report.finalists)
+        log(fmt::format("  {} {:.4f} ms [{:.4f}, {:.4f}] n={} ({}){}{}", f.config_key, f.stats.summary.median,
+                        f.stats.summary.ci_low, f.stats.summary.ci_high, f.stats.summary.count,
+                        measure::to_string(f.stats.set.reason), f.is_default ? " default" : "",
+                        f.tied && report.verdict == "tie" ? " tied" : ""));
+    }
+  }
+  if (!report.winner_key.empty()) {
+    report.winner_metrics = problem.evaluate_metrics(instance, report.winner_ms * 1e-3);
+    store.set_winner(kernel_id, problem_id, device_id, report.run_id, report.winner_key,
+                     report.winner_json, report.winner_ms, report.default_ms, report.verdict,
+                     report.finalists_json());
+  }
+  store.end_run(report.run_id);
   if (!report.aborted) {
     // The copy ceiling, measured in the same run: as many bytes as the problem's arguments
     // (at least 256 MiB so that the L2 does not serve it).
     std::size_t bytes = std::max<std::size_t>(gpu.total_argument_bytes() / 2, std::size_t{256} << 20);
     report.copy_gbps = measure::copy_bandwidth_gbps(bytes);
   }
+  return report;
+}
+
+MeasureReport measure_config(const KernelProblem& problem, const std::string& problem_text,
+                             const std::string& config_text, int device, const MeasureOptions& options,
+                             std::uint64_t data_seed) {
+  const Space& space = problem.space();
+  ProblemInstance instance = problem.instantiate(problem_text);
+  Config config = space.parse_assignments(config_text);
+  if (std::string r = space.violated_restriction(config); !r.empty())
+    throw InputError(fmt::format("--config {}: violates \"{}\"", space.key(config), r));
+  std::string why;
+  if (cuda::device_count(&why) == 0) throw cuda::NoDriver(why);
+  MeasureReport report;
+  report.device = cuda::identify(device);
+  report.device.nvrtc_version = jit::nvrtc_version();
+  report.problem_key = instance.key();
+  report.config_key = space.key(config);
+  report.config_json = config_json(space, config);
+  jit::CompileResult compiled = jit::compile(compile_request(problem, config, report.device.arch()));
+  report.compile_ms = compiled.compile_ms;
+  if (!compiled.ok) {
+    report.evaluation.status = db::Status::Compile;
+    report.evaluation.error = compiled.error;
+    return report;
+  }
+  GpuStage gpu(problem, instance, device, options, data_seed);
+  report.l2_method = gpu.l2_method();
+  report.verification = gpu.verification_source();
+  report.evaluation = gpu.evaluate(config, compiled.cubin, std::nullopt, /*thorough=*/true);
   return report;
 }
 

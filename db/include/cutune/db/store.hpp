@@ -35,6 +35,10 @@ struct Measurement {
   double compile_ms = 0.0;
   double verify_ms = 0.0;
   std::string started_at, finished_at;  ///< ISO 8601 UTC
+  /// Statistics and conditions of the samples as a JSON object (mean_ms, min_ms, stddev_ms,
+  /// ci_low_ms, ci_high_ms, stop_reason, sm_clock_mhz, temperature_c, power_w, ...);
+  /// "{}" when there are none (failures, imported data).
+  std::string stats_json = "{}";
 };
 
 struct Winner {
@@ -47,6 +51,11 @@ struct Winner {
   double default_ms = 0.0;   ///< the template default's median in the same run (0 if failed)
   std::int64_t run_id = 0;
   std::string updated_at;
+  /// "separated": the thorough re-measurement separated the winner's median interval
+  /// from every other finalist's; "tie": it did not (finalists_json says with whom);
+  /// "screening": no re-measurement (a single candidate, or imported).
+  std::string verdict = "screening";
+  std::string finalists_json = "[]";  ///< the re-measured finalists, winner first
 };
 
 struct WinnerFilter {
@@ -81,7 +90,7 @@ class Store {
   Store& operator=(Store&&) noexcept;
   ~Store();
 
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
   int schema_version() const;
   const std::filesystem::path& path() const { return path_; }
   bool read_only() const { return read_only_; }
@@ -116,9 +125,12 @@ class Store {
                                         std::int64_t device_id) const;
 
   /// Replaces the winner of (kernel, problem, the device's GPU model). run_id <= 0: no run.
+  /// `verdict` is "screening", "separated" or "tie" (see Winner).
   void set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
                   std::int64_t run_id, const std::string& config_key,
-                  const std::string& config_json, double median_ms, double default_ms);
+                  const std::string& config_json, double median_ms, double default_ms,
+                  const std::string& verdict = "screening",
+                  const std::string& finalists_json = "[]");
   std::vector<Winner> winners(const WinnerFilter& filter = {}) const;
 
   /// PRAGMA integrity_check == "ok".

@@ -60,6 +60,22 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
+/// Page-locked host memory the GPU can write directly (unified addressing): a kernel
+/// stores into it and the host reads it after a synchronize, with no copy call.
+class PinnedHostBuffer {
+ public:
+  explicit PinnedHostBuffer(std::size_t bytes);
+  ~PinnedHostBuffer();
+  PinnedHostBuffer(const PinnedHostBuffer&) = delete;
+  PinnedHostBuffer& operator=(const PinnedHostBuffer&) = delete;
+  void* get() const { return ptr_; }
+  /// The same memory as a device address (identical under unified addressing).
+  CUdeviceptr device_ptr() const { return reinterpret_cast<CUdeviceptr>(ptr_); }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
 /// A loaded cubin; movable, unloaded on destruction.
 class Module {
  public:
@@ -93,8 +109,5 @@ class Event {
  private:
   CUevent ev_ = nullptr;
 };
-
-/// "580.159" from NVML (loaded at run time), or "" when NVML is not there.
-std::string nvml_driver_release();
 
 }  // namespace cutune::cuda

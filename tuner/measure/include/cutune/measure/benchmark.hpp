@@ -1,7 +1,6 @@
 #pragma once
-// Timing of kernel launches, basic but honest (issue 2; the full nvbench-style engine is
-// issue 4): a warm-up launch, then samples of one event-timed launch each, every sample
-// after a synchronize so that launches never overlap or queue.
+// Kernel launches as the measurement engine sees them (a configuration's launch sequence),
+// and the device-to-device copy that gives the bandwidth ceiling. Timing is sampler.hpp's.
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -18,11 +17,6 @@ struct Launch {
   std::vector<void*> params;  ///< pointers to each argument's value
 };
 
-struct TimingSettings {
-  int warmup_launches = 1;
-  int samples = 10;
-};
-
 /// A configuration's launch sequence (one launch for most templates).
 using LaunchSequence = std::vector<Launch>;
 
@@ -30,10 +24,6 @@ using LaunchSequence = std::vector<Launch>;
 void launch(const Launch& l, CUstream stream = nullptr);
 /// Every launch of the sequence, in order (asynchronously).
 void launch(const LaunchSequence& seq, CUstream stream = nullptr);
-
-/// Warm-up, then `samples` event-timed runs of the whole sequence; returns each sample in
-/// milliseconds. Throws DriverError on any failure (checked after every sample).
-std::vector<double> time_launches(const LaunchSequence& seq, const TimingSettings& settings);
 
 /// Bandwidth of a device-to-device copy of `bytes`, counting read + write, in GB/s:
 /// the median of `samples` event-timed cuMemcpyDtoD, after one warm-up copy.

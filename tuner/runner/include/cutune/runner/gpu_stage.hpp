@@ -1,26 +1,63 @@
 #pragma once
-// The GPU stage: owns the context, the problem's device buffers and the expected outputs;
-// verifies and times one compiled configuration at a time. Issue 5 moves it into a worker
-// process; its interface (config + cubin in, evaluation out) is already the one to ship.
+// The GPU stage: owns the context, the problem's device buffers (and, when the data fits
+// in L2, rotated copies of them), the expected outputs and the sampler; verifies and
+// measures compiled configurations. Issue 5 moves it into a worker process; its interface
+// (config + cubin in, evaluation out) is already the one to ship.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "cutune/cuda/device.hpp"
+#include "cutune/cuda/nvml.hpp"
 #include "cutune/db/store.hpp"
-#include "cutune/measure/benchmark.hpp"
+#include "cutune/measure/sampler.hpp"
+#include "cutune/measure/statistics.hpp"
 #include "cutune/model/host_data.hpp"
 
 namespace cutune::runner {
 
+/// How configurations are measured (issue 4). Defaults: see each settings struct.
+struct MeasureOptions {
+  /// Cold L2 (nvbench's cold measurement): each sample starts with nothing of the
+  /// kernel's data in L2, by a flush or, when the data fits in L2, by rotating argument
+  /// sets. False: warm, as Kernel Tuner measures (back-to-back on the same data).
+  bool cold_l2 = true;
+  /// With cold_l2, rotate argument sets when the data fits in L2 (else flush regardless).
+  bool rotate_when_fits = true;
+  measure::SamplerSettings sampler;
+  measure::ScreeningSettings screening;  ///< while searching
+  measure::StoppingSettings thorough;    ///< finalists, and `cutune measure`
+  /// Finalists re-measured thoroughly besides the default. 0: no re-measurement.
+  std::size_t finalists = 3;
+  /// Energy per launch (NVML counter over back-to-back launches) for every configuration;
+  /// otherwise for the finalists only.
+  bool energy_every_config = false;
+  /// Back-to-back launch window of one energy measurement, in seconds. 0.2: NVML's energy
+  /// counter advances in steps of a few ms to tens of ms, so a window of 0.2 s keeps the
+  /// quantisation below a few percent.
+  double energy_window_s = 0.2;
+};
+
+/// Statistics and conditions of one measured configuration.
+struct MeasuredStats {
+  std::string level;  ///< "screening" or "thorough"
+  measure::SampleSet set;
+  measure::Summary summary;
+  std::string l2_method;  ///< "flush", "rotate N" or "warm"
+  std::optional<double> temperature_c, power_w, energy_mj_per_launch, nvml_sm_clock_mhz;
+  /// The JSON object stored with the measurement (db::Measurement::stats_json).
+  std::string json() const;
+};
+
 struct GpuEvaluation {
   db::Status status = db::Status::Ok;
   std::string error;
-  std::vector<double> samples_ms;
-  double median_ms = 0.0;
   double verify_ms = 0.0;
+  std::optional<MeasuredStats> stats;  ///< set when status is Ok
   bool context_lost = false;  ///< a sticky error: this process can do no more GPU work
+  double median_ms() const { return stats ? stats->summary.median : 0.0; }
+  const std::vector<double>& samples_ms() const;
 };
 
 class GpuStage {
@@ -28,24 +65,56 @@ class GpuStage {
   /// Allocates and fills the arguments, computes the reference outputs (CPU).
   /// Throws InputError when the problem names an unknown reference.
   GpuStage(const KernelProblem& problem, const ProblemInstance& instance, int ordinal,
-           measure::TimingSettings timing, std::uint64_t data_seed);
+           MeasureOptions options, std::uint64_t data_seed);
   GpuStage(const GpuStage&) = delete;  // holds the context and raw argument pointers
   GpuStage& operator=(const GpuStage&) = delete;
 
-  GpuEvaluation evaluate(const Config& config, const std::vector<char>& cubin);
+  /// Verifies, then screens: samples until the screening criterion stops, stopping early
+  /// once the configuration is clearly slower than `best_ms` (the best screening median
+  /// so far). `thorough` measures with the thorough criterion instead.
+  GpuEvaluation evaluate(const Config& config, const std::vector<char>& cubin,
+                         std::optional<double> best_ms, bool thorough = false);
+
+  struct Candidate {
+    Config config;
+    std::vector<char> cubin;
+  };
+  /// Re-measures verified candidates thoroughly, interleaved, back to back (the finalists
+  /// of a search). One evaluation per candidate, in order.
+  std::vector<GpuEvaluation> remeasure(const std::vector<Candidate>& candidates);
+
   /// Whether outputs are checked against a CPU reference ("reference") or against the
   /// first configuration that ran ("default configuration"), as Kernel Tuner does.
   const std::string& verification_source() const { return verification_source_; }
   std::size_t total_argument_bytes() const;
+  /// "flush", "rotate N" (N argument sets) or "warm".
+  const std::string& l2_method() const { return l2_method_; }
+  std::size_t argument_sets() const { return 1 + extra_sets_; }
 
  private:
+  struct Loaded {
+    cuda::Module module;
+    std::vector<measure::LaunchSequence> rotation;  ///< one sequence per argument set
+  };
+  /// Loads the cubin and plans the launches; on a failure before any launch fills `ev`.
+  std::optional<Loaded> load(const Config& config, const std::vector<char>& cubin, GpuEvaluation& ev);
+  /// Runs once on fresh, poisoned outputs and compares; fills ev.status/error/verify_ms.
+  void verify(const measure::LaunchSequence& seq, GpuEvaluation& ev);
   void restore_arguments(bool poison_outputs);
+  /// Scratch (read-write) arguments of the rotated sets back to their initial contents.
+  void restore_rotated_scratch();
+  MeasuredStats finish(const char* level, measure::SampleSet set, const measure::LaunchSequence& seq,
+                       bool energy);
+  std::optional<double> energy_mj_per_launch(const measure::LaunchSequence& seq, double median_ms);
+  void set_up_rotation(std::size_t l2_bytes);
 
   const KernelProblem& problem_;
   ProblemInstance instance_;
   cuda::Context context_;
   cuda::DeviceLimits limits_;
-  measure::TimingSettings timing_;
+  MeasureOptions options_;
+  cuda::NvmlDevice nvml_;
+  std::optional<measure::Sampler> sampler_;
   std::vector<HostArgument> initial_;   ///< inputs as generated
   std::vector<HostArgument> expected_;  ///< outputs the reference computed (empty until known)
   std::vector<cuda::DeviceBuffer> buffers_;
@@ -53,7 +122,14 @@ class GpuStage {
   std::vector<cuda::DeviceBuffer> poisoned_;  ///< poisoned copies of outputs
   std::vector<CUdeviceptr> pointers_;
   std::vector<void*> params_;
-  std::string verification_source_;
+  // Rotation: extra_sets_ more copies of every vector argument, slice s of rotated_[i] at
+  // s * stride_[i]; params of set s+1 in rotated_params_[s].
+  std::size_t extra_sets_ = 0;
+  std::vector<cuda::DeviceBuffer> rotated_;
+  std::vector<std::size_t> stride_;
+  std::vector<std::vector<CUdeviceptr>> rotated_pointers_;
+  std::vector<std::vector<void*>> rotated_params_;
+  std::string verification_source_, l2_method_;
 };
 
 }  // namespace cutune::runner

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cutune/db/store.hpp"
-#include "cutune/measure/benchmark.hpp"
+#include "cutune/runner/gpu_stage.hpp"
 #include "cutune/model/problem.hpp"
 
 namespace cutune::runner {
@@ -24,7 +24,7 @@ struct TuneOptions {
   std::uint64_t data_seed = 42;         ///< input data seed
   std::filesystem::path db;
   int device = 0;
-  measure::TimingSettings timing;
+  MeasureOptions measure;
   std::string command;                  ///< the command line, stored with the run
   std::ostream* log = nullptr;          ///< progress lines (nullptr = quiet)
 };
@@ -47,11 +47,44 @@ struct TuneReport {
   std::string verification;           ///< "reference" or "default configuration"
   bool aborted = false;               ///< a sticky GPU error stopped the run (rerun resumes)
   std::string abort_reason;
+
+  /// The thorough re-measurement of the finalists (issue 4), winner first.
+  struct Finalist {
+    std::string config_key, config_json;
+    bool is_default = false;
+    bool tied = false;               ///< its interval overlaps the winner's (the winner too)
+    double screening_ms = 0.0;       ///< median while searching
+    MeasuredStats stats;             ///< the thorough measurement
+  };
+  std::vector<Finalist> finalists;
+  /// "separated", "tie", or "screening" (no re-measurement: finalists disabled or failed).
+  std::string verdict = "screening";
+  std::string l2_method;             ///< "flush", "rotate N" or "warm"
+  /// Measurement wall time per configuration, sampling only (no compile, no verification).
+  double screening_ms_per_config = 0.0;
+  double thorough_ms_per_config = 0.0;
+  /// The JSON array stored with the winner (db::Winner::finalists_json).
+  std::string finalists_json() const;
 };
 
 /// Runs a tuning session on GPU `options.device`. Throws InputError for bad input,
 /// cuda::NoDriver when there is no GPU.
 TuneReport tune(const KernelProblem& problem, const TuneOptions& options);
+
+/// One configuration measured thoroughly (`cutune measure`): compile, verify, then the
+/// thorough criterion, as a finalist is measured. Used by the measurement benchmarks.
+struct MeasureReport {
+  DeviceIdentity device;
+  std::string problem_key, config_key, config_json, l2_method, verification;
+  double compile_ms = 0.0;
+  GpuEvaluation evaluation;
+};
+
+/// `config_text` "k=v,..." (others take their default). Throws InputError for bad input,
+/// cuda::NoDriver without a GPU.
+MeasureReport measure_config(const KernelProblem& problem, const std::string& problem_text,
+                             const std::string& config_text, int device, const MeasureOptions& options,
+                             std::uint64_t data_seed = 42);
 
 /// FNV-1a 64-bit hash in hex: the stable identity of a kernel's source and description.
 std::string content_hash(const std::string& data);

@@ -1,0 +1,124 @@
+#pragma once
+// Cold measurement of one configuration (issue 4), after nvbench's measure_cold: a warm-up
+// (which also absorbs the module load), then samples of one event-timed launch sequence
+// each. Per sample: L2 flush (or the next rotated argument set, chosen by the caller),
+// blocking kernel, start event, the launches, stop event, clock probe, release, sync.
+// A stopping criterion decides how many samples; throttled samples are discarded with a
+// back-off.
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "cutune/measure/benchmark.hpp"
+#include "cutune/measure/gpu_helpers.hpp"
+#include "cutune/measure/stopping.hpp"
+
+namespace cutune::measure {
+
+struct SamplerSettings {
+  /// Flush the L2 before each sample. Off when the caller rotates argument sets that
+  /// together exceed the L2 (then each set is cold anyway) or measures warm on purpose.
+  bool flush_l2 = true;
+  /// Launch sequences before the first sample. 1: it loads the module's code and touches
+  /// the data once; the samples then see a steady state (nvbench does the same).
+  int warmup_launches = 1;
+  /// Probe the SM clock after each sample (for the throttle filter). About 4 us per sample.
+  bool probe_clock = true;
+  ThrottleSettings throttle;
+};
+
+/// What measuring one configuration produced.
+struct SampleSet {
+  std::vector<double> samples_ms;    ///< kept samples, in arrival order
+  std::vector<double> clocks_mhz;    ///< SM clock after each kept sample (empty without probe)
+  std::vector<double> discarded_ms;  ///< samples taken while throttled
+  std::size_t back_offs = 0;
+  std::size_t block_timeouts = 0;    ///< samples whose queueing outlasted the blocking kernel
+  StopReason reason = StopReason::none;
+  double wall_ms = 0;                ///< measurement time, warm-up and back-offs included
+};
+
+class Sampler {
+ public:
+  /// `l2_bytes`: the device's L2 size (the flush buffer's size). `rated_clock_mhz`: the
+  /// reference clock of the throttle filter (0 = the highest clock seen).
+  Sampler(std::size_t l2_bytes, double rated_clock_mhz, SamplerSettings settings = {});
+
+  const SamplerSettings& settings() const { return settings_; }
+
+  /// Warm-up launches of `seq`, then a synchronize.
+  void warm_up(const LaunchSequence& seq);
+  /// One cold sample: {milliseconds, SM clock in MHz (0 without a probe)}.
+  struct Timed {
+    double ms = 0, clock_mhz = 0;
+    bool block_timed_out = false;
+  };
+  Timed sample(const LaunchSequence& seq);
+  /// The same for any work `enqueue` queues on the legacy default stream (a library call
+  /// such as CUB or cuBLAS), so that a comparison times both sides alike.
+  Timed sample_call(const std::function<void()>& enqueue);
+
+  /// Warm-up, then samples until `criterion` is done. `rotation` holds one launch sequence
+  /// per argument set (size 1 without rotation); sample i uses rotation[i % size].
+  /// Criterion: NoiseCriterion or ScreeningCriterion (add, set_elapsed_s, done, reason).
+  template <class Criterion>
+  SampleSet measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion);
+
+  /// The thorough stage's interleaving: round-robin one sample per candidate that is not
+  /// done yet, back to back, so that drift (clocks, temperature) affects all alike.
+  std::vector<SampleSet> measure_interleaved(const std::vector<std::vector<LaunchSequence>>& candidates,
+                                             std::vector<NoiseCriterion>& criteria);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  /// Takes one sample of `seq` into `out`, through the throttle filter; sleeps when it asks.
+  template <class Criterion>
+  void take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilter& filter, SampleSet& out);
+
+  SamplerSettings settings_;
+  double rated_clock_mhz_;
+  GpuHelpers helpers_;
+  std::optional<L2Flush> flush_;
+};
+
+template <class Criterion>
+void Sampler::take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilter& filter,
+                   SampleSet& out) {
+  const Timed t = sample(seq);
+  if (t.block_timed_out) ++out.block_timeouts;
+  // Without a probe every sample is kept (clock 0 would read as throttled).
+  if (!settings_.probe_clock || filter.add(t.ms, t.clock_mhz)) {
+    criterion.add(t.ms);
+    out.samples_ms.push_back(t.ms);
+    if (settings_.probe_clock) out.clocks_mhz.push_back(t.clock_mhz);
+  } else {
+    out.discarded_ms.push_back(t.ms);
+    if (filter.should_back_off()) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(filter.back_off_s()));
+      filter.backed_off();
+      ++out.back_offs;
+    }
+  }
+}
+
+template <class Criterion>
+SampleSet Sampler::measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion) {
+  SampleSet out;
+  const auto t0 = Clock::now();
+  ThrottleSettings ts = settings_.throttle;
+  ts.reference_clock_mhz = rated_clock_mhz_;
+  ThrottleFilter filter(ts);
+  warm_up(rotation.front());
+  for (std::size_t i = 0; !criterion.done(); ++i) {
+    take(rotation[i % rotation.size()], criterion, filter, out);
+    criterion.set_elapsed_s(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  out.reason = criterion.reason();
+  out.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace cutune::measure

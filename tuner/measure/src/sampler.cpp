@@ -1,0 +1,79 @@
+#include "cutune/measure/sampler.hpp"
+
+#include <stdexcept>
+
+namespace cutune::measure {
+
+Sampler::Sampler(std::size_t l2_bytes, double rated_clock_mhz, SamplerSettings settings)
+    : settings_(settings), rated_clock_mhz_(rated_clock_mhz) {
+  if (settings_.flush_l2 && l2_bytes > 0) flush_.emplace(l2_bytes);
+}
+
+void Sampler::warm_up(const LaunchSequence& seq) {
+  for (int i = 0; i < settings_.warmup_launches; ++i) launch(seq);
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+}
+
+Sampler::Timed Sampler::sample(const LaunchSequence& seq) {
+  return sample_call([&] { launch(seq); });
+}
+
+Sampler::Timed Sampler::sample_call(const std::function<void()>& enqueue) {
+  cuda::Event start, stop;  // cheap to create; fresh ones keep samples independent
+  if (flush_) flush_->flush();
+  // Everything after the blocking kernel is queued before the GPU reaches it, so the
+  // interval between the events holds the launches only, not the host's launch latency.
+  helpers_.block();
+  struct Release {  // a refused launch must not leave the blocking kernel spinning
+    GpuHelpers& h;
+    ~Release() { h.release(); }
+  } release{helpers_};
+  start.record();
+  enqueue();
+  stop.record();
+  if (settings_.probe_clock) helpers_.probe_clock();
+  helpers_.release();
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());  // also surfaces an asynchronous launch failure
+  Timed t;
+  t.ms = stop.elapsed_ms_since(start);
+  t.clock_mhz = settings_.probe_clock ? helpers_.probed_clock_mhz() : 0.0;
+  t.block_timed_out = helpers_.block_timed_out();
+  return t;
+}
+
+std::vector<SampleSet> Sampler::measure_interleaved(
+    const std::vector<std::vector<LaunchSequence>>& candidates, std::vector<NoiseCriterion>& criteria) {
+  if (candidates.size() != criteria.size() || candidates.empty())
+    throw std::invalid_argument("measure_interleaved: one criterion per candidate, at least one");
+  std::vector<SampleSet> out(candidates.size());
+  std::vector<Clock::time_point> started(candidates.size());
+  std::vector<double> spent_s(candidates.size(), 0.0);
+  ThrottleSettings ts = settings_.throttle;
+  ts.reference_clock_mhz = rated_clock_mhz_;
+  ThrottleFilter filter(ts);
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    const auto t0 = Clock::now();
+    warm_up(candidates[c].front());
+    spent_s[c] += std::chrono::duration<double>(Clock::now() - t0).count();
+  }
+  for (std::size_t round = 0;; ++round) {
+    bool any = false;
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      if (criteria[c].done()) continue;
+      any = true;
+      const auto t0 = Clock::now();
+      // Each candidate's time cap counts only its own samples, as if measured alone.
+      take(candidates[c][round % candidates[c].size()], criteria[c], filter, out[c]);
+      spent_s[c] += std::chrono::duration<double>(Clock::now() - t0).count();
+      criteria[c].set_elapsed_s(spent_s[c]);
+    }
+    if (!any) break;
+  }
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    out[c].reason = criteria[c].reason();
+    out[c].wall_ms = spent_s[c] * 1e3;
+  }
+  return out;
+}
+
+}  // namespace cutune::measure
