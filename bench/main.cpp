@@ -565,7 +565,7 @@ int run(const Options& o) {
   const VendorVersions versions = vendor_versions();
   // The vendor side's sampler: L2 flushed before each sample, like the tuned side's
   // GpuStage (whose problems here are all larger than the L2, so it flushes too).
-  measure::Sampler sampler(static_cast<std::size_t>(device.l2_bytes), device.sm_clock_khz / 1000.0,
+  measure::Sampler sampler(static_cast<std::size_t>(device.l2_bytes), device.sm_count, device.sm_clock_khz / 1000.0,
                            measure::SamplerSettings{});
 
   fs::path out = o.out.empty() ? fs::path("results") / device.slug() / "vendor_comparison.json" : o.out;

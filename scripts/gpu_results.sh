@@ -8,6 +8,7 @@
 #           OUT_DIR/cutune.db (tune=k1,k2 for some of them)       -> <kernel>.{json,log}
 #   query   cutune query on that DB                               -> query.txt
 #   vendor  the tuned winners against CUB, cuBLAS and cudaMemcpy  -> vendor_comparison.json
+#   measurement  issue 4's fidelity, stability and cost figures     -> measurement.json
 # Everything lands in OUT_DIR/files and is packed into OUT_DIR/results.tar.gz (the device
 # tool returns at most 8 files).
 set -uo pipefail
@@ -16,7 +17,7 @@ shift
 bin=${CUTUNE_BIN:-.gpu/bin}
 files=$out/files
 mkdir -p "$files"
-export CUTUNE_TEMPLATE_DIR=$PWD/kernel_templates CUTUNE_TEST_DATA_DIR=$PWD/tests/data
+export CUTUNE_TEMPLATE_DIR=${CUTUNE_TEMPLATE_DIR:-$PWD/kernel_templates} CUTUNE_TEST_DATA_DIR=$PWD/tests/data
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
 db=${CUTUNE_RESULTS_DB:-$out/cutune.db}
 status=0
@@ -59,6 +60,10 @@ for step in "$@"; do
     vendor)
       "$bin/cutune-bench-vendor" --db "$db" --templates "$CUTUNE_TEMPLATE_DIR" \
         --out "$files/vendor_comparison.json" 2>&1 | tee "$files/vendor_comparison.log" || status=1
+      ;;
+    measurement|measurement=*)
+      steps=${step#measurement}
+      python3 scripts/bench_measurement.py --bin "$bin" --out "$out" ${steps:+--steps "${steps#=}"} || status=1
       ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac

@@ -237,9 +237,10 @@ TEST_CASE("cold samples: an L2 flush and rotated argument sets both defeat the L
     o.cold_l2 = cold;
     o.rotate_when_fits = rotate;
     o.thorough.time_cap_s = 0.3;
-    auto r = runner::measure_config(p, "n=2097152", "", 0, o);
-    REQUIRE(r.evaluation.stats);
-    return std::pair{r.evaluation.median_ms(), r.l2_method};
+    auto r = runner::measure_configs(p, "n=2097152", {""}, 0, o);
+    REQUIRE(r.configs.size() == 1);
+    REQUIRE(r.configs[0].evaluation.stats);
+    return std::pair{r.configs[0].evaluation.median_ms(), r.l2_method};
   };
   const auto [warm, warm_method] = measure(false, false);
   const auto [flushed, flush_method] = measure(true, false);

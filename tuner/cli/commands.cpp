@@ -324,41 +324,52 @@ int cmd_measure(const MeasureConfigArgs& a) {
   KernelProblem p = load_kernel(a.kernel);
   runner::MeasureOptions o = measure_options(a.measure);
   o.finalists = 0;
-  runner::MeasureReport r = runner::measure_config(p, a.problem, a.config, a.device, o);
-  const auto& ev = r.evaluation;
-  std::cout << fmt::format("{} {} ({}) on {}: ", p.name(), r.config_key, r.problem_key, r.device.name);
-  if (!ev.stats) {
-    std::cout << fmt::format("{}: {}\n", db::status_name(ev.status), ev.error);
-  } else {
-    const auto& s = ev.stats->summary;
-    std::cout << fmt::format("median {:.5f} ms [{:.5f}, {:.5f}] mean {:.5f} min {:.5f} n={} ({}), L2 {}\n",
-                             s.median, s.ci_low, s.ci_high, s.mean, s.min, s.count,
-                             measure::to_string(ev.stats->set.reason), r.l2_method);
-  }
-  if (!a.json.empty()) {
-    json j{{"device", cutune::to_json(r.device)},
-           {"date", db::utc_now_iso()},
-           {"command", a.command},
-           {"kernel", p.name()},
-           {"problem", r.problem_key},
-           {"config_key", r.config_key},
-           {"config", json::parse(r.config_json)},
+  runner::MeasureSession r = runner::measure_configs(p, a.problem, a.configs, a.device, o, a.loop_s);
+  std::cout << fmt::format("{} ({}) on {}, L2 {}{}\n", p.name(), r.problem_key, r.device.name, r.l2_method,
+                           r.configs.size() > 1 ? ", interleaved" : "");
+  bool all_ok = true;
+  json arr = json::array();
+  for (const auto& c : r.configs) {
+    const auto& ev = c.evaluation;
+    std::cout << fmt::format("  {}: ", c.config_key);
+    json j{{"config_key", c.config_key},
+           {"config", json::parse(c.config_json)},
            {"status", db::status_name(ev.status)},
            {"error", ev.error},
-           {"compile_ms", r.compile_ms},
-           {"verify_ms", ev.verify_ms},
-           {"verification", r.verification}};
-    if (ev.stats) {
-      j["summary"] = summary_json(ev.stats->summary);
+           {"compile_ms", c.compile_ms},
+           {"verify_ms", ev.verify_ms}};
+    if (!ev.stats) {
+      all_ok = false;
+      std::cout << fmt::format("{}: {}\n", db::status_name(ev.status), ev.error);
+    } else {
+      const auto& s = ev.stats->summary;
+      std::cout << fmt::format("median {:.5f} ms [{:.5f}, {:.5f}] mean {:.5f} min {:.5f} n={} ({})", s.median,
+                               s.ci_low, s.ci_high, s.mean, s.min, s.count, measure::to_string(ev.stats->set.reason));
+      if (c.loop_ms > 0) std::cout << fmt::format("; back-to-back loop {:.5f} ms", c.loop_ms);
+      std::cout << '\n';
+      j["summary"] = summary_json(s);
       j["stats"] = json::parse(ev.stats->json());
       j["samples_ms"] = ev.stats->set.samples_ms;
       j["clocks_mhz"] = ev.stats->set.clocks_mhz;
+      if (c.loop_ms > 0) j["loop"] = json{{"ms_per_launch", c.loop_ms}, {"launches", c.loop_launches}};
     }
+    arr.push_back(std::move(j));
+  }
+  if (!a.json.empty()) {
+    json doc{{"device", cutune::to_json(r.device)},
+             {"date", db::utc_now_iso()},
+             {"command", a.command},
+             {"kernel", p.name()},
+             {"problem", r.problem_key},
+             {"l2", r.l2_method},
+             {"verification", r.verification},
+             {"interleaved", r.configs.size() > 1},
+             {"configs", arr}};
     std::ofstream out(a.json);
     if (!out) throw InputError(fmt::format("--json {}: cannot be written", a.json));
-    out << j.dump(2) << '\n';
+    out << doc.dump(2) << '\n';
   }
-  return ev.status == db::Status::Ok ? kOk : kFailure;
+  return all_ok ? kOk : kFailure;
 }
 
 int cmd_query(const QueryArgs& a) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cutune::cli {
 
@@ -47,7 +48,9 @@ struct TuneArgs {
 };
 int cmd_tune(const TuneArgs& args);
 struct MeasureConfigArgs {
-  std::string kernel, problem, config, json;
+  std::string kernel, problem, json;
+  std::vector<std::string> configs;
+  double loop_s = 0.0;
   int device = 0;
   MeasureArgs measure;
   std::string command;

@@ -78,7 +78,13 @@ int main(int argc, char** argv) {
   auto* measure = app.add_subcommand("measure", "Measure one configuration thoroughly (verified first)");
   measure->add_option("KERNEL", ma.kernel, "Built-in template name or T1 .json file")->required();
   measure->add_option("--problem", ma.problem, "Problem variables, e.g. n=2**24");
-  measure->add_option("--config", ma.config, "k=v,... (others take their default)");
+  measure->add_option("--config", ma.configs,
+                      "k=v,... (others take their default); repeat it to measure several, interleaved")
+      ->take_all()
+      ->expected(1);
+  measure->add_option("--loop", ma.loop_s,
+                      "Also time about this many seconds of back-to-back launches (warm) as an independent check")
+      ->check(CLI::Range(0.0, 60.0));
   measure->add_option("--device", ma.device, "GPU ordinal");
   measure->add_option("--json", ma.json, "Write the statistics and raw samples as JSON to this file");
   measure_options(measure, ma.measure);

@@ -1,5 +1,6 @@
 #include "cutune/measure/gpu_helpers.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@ namespace {
 // cutune_probe(out, interval): wait for a %globaltimer tick, take clock64, spin until a
 // later tick at least `interval` ns on, take clock64: out = {t0, t1, c0, c1}. Measuring
 // between two ticks makes the timer's update granularity (up to 1 us) drop out.
+// cutune_flush(buf, n16): every thread reads 16-byte words of buf, grid-stride (volatile,
+// so the loads stay although their values are unused).
 constexpr const char* kPtx = R"ptx(
 .version 7.0
 .target sm_70
@@ -67,6 +70,33 @@ EDGE1:
   st.volatile.u64 [%rd1+24], %rd8;
   ret;
 }
+
+.visible .entry cutune_flush(.param .u64 buf, .param .u64 n16)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [buf];
+  ld.param.u64 %rd2, [n16];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd3, %r1, %r2;
+  cvt.u64.u32 %rd4, %r3;
+  add.u64 %rd3, %rd3, %rd4;
+  mov.u32 %r4, %nctaid.x;
+  mul.wide.u32 %rd5, %r4, %r2;
+LOOP:
+  setp.ge.u64 %p1, %rd3, %rd2;
+  @%p1 bra END;
+  shl.b64 %rd6, %rd3, 4;
+  add.u64 %rd7, %rd1, %rd6;
+  ld.volatile.global.v4.u32 {%r6, %r7, %r8, %r9}, [%rd7];
+  add.u64 %rd3, %rd3, %rd5;
+  bra LOOP;
+END:
+  ret;
+}
 )ptx";
 
 std::vector<char> ptx_image() {
@@ -119,11 +149,18 @@ double GpuHelpers::probed_clock_mhz() const {
   return static_cast<double>(c1 - c0) * 1e3 / static_cast<double>(t1 - t0);  // cycles/ns -> MHz
 }
 
-L2Flush::L2Flush(std::size_t bytes) : buffer_(bytes) {}
+L2Flush::L2Flush(std::size_t l2_bytes, int sm_count)
+    : module_(ptx_image()), buffer_(2 * l2_bytes), blocks_(static_cast<unsigned>(std::max(1, sm_count) * 4)) {
+  function_ = module_.function("cutune_flush");
+  CUTUNE_CU(CU_FN(cuMemsetD32Async)(buffer_.get(), 0, buffer_.bytes() / 4, nullptr));
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+}
 
 void L2Flush::flush(CUstream stream) {
-  if (buffer_.bytes() >= 4)
-    CUTUNE_CU(CU_FN(cuMemsetD32Async)(buffer_.get(), 0, buffer_.bytes() / 4, stream));
+  CUdeviceptr p = buffer_.get();
+  std::uint64_t n16 = buffer_.bytes() / 16;
+  void* params[] = {&p, &n16};
+  CUTUNE_CU(CU_FN(cuLaunchKernel)(function_, blocks_, 1, 1, 256, 1, 1, 0, stream, params, nullptr));
 }
 
 }  // namespace cutune::measure

@@ -4,9 +4,9 @@
 
 namespace cutune::measure {
 
-Sampler::Sampler(std::size_t l2_bytes, double rated_clock_mhz, SamplerSettings settings)
+Sampler::Sampler(std::size_t l2_bytes, int sm_count, double rated_clock_mhz, SamplerSettings settings)
     : settings_(settings), rated_clock_mhz_(rated_clock_mhz) {
-  if (settings_.flush_l2 && l2_bytes > 0) flush_.emplace(l2_bytes);
+  if (settings_.flush_l2 && l2_bytes > 0) flush_.emplace(l2_bytes, sm_count);
 }
 
 void Sampler::warm_up(const LaunchSequence& seq) {

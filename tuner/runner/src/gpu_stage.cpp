@@ -117,7 +117,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
     ss.flush_l2 = extra_sets_ == 0;
     l2_method_ = extra_sets_ ? fmt::format("rotate {}", argument_sets()) : "flush";
   }
-  sampler_.emplace(l2, id.sm_clock_khz / 1000.0, ss);
+  sampler_.emplace(l2, id.sm_count, id.sm_clock_khz / 1000.0, ss);
 }
 
 void GpuStage::set_up_rotation(std::size_t l2_bytes) {
@@ -281,9 +281,13 @@ MeasuredStats GpuStage::finish(const char* level, measure::SampleSet set, const 
   if (set.samples_ms.empty()) set.samples_ms = set.discarded_ms;
   st.summary = measure::summarize(set.samples_ms, options_.thorough.confidence);
   st.set = std::move(set);
+  // The readings are part of what measuring a configuration costs: counted in wall_ms.
+  const auto t0 = std::chrono::steady_clock::now();
   st.nvml_sm_clock_mhz = nvml_.sm_clock_mhz();
   st.temperature_c = nvml_.temperature_c();
   st.power_w = nvml_.power_w();
+  st.set.wall_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // Energy is a separate measurement (a window of back-to-back launches), not sampling.
   if (energy) st.energy_mj_per_launch = energy_mj_per_launch(seq, st.summary.median);
   return st;
 }
@@ -319,6 +323,23 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
     ev.stats.reset();
   }
   return ev;
+}
+
+double GpuStage::back_to_back_ms(const Config& config, const std::vector<char>& cubin, std::size_t launches) {
+  GpuEvaluation ev;
+  auto loaded = load(config, cubin, ev);
+  if (!loaded) return 0.0;
+  const auto& seq = loaded->rotation.front();
+  restore_arguments(/*poison_outputs=*/false);
+  measure::launch(seq);
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+  cuda::Event start, stop;
+  start.record();
+  for (std::size_t i = 0; i < launches; ++i) measure::launch(seq);
+  stop.record();
+  stop.synchronize();
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+  return stop.elapsed_ms_since(start) / static_cast<double>(std::max<std::size_t>(launches, 1));
 }
 
 std::vector<GpuEvaluation> GpuStage::remeasure(const std::vector<Candidate>& candidates) {

@@ -318,34 +318,65 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   return report;
 }
 
-MeasureReport measure_config(const KernelProblem& problem, const std::string& problem_text,
-                             const std::string& config_text, int device, const MeasureOptions& options,
-                             std::uint64_t data_seed) {
+MeasureSession measure_configs(const KernelProblem& problem, const std::string& problem_text,
+                               const std::vector<std::string>& config_texts, int device,
+                               const MeasureOptions& options, double loop_s, std::uint64_t data_seed) {
   const Space& space = problem.space();
   ProblemInstance instance = problem.instantiate(problem_text);
-  Config config = space.parse_assignments(config_text);
-  if (std::string r = space.violated_restriction(config); !r.empty())
-    throw InputError(fmt::format("--config {}: violates \"{}\"", space.key(config), r));
+  std::vector<Config> configs;
+  for (const auto& text : config_texts.empty() ? std::vector<std::string>{""} : config_texts) {
+    Config c = space.parse_assignments(text);
+    if (std::string r = space.violated_restriction(c); !r.empty())
+      throw InputError(fmt::format("--config {}: violates \"{}\"", space.key(c), r));
+    configs.push_back(c);
+  }
   std::string why;
   if (cuda::device_count(&why) == 0) throw cuda::NoDriver(why);
-  MeasureReport report;
-  report.device = cuda::identify(device);
-  report.device.nvrtc_version = jit::nvrtc_version();
-  report.problem_key = instance.key();
-  report.config_key = space.key(config);
-  report.config_json = config_json(space, config);
-  jit::CompileResult compiled = jit::compile(compile_request(problem, config, report.device.arch()));
-  report.compile_ms = compiled.compile_ms;
-  if (!compiled.ok) {
-    report.evaluation.status = db::Status::Compile;
-    report.evaluation.error = compiled.error;
-    return report;
-  }
+  if (device < 0 || device >= cuda::device_count())
+    throw InputError(fmt::format("--device {}: there are {} GPU(s)", device, cuda::device_count()));
+  MeasureSession session;
+  session.device = cuda::identify(device);
+  session.device.nvrtc_version = jit::nvrtc_version();
+  session.problem_key = instance.key();
   GpuStage gpu(problem, instance, device, options, data_seed);
-  report.l2_method = gpu.l2_method();
-  report.verification = gpu.verification_source();
-  report.evaluation = gpu.evaluate(config, compiled.cubin, std::nullopt, /*thorough=*/true);
-  return report;
+  session.l2_method = gpu.l2_method();
+  session.verification = gpu.verification_source();
+  std::vector<GpuStage::Candidate> candidates;
+  std::vector<std::size_t> index;  // session.configs entry of each candidate
+  for (const Config& c : configs) {
+    MeasuredConfig mc;
+    mc.config_key = space.key(c);
+    mc.config_json = config_json(space, c);
+    jit::CompileResult compiled = jit::compile(compile_request(problem, c, session.device.arch()));
+    mc.compile_ms = compiled.compile_ms;
+    if (!compiled.ok) {
+      mc.evaluation.status = db::Status::Compile;
+      mc.evaluation.error = compiled.error;
+    } else {
+      // One configuration: verified and measured thoroughly in one go. Several: verified
+      // (and screened) one by one, then measured thoroughly together, interleaved.
+      mc.evaluation = gpu.evaluate(c, compiled.cubin, std::nullopt, configs.size() == 1);
+      if (mc.evaluation.context_lost) throw std::runtime_error(mc.config_key + ": " + mc.evaluation.error);
+      if (mc.evaluation.status == db::Status::Ok) {
+        if (loop_s > 0) {
+          mc.loop_launches = static_cast<std::size_t>(
+              std::clamp(loop_s * 1e3 / std::max(mc.evaluation.median_ms(), 1e-4), 10.0, 1e6));
+          mc.loop_ms = gpu.back_to_back_ms(c, compiled.cubin, mc.loop_launches);
+        }
+        index.push_back(session.configs.size());
+        candidates.push_back({c, std::move(compiled.cubin)});
+      }
+    }
+    session.configs.push_back(std::move(mc));
+  }
+  if (configs.size() > 1 && !candidates.empty()) {
+    auto evs = gpu.remeasure(candidates);
+    for (std::size_t k = 0; k < evs.size(); ++k) {
+      evs[k].verify_ms = session.configs[index[k]].evaluation.verify_ms;
+      session.configs[index[k]].evaluation = std::move(evs[k]);
+    }
+  }
+  return session;
 }
 
 }  // namespace cutune::runner

@@ -5,7 +5,11 @@
 //     launches and stop event, so that launch latency never lands inside a sample;
 //   - a clock probe that measures the SM clock right after a sample (clock64 ticks over a
 //     %globaltimer interval, on one SM);
-//   - an L2 flush: a memset of one buffer of the L2's size, allocated once.
+//   - an L2 flush: a kernel that reads a buffer of twice the L2's size, allocated once.
+//     Reading, not nvbench's memset: a memset leaves the L2 full of dirty lines whose
+//     write-back then lands inside the next sample (on the H200 it added 6-7 us to
+//     every cold sample of a 20 us and of a 150 us kernel against ncu's
+//     gpu__time_duration); after a read the L2 holds clean lines that cost nothing to evict.
 // The kernels are PTX text JIT-compiled by the driver (cuModuleLoadData), so measurement
 // needs neither NVRTC nor nvcc.
 #include <cstddef>
@@ -44,16 +48,19 @@ class GpuHelpers {
   cuda::PinnedHostBuffer probe_;  ///< t0, t1, c0, c1 (uint64)
 };
 
-/// One device buffer of `bytes` (the L2 size), allocated once; flush() overwrites it so
-/// that nothing the kernel under test touched stays in L2.
+/// One device buffer of twice the L2's size, allocated once; flush() reads all of it so
+/// that nothing the kernel under test touched stays in L2, and nothing dirty either.
 class L2Flush {
  public:
-  explicit L2Flush(std::size_t bytes);
+  L2Flush(std::size_t l2_bytes, int sm_count);
   void flush(CUstream stream = nullptr);
   std::size_t bytes() const { return buffer_.bytes(); }
 
  private:
+  cuda::Module module_;
+  CUfunction function_ = nullptr;
   cuda::DeviceBuffer buffer_;
+  unsigned blocks_;
 };
 
 }  // namespace cutune::measure

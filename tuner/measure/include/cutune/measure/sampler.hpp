@@ -43,9 +43,9 @@ struct SampleSet {
 
 class Sampler {
  public:
-  /// `l2_bytes`: the device's L2 size (the flush buffer's size). `rated_clock_mhz`: the
-  /// reference clock of the throttle filter (0 = the highest clock seen).
-  Sampler(std::size_t l2_bytes, double rated_clock_mhz, SamplerSettings settings = {});
+  /// `l2_bytes`, `sm_count`: the device's L2 size and SMs (for the flush). `rated_clock_mhz`:
+  /// the reference clock of the throttle filter (0 = the highest clock seen).
+  Sampler(std::size_t l2_bytes, int sm_count, double rated_clock_mhz, SamplerSettings settings = {});
 
   const SamplerSettings& settings() const { return settings_; }
 

@@ -83,6 +83,10 @@ class GpuStage {
   /// of a search). One evaluation per candidate, in order.
   std::vector<GpuEvaluation> remeasure(const std::vector<Candidate>& candidates);
 
+  /// An independent timing: one event pair around `launches` back-to-back launch sequences
+  /// on the same (warm) data, after a warm-up; milliseconds per sequence.
+  double back_to_back_ms(const Config& config, const std::vector<char>& cubin, std::size_t launches);
+
   /// Whether outputs are checked against a CPU reference ("reference") or against the
   /// first configuration that ran ("default configuration"), as Kernel Tuner does.
   const std::string& verification_source() const { return verification_source_; }

@@ -71,20 +71,31 @@ struct TuneReport {
 /// cuda::NoDriver when there is no GPU.
 TuneReport tune(const KernelProblem& problem, const TuneOptions& options);
 
-/// One configuration measured thoroughly (`cutune measure`): compile, verify, then the
-/// thorough criterion, as a finalist is measured. Used by the measurement benchmarks.
-struct MeasureReport {
-  DeviceIdentity device;
-  std::string problem_key, config_key, config_json, l2_method, verification;
+/// Configurations measured thoroughly (`cutune measure`): each compiled and verified,
+/// then measured with the thorough criterion as finalists are: alone for one, interleaved
+/// back to back for several. Used by the measurement benchmarks.
+struct MeasuredConfig {
+  std::string config_key, config_json;
   double compile_ms = 0.0;
   GpuEvaluation evaluation;
+  /// Independent check: one event pair around back-to-back launches on the same data
+  /// (warm), divided by their count; 0 when not asked for or not measured.
+  double loop_ms = 0.0;
+  std::size_t loop_launches = 0;
+};
+struct MeasureSession {
+  DeviceIdentity device;
+  std::string problem_key, l2_method, verification;
+  std::vector<MeasuredConfig> configs;
 };
 
-/// `config_text` "k=v,..." (others take their default). Throws InputError for bad input,
-/// cuda::NoDriver without a GPU.
-MeasureReport measure_config(const KernelProblem& problem, const std::string& problem_text,
-                             const std::string& config_text, int device, const MeasureOptions& options,
-                             std::uint64_t data_seed = 42);
+/// Each `configs` entry "k=v,..." (others take their default; "" is the default
+/// configuration). `loop_s`: > 0 adds the events-loop check lasting about that long.
+/// Throws InputError for bad input, cuda::NoDriver without a GPU.
+MeasureSession measure_configs(const KernelProblem& problem, const std::string& problem_text,
+                               const std::vector<std::string>& configs, int device,
+                               const MeasureOptions& options, double loop_s = 0.0,
+                               std::uint64_t data_seed = 42);
 
 /// FNV-1a 64-bit hash in hex: the stable identity of a kernel's source and description.
 std::string content_hash(const std::string& data);
