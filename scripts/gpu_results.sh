@@ -22,7 +22,8 @@ export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib6
 db=${CUTUNE_RESULTS_DB:-$out/cutune.db}
 status=0
 
-# kernel and problem of each tuning session (the sizes the vendor comparison uses)
+# kernel and problem of each tuning session (the sizes the vendor comparison uses), one
+# per line: KERNEL PROBLEM [tune options]; $CUTUNE_SESSIONS names a file of such lines instead.
 sessions=(
   "reduction n=2**28"
   "reduction_int32 n=2**28"
@@ -33,6 +34,10 @@ sessions=(
   "strided_access n=2**25"
   "matmul m=4096,n=4096,k=4096"
 )
+
+if [ -n "${CUTUNE_SESSIONS:-}" ]; then
+  mapfile -t sessions < <(grep -v '^\s*\(#\|$\)' "$CUTUNE_SESSIONS")
+fi
 
 for step in "$@"; do
   case $step in

@@ -233,6 +233,7 @@ int cmd_tune(const TuneArgs& a) {
   if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
   search::make_strategy(p.space(), {a.strategy, a.seed, a.budget});  // validates the name
   ProblemInstance inst = p.instantiate(a.problem);                    // validates --problem
+  runner::parse_configs(p.space(), a.first, "--try");                 // validates --try
   fs::path db_path = a.db.empty() ? default_db_path() : fs::path(a.db);
   if (fs::exists(db_path)) db::Store::open(db_path, /*create=*/false);  // refuses a corrupt DB, writes nothing
   std::string why;
@@ -251,6 +252,7 @@ int cmd_tune(const TuneArgs& a) {
   if (o.db.has_parent_path()) fs::create_directories(o.db.parent_path());
   o.device = a.device;
   o.measure = measure_options(a.measure);
+  o.first = a.first;
   o.measure.finalists = a.measure.finalists;
   o.command = a.command;
   o.log = &std::cout;

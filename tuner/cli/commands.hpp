@@ -44,6 +44,7 @@ struct TuneArgs {
   std::string db, report;
   int device = 0;
   MeasureArgs measure;
+  std::vector<std::string> first;
   std::string command;
 };
 int cmd_tune(const TuneArgs& args);

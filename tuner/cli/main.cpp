@@ -70,6 +70,10 @@ int main(int argc, char** argv) {
     cmd->add_flag("--energy", m.energy, "Measure energy per launch (NVML) for every configuration");
   };
   measure_options(tune, ta.measure);
+  tune->add_option("--try", ta.first, "k=v,... evaluated right after the default, before the strategy's own "
+                                     "(repeatable; counts against --budget)")
+      ->take_all()
+      ->expected(1);
   tune->add_option("--finalists", ta.measure.finalists,
                    "Re-measure the best N and the default thoroughly, interleaved, to declare the winner (0: off)")
       ->check(CLI::Range(0, 100));

@@ -58,6 +58,23 @@ search::Observation observation_of(const db::Measurement& m) {
 
 }  // namespace
 
+std::vector<Config> parse_configs(const Space& space, const std::vector<std::string>& texts,
+                                  const std::string& option) {
+  std::vector<Config> out;
+  for (const auto& text : texts) {
+    Config c;
+    try {
+      c = space.parse_assignments(text);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{} {}: {}", option, text, e.what()));
+    }
+    if (std::string r = space.violated_restriction(c); !r.empty())
+      throw InputError(fmt::format("{} {}: violates \"{}\"", option, text, r));
+    out.push_back(c);
+  }
+  return out;
+}
+
 std::string TuneReport::finalists_json() const {
   nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   for (const auto& f : finalists) {
@@ -101,6 +118,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     throw InputError(fmt::format("{}: the default configuration {} violates \"{}\"",
                                  problem.json_file().string(), space.key(default_config), r));
   report.default_key = space.key(default_config);
+  const std::vector<Config> first = parse_configs(space, options.first, "--try");  // before any write
 
   db::Store store = db::Store::open(options.db, /*create=*/true);
   const auto device_id = store.upsert_device(report.device);
@@ -143,6 +161,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   // The default configuration goes first: it is the baseline of the reported speedup and
   // (without a CPU reference) the definition of a correct answer.
   std::deque<Config> queue{default_config};
+  for (const Config& c : first) queue.push_back(c);
   bool strategy_done = false;
   const std::size_t lookahead = 16;
   std::set<std::string> submitted;
@@ -323,13 +342,8 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
                                const MeasureOptions& options, double loop_s, std::uint64_t data_seed) {
   const Space& space = problem.space();
   ProblemInstance instance = problem.instantiate(problem_text);
-  std::vector<Config> configs;
-  for (const auto& text : config_texts.empty() ? std::vector<std::string>{""} : config_texts) {
-    Config c = space.parse_assignments(text);
-    if (std::string r = space.violated_restriction(c); !r.empty())
-      throw InputError(fmt::format("--config {}: violates \"{}\"", space.key(c), r));
-    configs.push_back(c);
-  }
+  const std::vector<Config> configs =
+      parse_configs(space, config_texts.empty() ? std::vector<std::string>{""} : config_texts, "--config");
   std::string why;
   if (cuda::device_count(&why) == 0) throw cuda::NoDriver(why);
   if (device < 0 || device >= cuda::device_count())

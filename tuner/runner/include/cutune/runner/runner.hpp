@@ -21,6 +21,10 @@ struct TuneOptions {
   std::string strategy = "brute_force";
   std::optional<std::uint64_t> budget;  ///< unique configurations to evaluate
   std::uint64_t seed = 1;               ///< strategy seed (stored with the run)
+  /// Configurations ("k=v,...", others default) evaluated right after the default and
+  /// before the strategy's own: a user's or another GPU's candidates. They count against
+  /// the budget like any other.
+  std::vector<std::string> first;
   std::uint64_t data_seed = 42;         ///< input data seed
   std::filesystem::path db;
   int device = 0;
@@ -96,6 +100,12 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
                                const std::vector<std::string>& configs, int device,
                                const MeasureOptions& options, double loop_s = 0.0,
                                std::uint64_t data_seed = 42);
+
+/// Parses "k=v,..." texts (others take their default) into valid configurations; throws
+/// InputError naming `option` and the text for an unknown name or value or a violated
+/// restriction.
+std::vector<Config> parse_configs(const Space& space, const std::vector<std::string>& texts,
+                                  const std::string& option);
 
 /// FNV-1a 64-bit hash in hex: the stable identity of a kernel's source and description.
 std::string content_hash(const std::string& data);
