@@ -45,6 +45,53 @@
 // predecessors at a time, spinning while any is unpublished, sums back to the nearest
 // inclusive prefix and publishes its own inclusive prefix.
 //
+//
+// Single-pass tuning parameters (inter_block 0 only; 0 = the behaviour described above).
+// They exist because the single-pass kernel is not bandwidth-bound but latency-bound: its
+// time falls with the bytes each SM holds in flight (resident blocks x tile) and with the
+// dead time of a block (ticket round trip, barriers before the aggregate is published,
+// waiting for predecessors) during which that block issues no memory traffic.
+//   lookback     0: as above: the block scan finishes (3 barriers) before warp 0 publishes
+//                   the aggregate; warp 0 waits until ALL 32 inspected predecessors are
+//                   published, __nanosleep(32) after 4 spins.
+//                1: early publish: warp totals -> ONE barrier -> warp 0 sums them, publishes
+//                   the aggregate at once and looks back, while the other warps finish the
+//                   in-tile scan from the warp totals themselves (2 barriers in all, the
+//                   look-back overlapped with the block's remaining work). Partial-window
+//                   wait: warp 0 proceeds as soon as every predecessor up to the NEAREST
+//                   inclusive prefix is published (a slow tile further back no longer
+//                   stalls it). Same __nanosleep back-off as 0. Needs block_scan 2.
+//                2: as 1, spinning without __nanosleep (status polls are L2 round trips
+//                   of ~0.5 us anyway; sleeping only adds latency to the critical chain).
+//   tile_order   0: tile index from the atomic ticket (no scheduling assumption).
+//                1: tile index = blockIdx.x (what CUB does: relies on the hardware starting
+//                   blocks in increasing index order, true for NVIDIA's block dispatcher),
+//                   so the loads are issued at once; the ticket is still drawn (for the
+//                   epoch and the counter reset) but its round trip overlaps the loads.
+//                   Needs lookback >= 1.
+//   cache_hints  0: plain loads (__ldg) and stores.
+//                1: streaming: loads ld.global.cs (__ldcs; cp.async/TMA with an L2
+//                   evict_first policy), stores st.global.cs (__stcs), so the 2n streaming
+//                   bytes do not push the status words out of L2. Needs lookback >= 1.
+//   stage        0: the tile travels through registers (items_per_thread registers per
+//                   thread for the block's whole life: resident data per SM is bounded by
+//                   the register file, ~24K elements at 512 x 16 with 40 registers).
+//                1: the tile is copied global -> shared memory with cp.async (LDGSTS, 16 B
+//                   per thread per copy, warp-striped and coalesced), bypassing registers;
+//                   the scan runs out of shared memory (each thread walks its own run of
+//                   items_per_thread words, rotated by lane * gcd(items, 32) / 32 so that the
+//                   32 lanes always hit 32 distinct banks), the in-tile result is written
+//                   back in place, and after the look-back all threads stream it out as
+//                   16-byte vector stores plus the tile offset. ~30 registers whatever the
+//                   tile, so residency is bounded by shared memory instead (228 KB per SM:
+//                   e.g. 6 blocks of 256 x 32 = 48K elements in flight, twice stage 0).
+//                2: as 1, but the whole tile is ONE bulk copy (cp.async.bulk, the TMA unit
+//                   of sm_90) issued by thread 0 and completed on an mbarrier: no load
+//                   instructions at all in the other threads.
+//                   The tile buffer is DYNAMIC shared memory (cutune.Launches SharedMemory =
+//                   4 * tile bytes), so tiles of up to 16384 elements (64 KB) are allowed.
+//                   Stages 1 and 2 need lookback >= 1; tail tiles are loaded by plain loads.
+//
 // Parameters arrive as #define lines; the defaults equal the "Default" values of scan.json,
 // so the file also compiles alone. Problem variables (n, inclusive) are kernel arguments.
 
@@ -66,6 +113,18 @@
 #ifndef warp_transpose
 #define warp_transpose 1
 #endif
+#ifndef lookback
+#define lookback 0
+#endif
+#ifndef tile_order
+#define tile_order 0
+#endif
+#ifndef cache_hints
+#define cache_hints 0
+#endif
+#ifndef stage
+#define stage 0
+#endif
 #ifndef CUTUNE_INT32
 #define CUTUNE_INT32 0
 #endif
@@ -84,6 +143,24 @@
 #endif
 #if warp_transpose < 0 || warp_transpose > 1
 #error "warp_transpose must be 0 or 1"
+#endif
+#if lookback < 0 || lookback > 2
+#error "lookback must be 0, 1 or 2"
+#endif
+#if lookback != 0 && block_scan != 2
+#error "lookback 1 and 2 need block_scan 2"
+#endif
+#if tile_order < 0 || tile_order > 1 || cache_hints < 0 || cache_hints > 1
+#error "tile_order and cache_hints must be 0 or 1"
+#endif
+#if (tile_order != 0 || cache_hints != 0) && lookback == 0
+#error "tile_order 1 and cache_hints 1 need lookback >= 1"
+#endif
+#if stage < 0 || stage > 2
+#error "stage must be 0, 1 or 2"
+#endif
+#if stage != 0 && lookback == 0
+#error "stage 1 and 2 need lookback >= 1"
 #endif
 
 namespace cutune_scan {
@@ -109,9 +186,28 @@ constexpr int kTile = kThreads * kItems;
 constexpr int kWarps = kThreads / 32;
 // warp_transpose 1: each warp's slice of shared memory, 32 * items plus one word per 32.
 constexpr int kWarpSlice = 32 * kItems + kItems;
-constexpr int kExchangeWords = warp_transpose ? kWarps * kWarpSlice : 1;
+// (stage 1/2 use no exchange buffer: their tile, up to 64 KB, lives in dynamic shared memory.)
+[[maybe_unused]] constexpr int kExchangeWords = (warp_transpose && stage == 0) ? kWarps * kWarpSlice : 1;
 
 __device__ __forceinline__ int exchange_index(int i) { return i + (i >> 5); }
+
+/// Global loads / stores of the streaming data (cache_hints: .cs = evict-first).
+template <class T>
+__device__ __forceinline__ T ld_stream(const T* p) {
+#if cache_hints
+  return __ldcs(p);
+#else
+  return __ldg(p);
+#endif
+}
+template <class T>
+__device__ __forceinline__ void st_stream(T* p, const T& v) {
+#if cache_hints
+  __stcs(p, v);
+#else
+  *p = v;
+#endif
+}
 
 /// This block's elements [base, base + valid) of `in`, blocked: items[k] = in[base + tid *
 /// kItems + k]; elements past `valid` read as 0 (the identity), never touching memory.
@@ -124,23 +220,23 @@ __device__ __forceinline__ void load_tile(value_t (&items)[kItems], const value_
     if constexpr (kItems % 4 == 0) {
 #pragma unroll
       for (int k = 0; k < kItems; k += 4) {
-        const vec4_t v = __ldg(reinterpret_cast<const vec4_t*>(p + k));
+        const vec4_t v = ld_stream(reinterpret_cast<const vec4_t*>(p + k));
         items[k] = v.x; items[k + 1] = v.y; items[k + 2] = v.z; items[k + 3] = v.w;
       }
     } else if constexpr (kItems % 2 == 0) {
 #pragma unroll
       for (int k = 0; k < kItems; k += 2) {
-        const vec2_t v = __ldg(reinterpret_cast<const vec2_t*>(p + k));
+        const vec2_t v = ld_stream(reinterpret_cast<const vec2_t*>(p + k));
         items[k] = v.x; items[k + 1] = v.y;
       }
     } else {
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) items[k] = __ldg(p + k);
+      for (int k = 0; k < kItems; ++k) items[k] = ld_stream(p + k);
     }
   } else {
 #pragma unroll
     for (int k = 0; k < kItems; ++k)
-      items[k] = (tid * kItems + k < valid) ? __ldg(p + k) : value_t(0);
+      items[k] = (tid * kItems + k < valid) ? ld_stream(p + k) : value_t(0);
   }
   (void)ex;
 #else
@@ -151,11 +247,11 @@ __device__ __forceinline__ void load_tile(value_t (&items)[kItems], const value_
   value_t striped[kItems];
   if (valid == kTile) {
 #pragma unroll
-    for (int k = 0; k < kItems; ++k) striped[k] = __ldg(p + 32 * k);
+    for (int k = 0; k < kItems; ++k) striped[k] = ld_stream(p + 32 * k);
   } else {
 #pragma unroll
     for (int k = 0; k < kItems; ++k)
-      striped[k] = (first + lane + 32 * k < valid) ? __ldg(p + 32 * k) : value_t(0);
+      striped[k] = (first + lane + 32 * k < valid) ? ld_stream(p + 32 * k) : value_t(0);
   }
 #pragma unroll
   for (int k = 0; k < kItems; ++k) slice[exchange_index(lane + 32 * k)] = striped[k];
@@ -178,23 +274,23 @@ __device__ __forceinline__ void store_tile(const value_t (&items)[kItems], value
       for (int k = 0; k < kItems; k += 4) {
         vec4_t v;
         v.x = items[k]; v.y = items[k + 1]; v.z = items[k + 2]; v.w = items[k + 3];
-        *reinterpret_cast<vec4_t*>(p + k) = v;
+        st_stream(reinterpret_cast<vec4_t*>(p + k), v);
       }
     } else if constexpr (kItems % 2 == 0) {
 #pragma unroll
       for (int k = 0; k < kItems; k += 2) {
         vec2_t v;
         v.x = items[k]; v.y = items[k + 1];
-        *reinterpret_cast<vec2_t*>(p + k) = v;
+        st_stream(reinterpret_cast<vec2_t*>(p + k), v);
       }
     } else {
 #pragma unroll
-      for (int k = 0; k < kItems; ++k) p[k] = items[k];
+      for (int k = 0; k < kItems; ++k) st_stream(p + k, items[k]);
     }
   } else {
 #pragma unroll
     for (int k = 0; k < kItems; ++k)
-      if (tid * kItems + k < valid) p[k] = items[k];
+      if (tid * kItems + k < valid) st_stream(p + k, items[k]);
   }
   (void)ex;
 #else
@@ -208,11 +304,11 @@ __device__ __forceinline__ void store_tile(const value_t (&items)[kItems], value
   __syncwarp();
   if (valid == kTile) {
 #pragma unroll
-    for (int k = 0; k < kItems; ++k) p[32 * k] = slice[exchange_index(lane + 32 * k)];
+    for (int k = 0; k < kItems; ++k) st_stream(p + 32 * k, slice[exchange_index(lane + 32 * k)]);
   } else {
 #pragma unroll
     for (int k = 0; k < kItems; ++k)
-      if (first + lane + 32 * k < valid) p[32 * k] = slice[exchange_index(lane + 32 * k)];
+      if (first + lane + 32 * k < valid) st_stream(p + 32 * k, slice[exchange_index(lane + 32 * k)]);
   }
   __syncwarp();
 #endif
@@ -363,6 +459,154 @@ __device__ __forceinline__ unsigned long long make_status(value_t v, unsigned in
   return ((unsigned long long)value_bits(v) << 32) | ((epoch & 0x3fffffffu) << 2) | flag;
 }
 
+
+/// Warp 0's part of the decoupled look-back for tile `tile` (> 0 or 0) whose aggregate is
+/// `total`: publishes the aggregate, walks back over the predecessors 32 at a time and
+/// publishes the inclusive prefix; returns the exclusive prefix (sum of all earlier tiles)
+/// in every lane. Called by all 32 lanes of warp 0 with the same arguments.
+__device__ __forceinline__ value_t decoupled_lookback(unsigned long long* workspace, unsigned int tile,
+                                                      unsigned int epoch, value_t total, int lane) {
+  value_t exclusive = value_t(0);
+  if (tile == 0) {
+    if (lane == 0) store_status(workspace, make_status(total, epoch, kFlagPrefix));
+    return exclusive;
+  }
+  if (lane == 0) store_status(workspace + tile, make_status(total, epoch, kFlagAggregate));
+  long long window = (long long)tile - 1;  // the predecessor lane 0 inspects
+  const unsigned int tag = (epoch & 0x3fffffffu) << 2;
+  while (true) {
+    const long long idx = window - lane;
+    unsigned long long word;
+    unsigned int flag;
+    unsigned int prefixes;
+#if lookback <= 1
+    int spins = 0;
+#endif
+    while (true) {
+      if (idx >= 0) {
+        word = load_status(workspace + idx);
+        flag = ((unsigned int)word & ~3u) == tag ? ((unsigned int)word & 3u) : 0u;
+      } else {
+        word = 0ull;  // before tile 0: an inclusive prefix of 0
+        flag = kFlagPrefix;
+      }
+#if lookback == 0
+      if (__all_sync(0xffffffffu, flag != 0u)) break;
+#else
+      // Only the lanes up to the nearest inclusive prefix (all 32 when there is none) are
+      // needed: every one of them must have published something.
+      const unsigned int missing = __ballot_sync(0xffffffffu, flag == 0u);
+      const unsigned int pre = __ballot_sync(0xffffffffu, flag == kFlagPrefix);
+      const unsigned int needed = pre != 0u ? (pre ^ (pre - 1u)) : 0xffffffffu;
+      if ((missing & needed) == 0u) break;
+#endif
+#if lookback <= 1
+      if (++spins > 4) __nanosleep(32);
+#endif
+    }
+    const value_t v = value_from_bits((unsigned int)(word >> 32));
+    prefixes = __ballot_sync(0xffffffffu, flag == kFlagPrefix);
+    if (prefixes != 0u) {
+      const int nearest = __ffs(prefixes) - 1;  // lowest lane = closest predecessor
+      exclusive += warp_sum(lane <= nearest ? v : value_t(0));
+      break;
+    }
+    exclusive += warp_sum(v);
+    window -= 32;
+  }
+  if (lane == 0) store_status(workspace + tile, make_status(exclusive + total, epoch, kFlagPrefix));
+  return exclusive;
+}
+
+#if lookback != 0
+/// Block-level scan with early publication (lookback >= 1, block_scan 2). thread_total is
+/// the sum of this thread's items; returns the sum of the items of the earlier threads of
+/// the tile. Warp 0 publishes the tile aggregate right after the first (and only) barrier
+/// inside, looks back and leaves the tile's exclusive prefix in *s_offset, which the
+/// caller reads after its own __syncthreads() (work placed in between overlaps the
+/// look-back). `epoch` need only be valid in thread 0.
+__device__ __forceinline__ value_t early_block_scan(value_t* warp_totals, value_t* s_offset, value_t thread_total,
+                                                    unsigned long long* workspace, unsigned int tile,
+                                                    unsigned int epoch) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const value_t inclusive = warp_inclusive_scan(thread_total, lane);
+  value_t exclusive = __shfl_up_sync(0xffffffffu, inclusive, 1);
+  if (lane == 0) exclusive = value_t(0);
+  if (lane == 31) warp_totals[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) {
+    const value_t total = warp_sum(lane < kWarps ? warp_totals[lane] : value_t(0));
+    const unsigned int ep = __shfl_sync(0xffffffffu, epoch, 0);
+    const value_t offset = decoupled_lookback(workspace, tile, ep, total, lane);
+    if (lane == 0) *s_offset = offset;
+  }
+  // Each warp sums the totals of the warps before it itself (no second barrier needed).
+  return warp_sum(lane < warp ? warp_totals[lane] : value_t(0)) + exclusive;
+}
+#endif
+
+#if stage != 0
+__device__ __forceinline__ unsigned int smem_u32(const void* p) {
+  return (unsigned int)__cvta_generic_to_shared(p);
+}
+__device__ __forceinline__ unsigned long long evict_first_policy() {
+  unsigned long long policy = 0ull;
+#if cache_hints
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#endif
+  return policy;
+}
+#if stage == 1
+/// 16 bytes global -> shared, asynchronous (LDGSTS, not through L1 or registers).
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, unsigned long long policy) {
+#if cache_hints
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(smem_u32(dst)), "l"(src),
+               "l"(policy) : "memory");
+#else
+  (void)policy;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(smem_u32(dst)), "l"(src) : "memory");
+#endif
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+#else
+__device__ __forceinline__ void mbar_init(unsigned int bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+/// One bulk copy (TMA) of `bytes` (a multiple of 16, both addresses 16-byte aligned)
+/// global -> shared; the mbarrier's phase 0 completes when all bytes have landed.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned int bytes, unsigned int bar,
+                                          unsigned long long policy) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+#if cache_hints
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::
+          "r"(smem_u32(dst)), "l"(src), "r"(bytes), "r"(bar), "l"(policy) : "memory");
+#else
+  (void)policy;
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+                   "r"(smem_u32(dst)), "l"(src), "r"(bytes), "r"(bar) : "memory");
+#endif
+}
+__device__ __forceinline__ void mbar_wait_phase0(unsigned int bar) {
+  unsigned int done;
+  do {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done) : "r"(bar) : "memory");
+  } while (!done);
+}
+#endif
+// Staged scan: each thread walks its own run of kItems words of the shared tile, starting
+// at a lane-dependent rotation so that the 32 lanes of a warp hit 32 distinct banks at
+// every step: the run of lane l starts at bank l * kItems mod 32 (a multiple of g =
+// gcd(kItems, 32), 32/g distinct starts), and the g lanes sharing a start get the
+// rotations 0..g-1, i.e. distinct offsets mod g.
+constexpr int kRotGcd = (kItems & -kItems) < 32 ? (kItems & -kItems) : 32;
+__device__ __forceinline__ int stage_rotation(int lane) { return (lane * kRotGcd) >> 5; }
+#endif
+
 }  // namespace cutune_scan
 using namespace cutune_scan;
 
@@ -371,6 +615,7 @@ using namespace cutune_scan;
 extern "C" __global__ void __launch_bounds__(block_size_x)
 scan(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned long long* __restrict__ workspace,
      unsigned long long* __restrict__ counter, int n, int inclusive) {
+#if lookback == 0
   __shared__ value_t ex[kExchangeWords];
   __shared__ BlockScanStorage s;
   __shared__ unsigned int s_tile, s_epoch;
@@ -407,43 +652,8 @@ scan(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned long lo
   for (int k = 0; k < kItems; ++k) items[k] = thread_prefix + items[k];
 
   if (tid < 32) {
-    const int lane = tid;
-    value_t exclusive = value_t(0);
-    if (tile == 0) {
-      if (lane == 0) store_status(workspace, make_status(total, epoch, kFlagPrefix));
-    } else {
-      if (lane == 0) store_status(workspace + tile, make_status(total, epoch, kFlagAggregate));
-      long long window = (long long)tile - 1;  // the predecessor lane 0 inspects
-      const unsigned int tag = (epoch & 0x3fffffffu) << 2;
-      while (true) {
-        const long long idx = window - lane;
-        unsigned long long word;
-        unsigned int flag;
-        int spins = 0;
-        while (true) {
-          if (idx >= 0) {
-            word = load_status(workspace + idx);
-            flag = ((unsigned int)word & ~3u) == tag ? ((unsigned int)word & 3u) : 0u;
-          } else {
-            word = 0ull;  // before tile 0: an inclusive prefix of 0
-            flag = kFlagPrefix;
-          }
-          if (__all_sync(0xffffffffu, flag != 0u)) break;
-          if (++spins > 4) __nanosleep(32);
-        }
-        const value_t v = value_from_bits((unsigned int)(word >> 32));
-        const unsigned int prefixes = __ballot_sync(0xffffffffu, flag == kFlagPrefix);
-        if (prefixes != 0u) {
-          const int nearest = __ffs(prefixes) - 1;  // lowest lane = closest predecessor
-          exclusive += warp_sum(lane <= nearest ? v : value_t(0));
-          break;
-        }
-        exclusive += warp_sum(v);
-        window -= 32;
-      }
-      if (lane == 0) store_status(workspace + tile, make_status(exclusive + total, epoch, kFlagPrefix));
-    }
-    if (lane == 0) s_offset = exclusive;
+    const value_t exclusive = decoupled_lookback(workspace, tile, epoch, total, tid);
+    if (tid == 0) s_offset = exclusive;
   }
   __syncthreads();
   const value_t offset = s_offset;
@@ -459,6 +669,163 @@ scan(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned long lo
     items[0] = offset + thread_prefix;
   }
   store_tile(items, out, base, valid, ex);
+
+#elif stage == 0
+  // ---- lookback >= 1, tile in registers
+  __shared__ value_t ex[kExchangeWords];
+  __shared__ value_t s_warp_totals[kWarps];
+  __shared__ value_t s_offset;
+  const int tid = threadIdx.x;
+  unsigned long long ticket = 0ull;  // valid in thread 0: epoch << 32 | ticket
+#if tile_order == 0
+  __shared__ unsigned int s_tile;
+  if (tid == 0) {
+    ticket = atomicAdd(counter, 1ull);
+    s_tile = (unsigned int)ticket;
+  }
+  __syncthreads();
+  const unsigned int tile = s_tile;
+#else
+  const unsigned int tile = blockIdx.x;
+  if (tid == 0) ticket = atomicAdd(counter, 1ull);  // its round trip overlaps the loads
+#endif
+  const long long base = (long long)tile * kTile;
+  const long long left = (long long)n - base;
+  const int valid = left < kTile ? (int)left : kTile;
+
+  value_t items[kItems];
+  load_tile(items, in, base, valid, ex);
+  const unsigned int epoch = (unsigned int)(ticket >> 32);
+  // The last ticket of the grid resets the counter for the next launch (see above).
+  if (tid == 0 && (unsigned int)ticket == gridDim.x - 1)
+    atomicExch(counter, (unsigned long long)(epoch + 1u) << 32);
+#pragma unroll
+  for (int k = 1; k < kItems; ++k) items[k] += items[k - 1];
+  const value_t thread_prefix = early_block_scan(s_warp_totals, &s_offset, items[kItems - 1], workspace, tile, epoch);
+  // In-tile results while warp 0 looks back (exclusive: shifted by one place).
+  if (inclusive) {
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) items[k] = thread_prefix + items[k];
+  } else {
+#pragma unroll
+    for (int k = kItems - 1; k > 0; --k) items[k] = thread_prefix + items[k - 1];
+    items[0] = thread_prefix;
+  }
+  __syncthreads();
+  const value_t offset = s_offset;
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) items[k] = offset + items[k];
+  store_tile(items, out, base, valid, ex);
+
+#else
+  // ---- lookback >= 1, tile staged in (dynamic) shared memory by cp.async (1) or TMA (2)
+  extern __shared__ __align__(128) unsigned char cutune_stage_smem[];
+  value_t* buf = reinterpret_cast<value_t*>(cutune_stage_smem);  // kTile values
+  __shared__ value_t s_warp_totals[kWarps];
+  __shared__ value_t s_offset;
+  const int tid = threadIdx.x, lane = tid & 31;
+  const unsigned long long policy = evict_first_policy();
+#if stage == 2
+  __shared__ __align__(8) unsigned long long s_bar;
+  const unsigned int bar = smem_u32(&s_bar);
+#endif
+  unsigned long long ticket = 0ull;  // valid in thread 0: epoch << 32 | ticket
+#if tile_order == 0
+  __shared__ unsigned int s_tile;
+  if (tid == 0) {
+    ticket = atomicAdd(counter, 1ull);
+    const unsigned int t = (unsigned int)ticket;
+#if stage == 2
+    mbar_init(bar);
+    if ((long long)n - (long long)t * kTile >= kTile)
+      bulk_load(buf, in + (long long)t * kTile, kTile * (unsigned int)sizeof(value_t), bar, policy);
+#endif
+    s_tile = t;
+  }
+  __syncthreads();
+  const unsigned int tile = s_tile;
+#else
+  const unsigned int tile = blockIdx.x;
+#if stage == 2
+  if (tid == 0) {
+    mbar_init(bar);
+    if ((long long)n - (long long)tile * kTile >= kTile)
+      bulk_load(buf, in + (long long)tile * kTile, kTile * (unsigned int)sizeof(value_t), bar, policy);
+    ticket = atomicAdd(counter, 1ull);
+  }
+  __syncthreads();  // the mbarrier is initialised before anyone waits on it
+#endif
+#endif
+  const long long base = (long long)tile * kTile;
+  const long long left = (long long)n - base;
+  const int valid = left < kTile ? (int)left : kTile;
+
+  if (valid == kTile) {
+#if stage == 1
+    constexpr int kVecs = kTile * (int)sizeof(value_t) / 16;
+#pragma unroll 4
+    for (int i = tid; i < kVecs; i += kThreads) cp_async16(buf + 4 * i, in + base + 4 * i, policy);
+#if tile_order == 1
+    if (tid == 0) ticket = atomicAdd(counter, 1ull);  // its round trip overlaps the copies
+#endif
+    cp_async_wait_all();
+    __syncthreads();  // every thread's copies have landed
+#else
+    mbar_wait_phase0(bar);  // completes with the bulk copy's bytes visible
+#endif
+  } else {
+#if stage == 1 && tile_order == 1
+    if (tid == 0) ticket = atomicAdd(counter, 1ull);
+#endif
+    for (int i = tid; i < kTile; i += kThreads) buf[i] = i < valid ? ld_stream(in + base + i) : value_t(0);
+    __syncthreads();
+  }
+  const unsigned int epoch = (unsigned int)(ticket >> 32);
+  if (tid == 0 && (unsigned int)ticket == gridDim.x - 1)
+    atomicExch(counter, (unsigned long long)(epoch + 1u) << 32);
+
+  // Pass 1: the thread's total, split into its items [rot, kItems) (visited first) and
+  // [0, rot) (visited after the wrap).
+  value_t* run = buf + tid * kItems;
+  const int rot = stage_rotation(lane);
+  value_t sum_hi = value_t(0), sum_lo = value_t(0);
+#pragma unroll 4
+  for (int k = 0; k < kItems; ++k) {
+    int j = k + rot;
+    if (j >= kItems) j -= kItems;
+    const value_t v = run[j];
+    if (j >= rot) sum_hi += v; else sum_lo += v;
+  }
+  const value_t thread_prefix = early_block_scan(s_warp_totals, &s_offset, sum_lo + sum_hi, workspace, tile, epoch);
+  // Pass 2 (overlapping warp 0's look-back): in-tile results written back in place, in
+  // the same rotated order; the running value restarts at thread_prefix at the wrap.
+  value_t running = thread_prefix + sum_lo;
+#pragma unroll 4
+  for (int k = 0; k < kItems; ++k) {
+    int j = k + rot;
+    if (j >= kItems) j -= kItems;
+    if (j == 0) running = thread_prefix;
+    const value_t v = run[j];
+    const value_t next = running + v;
+    run[j] = inclusive ? next : running;
+    running = next;
+  }
+  __syncthreads();
+  const value_t offset = s_offset;
+  if (valid == kTile) {
+    constexpr int kVecs = kTile * (int)sizeof(value_t) / 16;
+    const vec4_t* b4 = reinterpret_cast<const vec4_t*>(buf);
+    vec4_t* o4 = reinterpret_cast<vec4_t*>(out + base);
+#pragma unroll 4
+    for (int i = tid; i < kVecs; i += kThreads) {
+      vec4_t v = b4[i];
+      v.x = offset + v.x; v.y = offset + v.y; v.z = offset + v.z; v.w = offset + v.w;
+      st_stream(o4 + i, v);
+    }
+  } else {
+    for (int i = tid; i < valid; i += kThreads) st_stream(out + base + i, offset + buf[i]);
+  }
+#endif
 }
 
 // ---------------------------------------------------------------------------------------
@@ -468,6 +835,7 @@ scan(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned long lo
 extern "C" __global__ void __launch_bounds__(block_size_x)
 scan_reduce(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned long long* __restrict__ workspace,
             unsigned long long* __restrict__ counter, int n, int inclusive) {
+#if stage == 0  // (inter_block 1 only: never launched with stage 1/2)
   __shared__ value_t ex[kExchangeWords];
   __shared__ value_t warp_totals[kWarps];
   (void)out; (void)counter; (void)inclusive;
@@ -481,6 +849,9 @@ scan_reduce(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned 
   for (int k = 1; k < kItems; ++k) sum += items[k];
   sum = block_sum(warp_totals, sum);
   if (threadIdx.x == 0) reinterpret_cast<value_t*>(workspace)[blockIdx.x] = sum;
+#else
+  (void)out; (void)in; (void)workspace; (void)counter; (void)n; (void)inclusive;
+#endif
 }
 
 /// Exclusive scan of the ceil(n / tile) tile sums in place, by ONE block, a tile's worth
@@ -488,6 +859,7 @@ scan_reduce(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned 
 extern "C" __global__ void __launch_bounds__(block_size_x)
 scan_spine(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned long long* __restrict__ workspace,
            unsigned long long* __restrict__ counter, int n, int inclusive) {
+#if stage == 0  // (inter_block 1 only: never launched with stage 1/2)
   __shared__ value_t ex[kExchangeWords];
   __shared__ BlockScanStorage s;
   (void)out; (void)in; (void)counter; (void)inclusive;
@@ -510,12 +882,16 @@ scan_spine(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned l
     carry += total;
     __syncthreads();  // the block scan's shared memory is reused by the next chunk
   }
+#else
+  (void)out; (void)in; (void)workspace; (void)counter; (void)n; (void)inclusive;
+#endif
 }
 
 /// Each tile scanned again, offset by its exclusive tile prefix. Grid: one block per tile.
 extern "C" __global__ void __launch_bounds__(block_size_x)
 scan_downsweep(value_t* __restrict__ out, const value_t* __restrict__ in, unsigned long long* __restrict__ workspace,
                unsigned long long* __restrict__ counter, int n, int inclusive) {
+#if stage == 0  // (inter_block 1 only: never launched with stage 1/2)
   __shared__ value_t ex[kExchangeWords];
   __shared__ BlockScanStorage s;
   (void)counter;
@@ -539,4 +915,7 @@ scan_downsweep(value_t* __restrict__ out, const value_t* __restrict__ in, unsign
     items[0] = offset + thread_prefix;
   }
   store_tile(items, out, base, valid, ex);
+#else
+  (void)out; (void)in; (void)workspace; (void)counter; (void)n; (void)inclusive;
+#endif
 }

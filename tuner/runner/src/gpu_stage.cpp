@@ -205,9 +205,21 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
                              cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS));
       return std::nullopt;
     }
-    if (g.dynamic_shared_bytes > 48 * 1024)
+    if (g.dynamic_shared_bytes > 0) {
+      // Static plus dynamic shared memory above 48 KiB needs the kernel's opt-in, and
+      // above the device's opt-in limit cannot launch at all: say so before launching.
+      const auto total = static_cast<std::uint64_t>(cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)) +
+                         g.dynamic_shared_bytes;
+      if (total > static_cast<std::uint64_t>(limits_.max_shared_per_block_optin)) {
+        ev.status = db::Status::Runtime;
+        ev.error = fmt::format("too many resources requested for launch of {}: {} bytes of shared memory, "
+                               "the device allows {}",
+                               planned.spec->kernel_name, total, limits_.max_shared_per_block_optin);
+        return std::nullopt;
+      }
       CUTUNE_CU(CU_FN(cuFuncSetAttribute)(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                           static_cast<int>(g.dynamic_shared_bytes)));
+    }
     for (std::size_t s = 0; s < argument_sets(); ++s) {
       const auto& params = s == 0 ? params_ : rotated_params_[s - 1];
       measure::Launch launch{f, g.grid, g.block, g.dynamic_shared_bytes, {}};
