@@ -562,17 +562,27 @@ TEST_CASE("kill -9 while adding measurements loses nothing committed", "[db]") {
   }
 }
 
+namespace {
+
+/// A fresh store's first device, kernel, problem (ids 1), one measurement "128" with
+/// `stats_json`, and a tied winner over one finalist.
+void store_one_winner(Store& store, const std::string& stats_json) {
+  const auto device = store.upsert_device(h200());
+  const auto kernel = store.upsert_kernel("vector_add", "abc");
+  const auto problem = store.upsert_problem(kernel, "n=1", "{}");
+  Measurement m = measurement("128", Status::Ok);
+  m.stats_json = stats_json;
+  REQUIRE(store.add_measurement(0, kernel, problem, device, m));
+  store.set_winner(kernel, problem, device, 0, "128", "{}", 0.5, 0.6, "tie", R"([{"config":"128"}])");
+}
+
+}  // namespace
+
 TEST_CASE("a version-1 DB is migrated to version 2 and keeps its data", "[db]") {
   TempDb file;
   {
     Store store = Store::open(file.path(), true);
-    const auto device = store.upsert_device(h200());
-    const auto kernel = store.upsert_kernel("vector_add", "abc");
-    const auto problem = store.upsert_problem(kernel, "n=1", "{}");
-    Measurement m = measurement("128", Status::Ok);
-    m.stats_json = R"({"mean_ms":0.5})";
-    REQUIRE(store.add_measurement(0, kernel, problem, device, m));
-    store.set_winner(kernel, problem, device, 0, "128", "{}", 0.5, 0.6, "tie", R"([{"config":"128"}])");
+    store_one_winner(store, R"({"mean_ms":0.5})");
   }
   // Back to the version-1 layout, as a DB from session 1 has it.
   raw_exec(file.path(), "ALTER TABLE measurements DROP COLUMN stats_json; "
@@ -594,17 +604,12 @@ TEST_CASE("a version-1 DB is migrated to version 2 and keeps its data", "[db]") 
 TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
   TempDb file;
   Store store = Store::open(file.path(), true);
-  const auto device = store.upsert_device(h200());
-  const auto kernel = store.upsert_kernel("vector_add", "abc");
-  const auto problem = store.upsert_problem(kernel, "n=1", "{}");
-  Measurement m = measurement("128", Status::Ok);
-  m.stats_json = R"({"mean_ms":0.5,"stop_reason":"converged"})";
-  REQUIRE(store.add_measurement(0, kernel, problem, device, m));
-  CHECK(store.find_measurement(kernel, problem, device, "128")->stats_json == m.stats_json);
-  store.set_winner(kernel, problem, device, 0, "128", "{}", 0.5, 0.6, "tie", R"([{"config":"128"}])");
+  const std::string stats = R"({"mean_ms":0.5,"stop_reason":"converged"})";
+  store_one_winner(store, stats);
+  CHECK(store.find_measurement(1, 1, 1, "128")->stats_json == stats);
   const auto w = store.winners();
   REQUIRE(w.size() == 1);
   CHECK(w[0].verdict == "tie");
   CHECK(w[0].finalists_json == R"([{"config":"128"}])");
-  CHECK_THROWS(store.set_winner(kernel, problem, device, 0, "128", "{}", 0.5, 0.6, "maybe", "[]"));
+  CHECK_THROWS(store.set_winner(1, 1, 1, 0, "128", "{}", 0.5, 0.6, "maybe", "[]"));
 }
