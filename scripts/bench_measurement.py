@@ -73,8 +73,11 @@ def ncu_durations_ns(ncu, cutune, kernel, problem, config, log):
 
 def fidelity(args, files, log):
     out = []
+    only = [k for k in args.kernels.split(",") if k]
     ncu = shutil.which("ncu") or (os.path.exists("/usr/local/cuda/bin/ncu") and "/usr/local/cuda/bin/ncu")
     for kernel, problem, config in FIDELITY:
+        if only and f"{kernel}:{problem}" not in only:
+            continue
         entry = {"kernel": kernel, "problem": problem, "config": config or "default"}
         base = f"{files}/fidelity_{kernel}_{len(out)}"
 
@@ -94,12 +97,18 @@ def fidelity(args, files, log):
         entry["loop_ms_per_launch"] = warm["loop"]["ms_per_launch"]
         entry["loop_launches"] = warm["loop"]["launches"]
         entry["warm_vs_loop_rel_diff"] = entry["cutune_warm_median_ms"] / entry["loop_ms_per_launch"] - 1
+        if entry["l2"] != "flush":  # rotated: the same kernel with the flush as well
+            run(measure(base + "_flush.json", "--l2", "flush"), log)
+            fl = json.load(open(base + "_flush.json"))["configs"][0]
+            entry["cutune_flush_median_ms"] = fl["summary"]["median_ms"]
         if ncu:
             ns = ncu_durations_ns(ncu, args.cutune, kernel, problem, config, log)
             if ns:
                 entry["ncu_launches"] = len(ns)
                 entry["ncu_median_ms"] = statistics.median(ns) * 1e-6
                 entry["cold_vs_ncu_rel_diff"] = entry["cutune_cold_median_ms"] / entry["ncu_median_ms"] - 1
+                if "cutune_flush_median_ms" in entry:
+                    entry["flush_vs_ncu_rel_diff"] = entry["cutune_flush_median_ms"] / entry["ncu_median_ms"] - 1
             else:
                 entry["ncu_error"] = "ncu reported no gpu__time_duration (see measurement.log)"
         else:
@@ -108,6 +117,7 @@ def fidelity(args, files, log):
         entry["within_2pct"] = abs(entry[ind]) <= 0.02
         print(f"fidelity {kernel} {problem}: cold {entry['cutune_cold_median_ms']:.5f} ms"
               + (f", ncu {entry['ncu_median_ms']:.5f} ms ({entry['cold_vs_ncu_rel_diff']:+.2%})" if "ncu_median_ms" in entry else "")
+              + (f", flush {entry['cutune_flush_median_ms']:.5f} ms ({entry.get('flush_vs_ncu_rel_diff', 0):+.2%})" if "cutune_flush_median_ms" in entry else "")
               + f"; warm {entry['cutune_warm_median_ms']:.5f} ms, loop {entry['loop_ms_per_launch']:.5f} ms"
               + f" ({entry['warm_vs_loop_rel_diff']:+.2%})", flush=True)
         out.append(entry)
@@ -175,6 +185,7 @@ def main():
     ap.add_argument("--bin", default=".gpu/bin")
     ap.add_argument("--out", required=True)
     ap.add_argument("--steps", default="fidelity,stability,cost")
+    ap.add_argument("--kernels", default="", help="fidelity only for these kernel:problem entries (comma-separated)")
     args = ap.parse_args()
     args.cutune = os.path.join(args.bin, "cutune")
     files = os.path.join(args.out, "files")

@@ -37,6 +37,7 @@ KernelProblem load_kernel(const std::string& kernel) { return KernelProblem::loa
 runner::MeasureOptions measure_options(const MeasureArgs& a) {
   runner::MeasureOptions o;
   o.cold_l2 = a.l2 != "warm";
+  o.rotate_when_fits = a.l2 == "cold";
   o.screening.max_samples = static_cast<std::size_t>(a.samples);
   o.screening.min_samples = std::min(o.screening.min_samples, o.screening.max_samples);
   o.thorough.min_samples = static_cast<std::size_t>(a.min_samples);

@@ -29,7 +29,7 @@ struct CompileArgs {
 int cmd_compile(const CompileArgs& args);
 /// How configurations are measured; shared by tune and measure (runner::MeasureOptions).
 struct MeasureArgs {
-  std::string l2 = "cold";            ///< "cold" (flush or rotate) or "warm"
+  std::string l2 = "cold";            ///< "cold" (rotate when the data fits, else flush), "flush" or "warm"
   int samples = 10;                   ///< screening: at most this many samples
   std::size_t finalists = 3;          ///< re-measured thoroughly after the search (0: none)
   double max_noise = 0.005;           ///< thorough: target relative half-width of the median's CI

@@ -57,8 +57,8 @@ int main(int argc, char** argv) {
   tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file");
   auto measure_options = [](CLI::App* cmd, MeasureArgs& m) {
     cmd->add_option("--l2", m.l2, "cold: no data in L2 at each sample (flush, or rotated argument sets when "
-                                  "the data fits in L2); warm: back to back on the same data")
-        ->check(CLI::IsMember({"cold", "warm"}));
+                                  "the data fits in L2); flush: always the flush; warm: back to back on the same data")
+        ->check(CLI::IsMember({"cold", "flush", "warm"}));
     cmd->add_option("--samples", m.samples, "Screening: at most N samples per configuration")
         ->check(CLI::Range(1, 100000));
     cmd->add_option("--min-samples", m.min_samples, "Thorough: samples before any statistical exit")
