@@ -326,7 +326,7 @@ Result run_entry(const Entry& e, const Options& o, measure::Sampler& sampler, co
 
   // 1. The winner the DB holds for this kernel, problem and GPU model.
   std::vector<db::Winner> winners;
-  for (auto& w : store.winners({e.kernel, device.model_key(), r.problem_key}))
+  for (auto& w : store.winners({e.kernel, device.model_key(), r.problem_key, "time"}))
     if (w.gpu_model == device.model_key()) winners.push_back(std::move(w));
   if (winners.empty()) {
     r.status = "not tuned";

@@ -276,3 +276,38 @@ TEST_CASE("the clock probe reads the SM clock NVML reports", "[gpu]") {
   ctx.synchronize();
   CHECK_FALSE(helpers.block_timed_out());
 }
+
+TEST_CASE("energy as the objective: ranked by energy per launch, a winner of its own", "[gpu]") {
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  TempPath db("cutune-energy.db");
+  runner::TuneOptions o;
+  o.db = db.path();
+  o.problem = "n=16777216";
+  o.strategy = "random";
+  o.budget = 6;
+  o.measure.thorough.time_cap_s = 0.2;
+  o.objective = "energy";
+  auto e = runner::tune(p, o);
+  if (!cuda::NvmlDevice(cuda::identify(0).uuid).available()) {
+    WARN("no NVML: energy cannot be measured here");
+    return;
+  }
+  REQUIRE_FALSE(e.winner_key.empty());
+  CHECK(e.objective == "energy");
+  CHECK(e.verdict == "screening");
+  CHECK(e.winner_objective_value > 0);
+  for (std::size_t i = 1; i < e.finalists.size(); ++i)
+    CHECK(e.finalists[i - 1].stats.energy_mj_per_launch.value_or(1e300) <=
+          e.finalists[i].stats.energy_mj_per_launch.value_or(1e300));
+  o.objective = "time";
+  auto t = runner::tune(p, o);  // resumes every configuration, then re-measures for time
+  CHECK(t.configs_tried == 0);
+  auto store = db::Store::open(db.path(), false);
+  auto w = store.winners({"vector_add"});
+  REQUIRE(w.size() == 2);  // one per objective; the time tuning did not replace the energy winner
+  CHECK(w[0].objective == "energy");
+  CHECK(w[0].config_key == e.winner_key);
+  CHECK(w[0].objective_value == e.winner_objective_value);
+  CHECK(w[1].objective == "time");
+  CHECK(w[1].config_key == t.winner_key);
+}

@@ -227,8 +227,7 @@ TEST_CASE("create, then reopen: every field round-trips", "[db]") {
       written.push_back(measurement(std::to_string(256 + static_cast<int>(s)), s));
     }
     for (const auto& m : written) REQUIRE(store.add_measurement(run, kernel, problem, device, m));
-    store.set_winner(kernel, problem, device, run, "128", R"({"block_size_x":128})",
-                     1.0 / 3.0, 0.7);
+    store.set_winner(kernel, problem, device, run, {"128", R"({"block_size_x":128})", 1.0 / 3.0, 0.7});
     store.end_run(run);
   }
 
@@ -350,7 +349,7 @@ TEST_CASE("bad references and NaN are errors that name the SQL", "[db]") {
   nan.median_ms = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_AS(f.store.add_measurement(f.run, f.kernel, f.problem, f.device, nan),
                   std::invalid_argument);
-  CHECK_THROWS(f.store.set_winner(f.kernel, f.problem, f.device + 42, f.run, "1", "{}", 1, 1));
+  CHECK_THROWS(f.store.set_winner(f.kernel, f.problem, f.device + 42, f.run, {"1", "{}", 1, 1}));
   CHECK_THROWS(f.store.end_run(f.run + 42));
   CHECK(f.store.integrity_ok());
 }
@@ -371,11 +370,11 @@ TEST_CASE("winners: replace, filter and order", "[db]") {
   const auto vec_small = f.store.upsert_problem(f.kernel, "n=1024", "{}");
   const auto red_problem = f.store.upsert_problem(reduce, "n=1024", "{}");
 
-  f.store.set_winner(f.kernel, f.problem, f.device, f.run, "256", "{}", 2.0, 3.0);
-  f.store.set_winner(f.kernel, f.problem, f.device, f.run, "128", "{}", 1.5, 3.0);  // replaces
-  f.store.set_winner(f.kernel, f.problem, d100, 0, "512", "{}", 2.5, 3.5);
-  f.store.set_winner(f.kernel, vec_small, d4090, 0, "64", "{}", 0.01, 0.02);
-  f.store.set_winner(reduce, red_problem, f.device, 0, "1024", "{}", 0.5, 0.5);
+  f.store.set_winner(f.kernel, f.problem, f.device, f.run, {"256", "{}", 2.0, 3.0});
+  f.store.set_winner(f.kernel, f.problem, f.device, f.run, {"128", "{}", 1.5, 3.0});  // replaces
+  f.store.set_winner(f.kernel, f.problem, d100, 0, {"512", "{}", 2.5, 3.5});
+  f.store.set_winner(f.kernel, vec_small, d4090, 0, {"64", "{}", 0.01, 0.02});
+  f.store.set_winner(reduce, red_problem, f.device, 0, {"1024", "{}", 0.5, 0.5});
 
   const auto all = f.store.winners();
   REQUIRE(all.size() == 4);
@@ -573,7 +572,7 @@ void store_one_winner(Store& store, const std::string& stats_json) {
   Measurement m = measurement("128", Status::Ok);
   m.stats_json = stats_json;
   REQUIRE(store.add_measurement(0, kernel, problem, device, m));
-  store.set_winner(kernel, problem, device, 0, "128", "{}", 0.5, 0.6, "tie", R"([{"config":"128"}])");
+  store.set_winner(kernel, problem, device, 0, {"128", "{}", 0.5, 0.6, "time", 0, "tie", R"([{"config":"128"}])"});
 }
 
 }  // namespace
@@ -585,9 +584,16 @@ TEST_CASE("a version-1 DB is migrated to version 2 and keeps its data", "[db]") 
     store_one_winner(store, R"({"mean_ms":0.5})");
   }
   // Back to the version-1 layout, as a DB from session 1 has it.
-  raw_exec(file.path(), "ALTER TABLE measurements DROP COLUMN stats_json; "
-                        "ALTER TABLE winners DROP COLUMN verdict; "
-                        "ALTER TABLE winners DROP COLUMN finalists_json; PRAGMA user_version = 1");
+  raw_exec(file.path(),
+           "ALTER TABLE measurements DROP COLUMN stats_json; DROP TABLE winners; "
+           "CREATE TABLE winners (id INTEGER PRIMARY KEY, kernel_id INTEGER NOT NULL REFERENCES kernels (id), "
+           "problem_id INTEGER NOT NULL REFERENCES problems (id), gpu_model TEXT NOT NULL, "
+           "device_id INTEGER NOT NULL REFERENCES devices (id), run_id INTEGER REFERENCES runs (id), "
+           "config_key TEXT NOT NULL, config_json TEXT NOT NULL, median_ms REAL NOT NULL, "
+           "default_ms REAL NOT NULL, updated_at TEXT NOT NULL, UNIQUE (kernel_id, problem_id, gpu_model)); "
+           "CREATE INDEX winners_by_gpu_model ON winners (gpu_model); "
+           "INSERT INTO winners VALUES (1, 1, 1, 'NVIDIA H200/sm_90', 1, NULL, '128', '{}', 0.5, 0.6, "
+           "'2026-11-21T00:00:00.000Z'); PRAGMA user_version = 1");
   Store store = Store::open(file.path(), true);
   CHECK(store.schema_version() == 2);
   CHECK(store.integrity_ok());
@@ -599,6 +605,9 @@ TEST_CASE("a version-1 DB is migrated to version 2 and keeps its data", "[db]") 
   REQUIRE(w.size() == 1);
   CHECK(w[0].verdict == "screening");
   CHECK(w[0].finalists_json == "[]");
+  CHECK(w[0].objective == "time");
+  CHECK(w[0].objective_value == 0.5);
+  CHECK(w[0].median_ms == 0.5);
 }
 
 TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
@@ -611,5 +620,17 @@ TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
   REQUIRE(w.size() == 1);
   CHECK(w[0].verdict == "tie");
   CHECK(w[0].finalists_json == R"([{"config":"128"}])");
-  CHECK_THROWS(store.set_winner(1, 1, 1, 0, "128", "{}", 0.5, 0.6, "maybe", "[]"));
+  CHECK_THROWS(store.set_winner(1, 1, 1, 0, {"128", "{}", 0.5, 0.6, "time", 0, "maybe"}));
+  CHECK_THROWS(store.set_winner(1, 1, 1, 0, {"128", "{}", 0.5, 0.6, "speed"}));
+  // One winner per objective: an energy winner does not replace the time winner.
+  store.set_winner(1, 1, 1, 0, {"256", "{}", 0.7, 0.6, "energy", 9.5});
+  const auto both = store.winners();
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].objective == "energy");
+  CHECK(both[0].config_key == "256");
+  CHECK(both[0].objective_value == 9.5);
+  CHECK(both[1].objective == "time");
+  CHECK(both[1].config_key == "128");
+  CHECK(both[1].objective_value == 0.5);
+  CHECK(store.winners({"", "", "", "energy"}).size() == 1);
 }

@@ -132,11 +132,36 @@ CREATE INDEX winners_by_gpu_model ON winners (gpu_model);
     // the median's interval, stop reason, SM clock, temperature, power, energy, discarded
     // samples) as one JSON object, readable with json_extract; each winner's verdict from
     // the thorough re-measurement and the finalists it was declared over.
+    // Winners are also kept per objective ("time", "energy"), so the table is rebuilt with
+    // the objective in its unique key; objective_value is the winner's figure for it (ms or
+    // mJ per launch).
     R"sql(
 ALTER TABLE measurements ADD COLUMN stats_json TEXT NOT NULL DEFAULT '{}';
-ALTER TABLE winners ADD COLUMN verdict TEXT NOT NULL DEFAULT 'screening'
-  CHECK (verdict IN ('screening', 'separated', 'tie'));
-ALTER TABLE winners ADD COLUMN finalists_json TEXT NOT NULL DEFAULT '[]';
+CREATE TABLE winners_v2 (
+  id              INTEGER PRIMARY KEY,
+  kernel_id       INTEGER NOT NULL REFERENCES kernels (id),
+  problem_id      INTEGER NOT NULL REFERENCES problems (id),
+  gpu_model       TEXT    NOT NULL,  -- devices.model_key of the device that measured it
+  objective       TEXT    NOT NULL DEFAULT 'time' CHECK (objective IN ('time', 'energy')),
+  device_id       INTEGER NOT NULL REFERENCES devices (id),
+  run_id          INTEGER REFERENCES runs (id),
+  config_key      TEXT    NOT NULL,
+  config_json     TEXT    NOT NULL,
+  median_ms       REAL    NOT NULL,
+  default_ms      REAL    NOT NULL,
+  objective_value REAL    NOT NULL DEFAULT 0,
+  verdict         TEXT    NOT NULL DEFAULT 'screening' CHECK (verdict IN ('screening', 'separated', 'tie')),
+  finalists_json  TEXT    NOT NULL DEFAULT '[]',
+  updated_at      TEXT    NOT NULL,
+  UNIQUE (kernel_id, problem_id, gpu_model, objective)
+);
+INSERT INTO winners_v2 (id, kernel_id, problem_id, gpu_model, device_id, run_id, config_key,
+                        config_json, median_ms, default_ms, objective_value, updated_at)
+  SELECT id, kernel_id, problem_id, gpu_model, device_id, run_id, config_key, config_json,
+         median_ms, default_ms, median_ms, updated_at FROM winners;
+DROP TABLE winners;
+ALTER TABLE winners_v2 RENAME TO winners;
+CREATE INDEX winners_by_gpu_model ON winners (gpu_model);
 )sql",
 };
 
@@ -671,33 +696,33 @@ std::vector<Measurement> Store::measurements(std::int64_t kernel_id, std::int64_
   return out;
 }
 
-void Store::set_winner(std::int64_t kernel_id, std::int64_t problem_id,
-                       std::int64_t device_id, std::int64_t run_id,
-                       const std::string& config_key, const std::string& config_json,
-                       double median_ms, double default_ms, const std::string& verdict,
-                       const std::string& finalists_json) {
+void Store::set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
+                       std::int64_t run_id, const WinnerChoice& w) {
   // One statement, so atomic: the GPU model comes from the device row. The WHERE before
   // ON CONFLICT is also what keeps SQLite from parsing ON as a join constraint.
   Statement st(db_,
-               "INSERT INTO winners (kernel_id, problem_id, gpu_model, device_id, run_id, "
-               "config_key, config_json, median_ms, default_ms, updated_at, verdict, finalists_json) "
-               "SELECT ?1, ?2, model_key, id, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11 FROM devices "
+               "INSERT INTO winners (kernel_id, problem_id, gpu_model, objective, device_id, run_id, "
+               "config_key, config_json, median_ms, default_ms, objective_value, verdict, "
+               "finalists_json, updated_at) "
+               "SELECT ?1, ?2, model_key, ?5, id, ?4, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13 FROM devices "
                "WHERE id = ?3 "
-               "ON CONFLICT (kernel_id, problem_id, gpu_model) DO UPDATE SET "
+               "ON CONFLICT (kernel_id, problem_id, gpu_model, objective) DO UPDATE SET "
                "device_id = excluded.device_id, run_id = excluded.run_id, "
                "config_key = excluded.config_key, config_json = excluded.config_json, "
                "median_ms = excluded.median_ms, default_ms = excluded.default_ms, "
-               "updated_at = excluded.updated_at, verdict = excluded.verdict, "
-               "finalists_json = excluded.finalists_json");
+               "objective_value = excluded.objective_value, verdict = excluded.verdict, "
+               "finalists_json = excluded.finalists_json, updated_at = excluded.updated_at");
   st.bind_int64(1, kernel_id).bind_int64(2, problem_id).bind_int64(3, device_id);
   bind_optional_id(st, 4, run_id);
-  st.bind_text(5, config_key)
-      .bind_text(6, config_json)
-      .bind_double(7, median_ms)
-      .bind_double(8, default_ms)
-      .bind_text(9, utc_now_iso())
-      .bind_text(10, verdict)
-      .bind_text(11, finalists_json);
+  st.bind_text(5, w.objective)
+      .bind_text(6, w.config_key)
+      .bind_text(7, w.config_json)
+      .bind_double(8, w.median_ms)
+      .bind_double(9, w.default_ms)
+      .bind_double(10, w.objective == "time" && w.objective_value == 0 ? w.median_ms : w.objective_value)
+      .bind_text(11, w.verdict)
+      .bind_text(12, w.finalists_json)
+      .bind_text(13, utc_now_iso());
   st.run();
   if (sqlite3_changes(db_) != 1) {
     throw std::invalid_argument(fmt::format("cutune::db: set_winner: no device {}", device_id));
@@ -707,12 +732,14 @@ void Store::set_winner(std::int64_t kernel_id, std::int64_t problem_id,
 std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
   Statement st(db_,
                "SELECT k.name, p.problem_key, w.gpu_model, w.config_key, w.config_json, "
-               "w.median_ms, w.default_ms, w.run_id, w.updated_at, w.verdict, w.finalists_json "
+               "w.median_ms, w.default_ms, w.run_id, w.updated_at, w.verdict, w.finalists_json, "
+               "w.objective, w.objective_value "
                "FROM winners w JOIN kernels k ON k.id = w.kernel_id "
                "JOIN problems p ON p.id = w.problem_id "
                "WHERE (?1 = '' OR k.name = ?1) AND (?2 = '' OR p.problem_key = ?2) "
-               "ORDER BY k.name, p.problem_key, w.gpu_model, w.id");
-  st.bind_text(1, filter.kernel).bind_text(2, filter.problem);
+               "AND (?3 = '' OR w.objective = ?3) "
+               "ORDER BY k.name, p.problem_key, w.gpu_model, w.objective, w.id");
+  st.bind_text(1, filter.kernel).bind_text(2, filter.problem).bind_text(3, filter.objective);
   std::vector<Winner> out;
   while (st.step()) {
     Winner w;
@@ -729,6 +756,8 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
     w.updated_at = st.column_text(8);
     w.verdict = st.column_text(9);
     w.finalists_json = st.column_text(10);
+    w.objective = st.column_text(11);
+    w.objective_value = st.column_double(12);
     out.push_back(std::move(w));
   }
   return out;

@@ -254,6 +254,7 @@ int cmd_tune(const TuneArgs& a) {
   o.device = a.device;
   o.measure = measure_options(a.measure);
   o.first = a.first;
+  o.objective = a.objective;
   o.measure.finalists = a.measure.finalists;
   o.command = a.command;
   o.log = &std::cout;
@@ -306,6 +307,8 @@ int cmd_tune(const TuneArgs& a) {
            {"default", r.default_key},
            {"default_ms", r.default_ms},
            {"speedup_over_default", r.default_ms > 0 && r.winner_ms > 0 ? r.default_ms / r.winner_ms : 0.0},
+           {"objective", r.objective},
+           {"winner_objective_value", r.winner_objective_value},
            {"verdict", r.verdict},
            {"finalists", json::parse(r.finalists_json())},
            {"cost", {{"screening_ms_per_config", r.screening_ms_per_config},
@@ -378,13 +381,14 @@ int cmd_measure(const MeasureConfigArgs& a) {
 int cmd_query(const QueryArgs& a) {
   fs::path path = a.db.empty() ? default_db_path() : fs::path(a.db);
   db::Store store = db::Store::open(path, /*create=*/false);
-  auto winners = store.winners({a.kernel, a.gpu, a.problem});
+  auto winners = store.winners({a.kernel, a.gpu, a.problem, a.objective});
   if (a.json) {
     json arr = json::array();
     for (const auto& w : winners)
       arr.push_back(json{{"kernel", w.kernel}, {"problem", w.problem_key}, {"gpu", w.gpu_model},
                          {"config_key", w.config_key}, {"config", json::parse(w.config_json)},
                          {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
+                         {"objective", w.objective}, {"objective_value", w.objective_value},
                          {"verdict", w.verdict}, {"finalists", json::parse(w.finalists_json)},
                          {"run_id", w.run_id}, {"updated_at", w.updated_at}});
     std::cout << arr.dump(2) << '\n';
@@ -394,12 +398,15 @@ int cmd_query(const QueryArgs& a) {
     std::cout << fmt::format("no winners stored in {} for that query\n", path.string());
     return kOk;
   }
-  std::cout << fmt::format("{:<16} {:<26} {:<20} {:>11} {:>11} {:>8}  {}\n", "kernel", "problem", "gpu",
-                           "median_ms", "default_ms", "speedup", "configuration");
-  for (const auto& w : winners)
-    std::cout << fmt::format("{:<16} {:<26} {:<20} {:>11.4f} {:>11.4f} {:>7.3f}x  {}\n", w.kernel,
-                             w.problem_key, w.gpu_model, w.median_ms, w.default_ms,
-                             w.default_ms > 0 ? w.default_ms / w.median_ms : 0.0, w.config_json);
+  std::cout << fmt::format("{:<16} {:<26} {:<20} {:<9} {:>11} {:>11} {:>8} {:>9}  {}\n", "kernel", "problem", "gpu",
+                           "objective", "median_ms", "default_ms", "speedup", "verdict", "configuration");
+  for (const auto& w : winners) {
+    const std::string objective =
+        w.objective == "energy" ? fmt::format("{:.3g} mJ", w.objective_value) : w.objective;
+    std::cout << fmt::format("{:<16} {:<26} {:<20} {:<9} {:>11.4f} {:>11.4f} {:>7.3f}x {:>9}  {}\n", w.kernel,
+                             w.problem_key, w.gpu_model, objective, w.median_ms, w.default_ms,
+                             w.default_ms > 0 ? w.default_ms / w.median_ms : 0.0, w.verdict, w.config_json);
+  }
   return kOk;
 }
 

@@ -45,6 +45,7 @@ struct TuneArgs {
   int device = 0;
   MeasureArgs measure;
   std::vector<std::string> first;
+  std::string objective = "time";
   std::string command;
 };
 int cmd_tune(const TuneArgs& args);
@@ -59,7 +60,7 @@ struct MeasureConfigArgs {
 /// One configuration, measured thoroughly; prints its statistics (JSON with --json FILE).
 int cmd_measure(const MeasureConfigArgs& args);
 struct QueryArgs {
-  std::string kernel, gpu, problem, db;
+  std::string kernel, gpu, problem, db, objective;
   bool json = false;
 };
 int cmd_query(const QueryArgs& args);

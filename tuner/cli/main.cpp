@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
     cmd->add_flag("--energy", m.energy, "Measure energy per launch (NVML) for every configuration");
   };
   measure_options(tune, ta.measure);
+  tune->add_option("--objective", ta.objective, "Rank by time (median) or energy (per launch, NVML)")
+      ->check(CLI::IsMember({"time", "energy"}));
   tune->add_option("--try", ta.first, "k=v,... evaluated right after the default, before the strategy's own "
                                      "(repeatable; counts against --budget)")
       ->take_all()
@@ -99,6 +101,8 @@ int main(int argc, char** argv) {
   query->add_option("--gpu", qa.gpu, "GPU name or model (substring)");
   query->add_option("--problem", qa.problem, "Problem key, e.g. n=268435456");
   query->add_option("--db", qa.db, "SQLite database (default as for tune)");
+  query->add_option("--objective", qa.objective, "time or energy (default: both)")
+      ->check(CLI::IsMember({"time", "energy"}));
   query->add_flag("--json", qa.json, "Print JSON");
 
   // CLI11 would report "a subcommand is required" for a misspelt one; name it instead.

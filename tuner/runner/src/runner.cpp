@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <deque>
 #include <map>
 #include <set>
@@ -52,8 +53,19 @@ std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-search::Observation observation_of(const db::Measurement& m) {
-  return {m.status == db::Status::Ok, m.status == db::Status::Ok ? m.median_ms : 0.0};
+/// The figure a configuration is ranked by: its median (time) or its energy per launch
+/// (energy, from the stored statistics); none for a failure or a missing energy reading.
+std::optional<double> objective_value(const db::Measurement& m, bool energy) {
+  if (m.status != db::Status::Ok) return std::nullopt;
+  if (!energy) return m.median_ms;
+  const auto stats = nlohmann::json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
+  if (!stats.is_object() || !stats.contains("energy_mj_per_launch")) return std::nullopt;
+  return stats["energy_mj_per_launch"].get<double>();
+}
+
+search::Observation observation_of(const db::Measurement& m, bool energy) {
+  const auto v = objective_value(m, energy);
+  return {v.has_value(), v.value_or(0.0)};
 }
 
 }  // namespace
@@ -94,6 +106,8 @@ std::string TuneReport::finalists_json() const {
 
 TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   const Space& space = problem.space();
+  if (options.objective != "time" && options.objective != "energy")
+    throw InputError(fmt::format("--objective {}: must be time or energy", options.objective));
   ProblemInstance instance = problem.instantiate(options.problem);
   auto log = [&](const std::string& line) {
     if (options.log) *options.log << line << '\n' << std::flush;
@@ -134,7 +148,11 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   search::StrategyOptions so{options.strategy, options.seed, options.budget};
   auto strategy = search::make_strategy(space, so);
   CompileStage compiler(problem, report.device.arch());
-  GpuStage gpu(problem, instance, options.device, options.measure, options.data_seed);
+  const bool energy = options.objective == "energy";
+  report.objective = options.objective;
+  MeasureOptions measure_options = options.measure;
+  if (energy) measure_options.energy_every_config = true;  // every configuration is ranked by it
+  GpuStage gpu(problem, instance, options.device, measure_options, options.data_seed);
   report.verification = gpu.verification_source();
   report.l2_method = gpu.l2_method();
   log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}, L2 {}", problem.name(),
@@ -146,7 +164,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   double best_ms = INFINITY;
   std::uint64_t done = 0;
   auto record = [&](const Config& c, const db::Measurement& m, bool fresh) {
-    strategy->tell(c, observation_of(m));
+    strategy->tell(c, observation_of(m, energy));
     ++done;
     if (m.status != db::Status::Ok) ++report.configs_failed;
     if (m.status == db::Status::Ok) best_ms = std::min(best_ms, m.median_ms);
@@ -215,7 +233,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       m.error = compiled->result.error;
     } else {
       GpuEvaluation ev = gpu.evaluate(compiled->config, compiled->result.cubin,
-                                      std::isfinite(best_ms) ? std::optional<double>(best_ms) : std::nullopt);
+                                      // A slower configuration may still use less energy: no early stop then.
+                                      std::isfinite(best_ms) && !energy ? std::optional<double>(best_ms) : std::nullopt);
       m.status = ev.status;
       m.error = ev.error;
       m.samples_ms = ev.samples_ms();
@@ -249,10 +268,11 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       ++by_status[db::status_name(m.status)];
       continue;
     }
-    ranked.push_back(&m);
+    if (objective_value(m, energy)) ranked.push_back(&m);  // (energy: only those with a reading)
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const db::Measurement* a, const db::Measurement* b) { return a->median_ms < b->median_ms; });
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const db::Measurement* a, const db::Measurement* b) {
+    return *objective_value(*a, energy) < *objective_value(*b, energy);
+  });
   report.failures_by_status.assign(by_status.begin(), by_status.end());
   report.space_valid = space.count_valid();
   if (screened) report.screening_ms_per_config = screening_wall_ms / static_cast<double>(screened);
@@ -263,6 +283,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     report.winner_key = best->config_key;
     report.winner_json = best->config_json;
     report.winner_ms = best->median_ms;
+    report.winner_objective_value = *objective_value(*best, energy);
   }
   if (!ranked.empty() && !report.aborted && options.measure.finalists > 0) {
     // Declaring a winner (issue 4): the top k and the default, re-measured thoroughly,
@@ -309,10 +330,22 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
         f.stats = *evs[i].stats;
         report.finalists.push_back(std::move(f));
       }
+      if (energy) {
+        // Ranked by energy per launch instead; one window per finalist gives no interval,
+        // so nothing is declared (verdict "screening").
+        auto joules = [](const TuneReport::Finalist& f) {
+          return f.stats.energy_mj_per_launch.value_or(std::numeric_limits<double>::infinity());
+        };
+        std::stable_sort(report.finalists.begin(), report.finalists.end(),
+                         [&](const auto& a, const auto& b) { return joules(a) < joules(b); });
+        report.verdict = "screening";
+      }
       const auto& w = report.finalists.front();
       report.winner_key = w.config_key;
       report.winner_json = w.config_json;
       report.winner_ms = w.stats.summary.median;
+      report.winner_objective_value =
+          energy ? w.stats.energy_mj_per_launch.value_or(report.winner_objective_value) : report.winner_ms;
       if (default_index) report.default_ms = evs[*default_index].stats->summary.median;
       for (const auto& f : report.finalists)
         log(fmt::format("  {} {:.4f} ms [{:.4f}, {:.4f}] n={} ({}){}{}", f.config_key, f.stats.summary.median,
@@ -323,9 +356,10 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   }
   if (!report.winner_key.empty()) {
     report.winner_metrics = problem.evaluate_metrics(instance, report.winner_ms * 1e-3);
-    store.set_winner(kernel_id, problem_id, device_id, report.run_id, report.winner_key,
-                     report.winner_json, report.winner_ms, report.default_ms, report.verdict,
-                     report.finalists_json());
+    store.set_winner(kernel_id, problem_id, device_id, report.run_id,
+                     {report.winner_key, report.winner_json, report.winner_ms, report.default_ms,
+                      report.objective, report.winner_objective_value, report.verdict,
+                      report.finalists_json()});
   }
   store.end_run(report.run_id);
   if (!report.aborted) {

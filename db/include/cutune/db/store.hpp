@@ -56,12 +56,27 @@ struct Winner {
   /// "screening": no re-measurement (a single candidate, or imported).
   std::string verdict = "screening";
   std::string finalists_json = "[]";  ///< the re-measured finalists, winner first
+  /// What it won for: "time" (median) or "energy" (per launch); one winner per objective.
+  std::string objective = "time";
+  double objective_value = 0.0;       ///< ms for time, mJ per launch for energy
+};
+
+/// What set_winner stores for one (kernel, problem, GPU model, objective).
+struct WinnerChoice {
+  std::string config_key, config_json;
+  double median_ms = 0.0;
+  double default_ms = 0.0;            ///< the default's median in the same run (0 if failed)
+  std::string objective = "time";     ///< "time" or "energy"
+  double objective_value = 0.0;       ///< 0 with objective "time": the median
+  std::string verdict = "screening";  ///< "screening", "separated" or "tie" (see Winner)
+  std::string finalists_json = "[]";
 };
 
 struct WinnerFilter {
   /// "" = any. kernel and problem match exactly; gpu is a case-insensitive substring of
   /// the model key ("h200", "sm_90", "NVIDIA H200/sm_90"), or of its slug ("nvidia-h200").
   std::string kernel, gpu, problem;
+  std::string objective;  ///< "" = any
 };
 
 /// One tuning session, as begin_run/end_run recorded it.
@@ -124,13 +139,10 @@ class Store {
   std::vector<Measurement> measurements(std::int64_t kernel_id, std::int64_t problem_id,
                                         std::int64_t device_id) const;
 
-  /// Replaces the winner of (kernel, problem, the device's GPU model). run_id <= 0: no run.
-  /// `verdict` is "screening", "separated" or "tie" (see Winner).
+  /// Replaces the winner of (kernel, problem, the device's GPU model, objective).
+  /// run_id <= 0: no run. Throws for an unknown device or objective or verdict.
   void set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
-                  std::int64_t run_id, const std::string& config_key,
-                  const std::string& config_json, double median_ms, double default_ms,
-                  const std::string& verdict = "screening",
-                  const std::string& finalists_json = "[]");
+                  std::int64_t run_id, const WinnerChoice& winner);
   std::vector<Winner> winners(const WinnerFilter& filter = {}) const;
 
   /// PRAGMA integrity_check == "ok".

@@ -25,6 +25,8 @@ struct TuneOptions {
   /// before the strategy's own: a user's or another GPU's candidates. They count against
   /// the budget like any other.
   std::vector<std::string> first;
+  /// "time" (the median) or "energy" (per launch, NVML; measured for every configuration).
+  std::string objective = "time";
   std::uint64_t data_seed = 42;         ///< input data seed
   std::filesystem::path db;
   int device = 0;
@@ -44,6 +46,8 @@ struct TuneReport {
   std::vector<std::pair<std::string, std::uint64_t>> failures_by_status;
   std::string winner_key, winner_json;
   double winner_ms = 0.0;
+  std::string objective = "time";
+  double winner_objective_value = 0.0;  ///< ms (time) or mJ per launch (energy)
   std::string default_key;
   double default_ms = 0.0;            ///< 0 when the default failed
   std::vector<std::pair<std::string, double>> winner_metrics;  ///< e.g. gbps
