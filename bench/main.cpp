@@ -529,6 +529,16 @@ void print_table(const std::vector<Result>& results, std::ostream& os) {
         "copy: tuned GB/s / copy GB/s (the copy counts read + write).\n";
 }
 
+/// The row of an entry that produced no comparison, with why.
+Result unrun(const Entry* e, const std::string& status, const std::string& message) {
+  Result r;
+  r.entry = e;
+  r.problem_key = e->problem;
+  r.status = status;
+  r.message = message;
+  return r;
+}
+
 int run(const Options& o) {
   std::string why;
   const int count = cuda::device_count(&why);
@@ -580,33 +590,18 @@ int run(const Options& o) {
   std::string aborted;
   for (const Entry* e : selected) {
     if (!aborted.empty()) {
-      Result r;
-      r.entry = e;
-      r.problem_key = e->problem;
-      r.status = "skipped";
-      r.message = "not run: the GPU context was lost earlier in this run";
-      results.push_back(std::move(r));
+      results.push_back(unrun(e, "skipped", "not run: the GPU context was lost earlier in this run"));
       continue;
     }
     try {
       results.push_back(run_entry(*e, o, sampler, store, device, std::cout));
     } catch (const ContextLost& ex) {
       aborted = ex.what();
-      Result r;
-      r.entry = e;
-      r.problem_key = e->problem;
-      r.status = "context lost";
-      r.message = ex.what();
-      results.push_back(std::move(r));
+      results.push_back(unrun(e, "context lost", ex.what()));
     } catch (const std::exception& ex) {
       // Bad data in one entry (a template not written yet, a renamed variable...) is
       // reported in its row; the other entries still run.
-      Result r;
-      r.entry = e;
-      r.problem_key = e->problem;
-      r.status = "error";
-      r.message = ex.what();
-      results.push_back(std::move(r));
+      results.push_back(unrun(e, "error", ex.what()));
     }
     if (!results.back().message.empty() && results.back().status != "ok")
       std::cout << fmt::format("   {}: {}\n", results.back().status, results.back().message) << std::flush;

@@ -19,7 +19,6 @@ Sampler::Timed Sampler::sample(const LaunchSequence& seq) {
 }
 
 Sampler::Timed Sampler::sample_call(const std::function<void()>& enqueue) {
-  cuda::Event start, stop;  // cheap to create; fresh ones keep samples independent
   if (flush_) flush_->flush();
   // Everything after the blocking kernel is queued before the GPU reaches it, so the
   // interval between the events holds the launches only, not the host's launch latency.
@@ -28,14 +27,14 @@ Sampler::Timed Sampler::sample_call(const std::function<void()>& enqueue) {
     GpuHelpers& h;
     ~Release() { h.release(); }
   } release{helpers_};
-  start.record();
+  start_.record();
   enqueue();
-  stop.record();
+  stop_.record();
   if (settings_.probe_clock) helpers_.probe_clock();
   helpers_.release();
   CUTUNE_CU(CU_FN(cuCtxSynchronize)());  // also surfaces an asynchronous launch failure
   Timed t;
-  t.ms = stop.elapsed_ms_since(start);
+  t.ms = stop_.elapsed_ms_since(start_);
   t.clock_mhz = settings_.probe_clock ? helpers_.probed_clock_mhz() : 0.0;
   t.block_timed_out = helpers_.block_timed_out();
   return t;

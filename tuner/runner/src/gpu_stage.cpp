@@ -66,8 +66,8 @@ std::string MeasuredStats::json() const {
 
 GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance, int ordinal,
                    MeasureOptions options, std::uint64_t data_seed)
-    : problem_(problem), instance_(instance), context_(ordinal), limits_(cuda::limits(ordinal)),
-      options_(options), nvml_(cuda::identify(ordinal).uuid) {
+    : problem_(problem), instance_(instance), context_(ordinal), device_(cuda::identify(ordinal)),
+      limits_(cuda::limits(ordinal)), options_(options), nvml_(device_.uuid) {
   initial_ = make_host_arguments(problem, instance, data_seed);
   if (!problem.reference().empty()) {
     auto ref = templates::find_reference(problem.reference());
@@ -106,8 +106,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
     }
   }
 
-  const DeviceIdentity id = cuda::identify(ordinal);
-  const std::size_t l2 = static_cast<std::size_t>(std::max(0, id.l2_bytes));
+  const std::size_t l2 = static_cast<std::size_t>(std::max(0, device_.l2_bytes));
   measure::SamplerSettings ss = options_.sampler;
   if (!options_.cold_l2) {
     ss.flush_l2 = false;
@@ -117,7 +116,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
     ss.flush_l2 = extra_sets_ == 0;
     l2_method_ = extra_sets_ ? fmt::format("rotate {}", argument_sets()) : "flush";
   }
-  sampler_.emplace(l2, id.sm_count, id.sm_clock_khz / 1000.0, ss);
+  sampler_.emplace(l2, device_.sm_count, device_.sm_clock_khz / 1000.0, ss);
 }
 
 void GpuStage::set_up_rotation(std::size_t l2_bytes) {

@@ -63,6 +63,15 @@ std::optional<double> objective_value(const db::Measurement& m, bool energy) {
   return stats["energy_mj_per_launch"].get<double>();
 }
 
+/// Throws cuda::NoDriver without a GPU, InputError for an ordinal that is not there.
+void require_device(int device) {
+  std::string why;
+  const int count = cuda::device_count(&why);
+  if (count == 0) throw cuda::NoDriver(why);
+  if (device < 0 || device >= count)
+    throw InputError(fmt::format("--device {}: there are {} GPU(s) (0..{})", device, count, count - 1));
+}
+
 search::Observation observation_of(const db::Measurement& m, bool energy) {
   const auto v = objective_value(m, energy);
   return {v.has_value(), v.value_or(0.0)};
@@ -113,12 +122,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     if (options.log) *options.log << line << '\n' << std::flush;
   };
 
-  std::string why;
-  int count = cuda::device_count(&why);
-  if (count == 0) throw cuda::NoDriver(why);
-  if (options.device < 0 || options.device >= count)
-    throw InputError(fmt::format("--device {}: there are {} GPU(s) (0..{})", options.device, count,
-                                 count - 1));
+  require_device(options.device);
 
   TuneReport report;
   report.device = cuda::identify(options.device);
@@ -262,17 +266,18 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   // Screening winner over everything stored for this kernel, problem and device (resumed
   // runs too); the thorough stage below may overturn it.
   std::map<std::string, std::uint64_t> by_status;
-  std::vector<const db::Measurement*> ranked;
+  std::vector<std::pair<double, const db::Measurement*>> by_objective;  // (energy: only those with a reading)
   for (const auto& [key, m] : stored) {
     if (m.status != db::Status::Ok) {
       ++by_status[db::status_name(m.status)];
       continue;
     }
-    if (objective_value(m, energy)) ranked.push_back(&m);  // (energy: only those with a reading)
+    if (auto v = objective_value(m, energy)) by_objective.emplace_back(*v, &m);
   }
-  std::stable_sort(ranked.begin(), ranked.end(), [&](const db::Measurement* a, const db::Measurement* b) {
-    return *objective_value(*a, energy) < *objective_value(*b, energy);
-  });
+  std::stable_sort(by_objective.begin(), by_objective.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const db::Measurement*> ranked;
+  for (const auto& [v, m] : by_objective) ranked.push_back(m);
   report.failures_by_status.assign(by_status.begin(), by_status.end());
   report.space_valid = space.count_valid();
   if (screened) report.screening_ms_per_config = screening_wall_ms / static_cast<double>(screened);
@@ -283,7 +288,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     report.winner_key = best->config_key;
     report.winner_json = best->config_json;
     report.winner_ms = best->median_ms;
-    report.winner_objective_value = *objective_value(*best, energy);
+    report.winner_objective_value = by_objective.front().first;
   }
   if (!ranked.empty() && !report.aborted && options.measure.finalists > 0) {
     // Declaring a winner (issue 4): the top k and the default, re-measured thoroughly,
@@ -378,10 +383,7 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
   ProblemInstance instance = problem.instantiate(problem_text);
   const std::vector<Config> configs =
       parse_configs(space, config_texts.empty() ? std::vector<std::string>{""} : config_texts, "--config");
-  std::string why;
-  if (cuda::device_count(&why) == 0) throw cuda::NoDriver(why);
-  if (device < 0 || device >= cuda::device_count())
-    throw InputError(fmt::format("--device {}: there are {} GPU(s)", device, cuda::device_count()));
+  require_device(device);
   MeasureSession session;
   session.device = cuda::identify(device);
   session.device.nvrtc_version = jit::nvrtc_version();

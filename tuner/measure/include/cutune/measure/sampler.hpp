@@ -82,6 +82,7 @@ class Sampler {
   double rated_clock_mhz_;
   GpuHelpers helpers_;
   std::optional<L2Flush> flush_;
+  cuda::Event start_, stop_;  ///< reused by every sample (each sample ends synchronised)
 };
 
 template <class Criterion>

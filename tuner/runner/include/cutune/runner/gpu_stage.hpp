@@ -115,6 +115,7 @@ class GpuStage {
   const KernelProblem& problem_;
   ProblemInstance instance_;
   cuda::Context context_;
+  DeviceIdentity device_;
   cuda::DeviceLimits limits_;
   MeasureOptions options_;
   cuda::NvmlDevice nvml_;
