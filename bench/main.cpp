@@ -32,7 +32,7 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/model/host_data.hpp"
 #include "cutune/model/problem.hpp"
-#include "cutune/runner/compile_stage.hpp"
+#include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_stage.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/templates/catalog.hpp"

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-release
 rm -rf .gpu && mkdir -p .gpu/bin
-cp build-release/tuner/cli/cutune .gpu/bin/
+cp build-release/tuner/cli/cutune build-release/tuner/runner/cutune-worker .gpu/bin/
 for t in build-release/tests/test_*; do [ -x "$t" ] && cp "$t" .gpu/bin/; done
 if [ -x build-release/bench/cutune-bench-vendor ]; then cp build-release/bench/cutune-bench-vendor .gpu/bin/; fi
 strip .gpu/bin/*

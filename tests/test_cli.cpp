@@ -7,6 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <optional>
+#include <thread>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cerrno>
@@ -16,6 +20,10 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cutune/db/store.hpp"
 
 extern char** environ;
 
@@ -72,7 +80,7 @@ class CliTempDir {
 
 // Runs the built CLI with `args`, stdout and stderr captured in files of a private
 // directory (no pipes, so a chatty child can never block).
-CliResult run_cli(const std::vector<std::string>& args) {
+CliResult run_cli(const std::vector<std::string>& args, std::optional<double> kill_after_s = std::nullopt) {
   CliTempDir io;
   const std::string out_path = io / "stdout", err_path = io / "stderr";
   std::vector<std::string> argv_s{CUTUNE_CLI_PATH};
@@ -91,7 +99,15 @@ CliResult run_cli(const std::vector<std::string>& args) {
   posix_spawn_file_actions_destroy(&fa);
   REQUIRE(rc == 0);
   int wstatus = 0;
+  if (kill_after_s) {
+    // kill -9 at a chosen moment (issue 5: resume after the tuner is killed at any point).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(*kill_after_s);
+    while (std::chrono::steady_clock::now() < deadline && waitpid(pid, &wstatus, WNOHANG) == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ::kill(pid, SIGKILL);  // harmless if it already ended (not reaped yet)
+  }
   while (waitpid(pid, &wstatus, 0) < 0) {
+    if (errno == ECHILD) break;  // reaped by the WNOHANG poll above
     REQUIRE(errno == EINTR);
   }
   CliResult r;
@@ -388,4 +404,28 @@ TEST_CASE("cli: tune without a GPU exits 3 saying it needs one", "[cli]") {
   CHECK(r.out.empty());
   CHECK_FALSE(fs::exists(db));
   CHECK_FALSE(fs::exists(report));
+}
+
+TEST_CASE("cli: tune killed with SIGKILL at any point resumes and finishes the space", "[gpu]") {
+  CliTempDir dir;
+  const std::string db = dir / "resume.db", cache = dir / "cubins";
+  auto args = [&](const std::string& report) {
+    return std::vector<std::string>{"tune", "reduction", "--problem", "n=2**20", "--samples", "3", "--finalists",
+                                    "0", "--db", db, "--cache-dir", cache, "--report", report};
+  };
+  // Killed early (start-up, first compiles), in the middle, and late.
+  for (double at : {0.2, 0.7, 1.5, 2.5, 4.0}) run_cli(args(dir / "killed.json"), at);
+  const CliResult finish = run_cli(args(dir / "finish.json"));
+  INFO(describe(args(""), finish));
+  REQUIRE(finish.status == 0);
+  const auto f = nlohmann::json::parse(slurp(dir / "finish.json"));
+  CHECK(f["configs_tried"].get<std::uint64_t>() + f["configs_resumed"].get<std::uint64_t>() ==
+        f["space_valid"].get<std::uint64_t>());
+  CHECK(f["configs_resumed"].get<std::uint64_t>() > 0);  // the killed runs had committed work
+  const CliResult again = run_cli(args(dir / "again.json"));
+  REQUIRE(again.status == 0);
+  const auto a = nlohmann::json::parse(slurp(dir / "again.json"));
+  CHECK(a["configs_tried"] == 0);
+  CHECK(a["configs_resumed"] == a["space_valid"]);
+  CHECK(cutune::db::Store::open(db, false).integrity_ok());
 }

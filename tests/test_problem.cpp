@@ -767,3 +767,78 @@ TEST_CASE("problem: the configured source puts the defines before the kernel fil
   REQUIRE(line != std::string::npos);
   CHECK(src.substr(line + std::string("#line 1 \"vector_add.cu\"\n").size()) == p.source());
 }
+
+// ------------------------------------------------------------------------------------
+// Launch-only parameters (issue 5): names the code never sees get no #define, so
+// configurations that differ only in them compile to one cubin.
+
+TEST_CASE("problem: a parameter only the grid uses is launch-only and shares the source",
+          "[problem][launch_only]") {
+  KernelProblem p = KernelProblem::load(fs::path(CUTUNE_TEST_DATA_DIR) / "launch_only" / "launch_only.json");
+  CHECK(p.launch_only_parameters() == std::vector<std::string>{"items_per_thread"});
+  CHECK(p.is_compile_parameter("block_size_x"));
+  CHECK(p.is_compile_parameter("use_ldg"));  // named only in launch_only_load.cuh
+  CHECK_FALSE(p.is_compile_parameter("items_per_thread"));
+  CHECK_FALSE(p.is_compile_parameter("not_a_parameter"));
+
+  const Config one = config_of(p, "block_size_x=256,items_per_thread=1,use_ldg=1");
+  const Config eight = config_of(p, "block_size_x=256,items_per_thread=8,use_ldg=1");
+  CHECK(p.configured_source(one) == p.configured_source(eight));
+  CHECK(p.configured_source(one).find("items_per_thread") == std::string::npos);
+  CHECK(p.configured_source(one) != p.configured_source(config_of(p, "block_size_x=256,items_per_thread=1,use_ldg=0")));
+  CHECK(p.configured_source(one) != p.configured_source(config_of(p, "block_size_x=64,items_per_thread=1,use_ldg=1")));
+  // Display still shows every parameter.
+  CHECK(p.defines(eight) == std::vector<std::string>{"-Dblock_size_x=256", "-Ditems_per_thread=8", "-Duse_ldg=1"});
+
+  // ... while the launch differs: grid = ceil(n / (block_size_x * items_per_thread)).
+  ProblemInstance inst = p.instantiate("n=1000000");
+  CHECK(p.geometry(one, inst).grid[0] == 3907);
+  CHECK(p.geometry(eight, inst).grid[0] == 489);
+  CHECK(p.geometry(one, inst).block == p.geometry(eight, inst).block);
+}
+
+TEST_CASE("problem: built-in and faulty problems have no launch-only parameters", "[problem][launch_only]") {
+  CHECK(KernelProblem::load(fs::path(CUTUNE_TEST_DATA_DIR) / "faulty" / "faulty.json")
+            .launch_only_parameters()
+            .empty());
+  CHECK(load_template("vector_add").launch_only_parameters().empty());
+  CHECK(load_template("reduction").launch_only_parameters().empty());
+}
+
+TEST_CASE("problem: compile parameters are whole identifiers in the source, its local headers "
+          "or the CompilerOptions",
+          "[problem][launch_only]") {
+  TempDir dir;
+  auto load_with = [&](const std::string& cu, const std::string& json_text = kTinyT1) {
+    dir.write("tiny.cu", cu);
+    return KernelProblem::load(dir.write("tiny.json", json_text));
+  };
+  using Names = std::vector<std::string>;
+  const std::string kernel = "extern \"C\" __global__ void tiny_kernel(float* x, int n) {}\n";
+
+  SECTION("neither is used") { CHECK(load_with(kernel).launch_only_parameters() == Names{"block_size_x", "tile"}); }
+  SECTION("longer identifiers that contain a name do not count") {
+    KernelProblem p = load_with("#define W (tiles + max_tile + tile2 + block_size_xy + _tile)\n" + kernel);
+    CHECK(p.launch_only_parameters() == Names{"block_size_x", "tile"});
+    CHECK(p.configured_source(config_of(p, "tile=4")) == "#line 1 \"tiny.cu\"\n" + p.source());
+  }
+  SECTION("a name next to operators counts, and so does one in a comment") {
+    KernelProblem p = load_with("#define W (2*tile)\n// launched with block_size_x threads\n" + kernel);
+    CHECK(p.launch_only_parameters().empty());
+    CHECK(p.configured_source(config_of(p, "tile=4")).find("#define tile 4\n") != std::string::npos);
+  }
+  SECTION("headers included with quotes, nested, relative to the including file, each once") {
+    fs::create_directories(dir.path() / "inc");
+    dir.write("inc/a.cuh", "#pragma once\n  #  include   \"b.cuh\"\n");  // inc/b.cuh, not ./b.cuh
+    dir.write("inc/b.cuh", "#pragma once\n#include \"a.cuh\"\n#define T tile\n");  // a cycle
+    dir.write("c.cuh", "#define B block_size_x\n");  // reached only through <>: not read
+    KernelProblem p = load_with("#include \"inc/a.cuh\"\n#include \"missing.cuh\"\n#include <c.cuh>\n" + kernel);
+    CHECK(p.launch_only_parameters() == Names{"block_size_x"});
+    CHECK(p.is_compile_parameter("tile"));
+  }
+  SECTION("a name in the CompilerOptions counts") {
+    KernelProblem p = load_with(kernel, replace_once(kTinyT1, R"("CompilerOptions": ["-std=c++11"])",
+                                                     R"("CompilerOptions": ["-std=c++11", "-DWIDTH=tile"])"));
+    CHECK(p.launch_only_parameters() == Names{"block_size_x"});
+  }
+}

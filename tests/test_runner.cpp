@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -10,7 +12,6 @@
 #include "cutune/cuda/nvml.hpp"
 #include "cutune/measure/gpu_helpers.hpp"
 #include "cutune/db/store.hpp"
-#include "cutune/runner/compile_stage.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/templates/catalog.hpp"
 #include "test_paths.hpp"
@@ -32,30 +33,6 @@ TEST_CASE("config_json keeps declared order and types", "[runner]") {
           {});
   CHECK(runner::config_json(s, s.default_config()) ==
         R"({"block_size_x":128,"alg":"a","f":2.45,"on":true})");
-}
-
-TEST_CASE("the compile stage returns configurations in submission order, failures as data", "[runner][jit]") {
-  KernelProblem p = KernelProblem::load(testing::test_data_dir() / "faulty/faulty.json");
-  const Space& s = p.space();
-  runner::CompileStage stage(p, "sm_90", /*capacity=*/2);
-  std::vector<Config> submitted;
-  s.for_each_valid([&](const Config& c) {
-    submitted.push_back(c);
-    stage.submit(c);
-    return true;
-  });
-  REQUIRE(submitted.size() == 8);
-  std::size_t i = 0;
-  while (auto done = stage.next()) {
-    REQUIRE(i < submitted.size());
-    CHECK(done->config == submitted[i]);
-    bool mode1 = s.value(done->config, s.index_of("mode")).as_int() == 1;
-    CHECK(done->result.ok == !mode1);
-    if (mode1) CHECK(done->result.log.find("deliberate compile error") != std::string::npos);
-    ++i;
-  }
-  CHECK(i == submitted.size());
-  CHECK(stage.pending() == 0);
 }
 
 TEST_CASE("tune says there is no GPU instead of failing obscurely", "[runner]") {
@@ -166,24 +143,49 @@ TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]")
   CHECK(store.integrity_ok());
 }
 
-TEST_CASE("failures are data: compile, runtime and correctness are stored and tuning goes on", "[gpu]") {
+TEST_CASE("failures are data: compile, resources, wrong results, illegal addresses and hangs", "[gpu]") {
+  // Issue 5's fault injection: every failure is stored with its status, the GPU worker is
+  // restarted after a sticky error or a hang, and the configurations after them still run.
   KernelProblem p = KernelProblem::load(testing::test_data_dir() / "faulty/faulty.json");
   TempPath db("cutune-faulty.db");
-  auto r = tune_quietly(p, db.path(), "n=100000");
-  CHECK(r.configs_tried == 8);
-  CHECK_FALSE(r.aborted);
-  auto store = db::Store::open(db.path(), false);
-  auto kernel_ms = store.winners({"faulty", "", ""});
-  REQUIRE(kernel_ms.size() == 1);
-  // mode 0 and mode 3 at 64 threads are the only correct ones.
-  const auto& w = kernel_ms[0];
-  CHECK((w.config_key == "64,0" || w.config_key == "256,0" || w.config_key == "64,3"));
+  runner::TuneOptions o;
+  o.db = db.path();
+  o.problem = "n=100000";
+  o.measure.screening.min_samples = o.measure.screening.max_samples = 3;
+  o.measure.finalists = 0;
+  o.timeout_floor_s = 1.0;  // the hanging configurations cost a second each
+  auto r = runner::tune(p, o);
+  CHECK(r.configs_tried == 12);
   std::map<std::string, std::string> status;
   for (const auto& [name, n] : r.failures_by_status) status[name] = std::to_string(n);
   CHECK(status["compile"] == "2");      // mode 1 at both block sizes
   CHECK(status["correctness"] == "2");  // mode 2 at both block sizes
-  CHECK(status["runtime"] == "1");      // mode 3 at 256 threads > __launch_bounds__(64)
-  CHECK(r.configs_failed == 5);
+  CHECK(status["runtime"] == "3");      // mode 3 at 256 threads > __launch_bounds__(64); mode 4 twice
+  CHECK(status["timeout"] == "2");      // mode 5 at both block sizes
+  CHECK(r.configs_failed == 9);
+  CHECK(r.worker_restarts == 4);        // two illegal addresses, two hangs
+  std::map<std::string, db::Measurement> by_key;
+  {
+    // The ids of what tune() stored (upserts of existing rows return their ids).
+    auto rw = db::Store::open(db.path(), true);
+    std::ifstream json_in(p.json_file(), std::ios::binary);
+    const std::string json_text((std::istreambuf_iterator<char>(json_in)), std::istreambuf_iterator<char>());
+    const auto kernel_id = rw.upsert_kernel("faulty", runner::content_hash(p.source() + '\0' + json_text));
+    const auto problem_id = rw.upsert_problem(kernel_id, r.problem_key, "");
+    for (auto& m : rw.measurements(kernel_id, problem_id, rw.upsert_device(r.device))) by_key[m.config_key] = m;
+  }
+  auto store = db::Store::open(db.path(), false);
+  REQUIRE(by_key.size() == 12);
+  CHECK(by_key["64,4"].status == db::Status::Runtime);
+  CHECK_THAT(by_key["64,4"].error, Catch::Matchers::Contains("illegal", Catch::CaseSensitive::No));
+  CHECK(by_key["64,5"].status == db::Status::Timeout);
+  // Measured after the worker was lost twice: the restarted worker works.
+  CHECK(by_key["256,0"].status == db::Status::Ok);
+  CHECK(by_key["256,0"].median_ms > 0);
+  auto winners = store.winners({"faulty", "", ""});
+  REQUIRE(winners.size() == 1);
+  CHECK((winners[0].config_key == "64,0" || winners[0].config_key == "256,0" || winners[0].config_key == "64,3"));
+  CHECK(store.integrity_ok());
 }
 
 TEST_CASE("the thorough stage re-measures the finalists and declares the winner or a tie", "[gpu]") {

@@ -15,7 +15,8 @@
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
-#include "cutune/runner/compile_stage.hpp"
+#include "cutune/runner/compile_pool.hpp"
+#include "progress.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/search/strategy.hpp"
 #include "cutune/templates/catalog.hpp"
@@ -38,13 +39,23 @@ runner::MeasureOptions measure_options(const MeasureArgs& a) {
   runner::MeasureOptions o;
   o.cold_l2 = a.l2 != "warm";
   o.rotate_when_fits = a.l2 == "cold";
+  if (a.screening_min > a.samples)
+    throw InputError(fmt::format("--screening-min {}: more than --samples {}", a.screening_min, a.samples));
   o.screening.max_samples = static_cast<std::size_t>(a.samples);
-  o.screening.min_samples = std::min(o.screening.min_samples, o.screening.max_samples);
+  o.screening.min_samples = std::min(static_cast<std::size_t>(a.screening_min), o.screening.max_samples);
   o.thorough.min_samples = static_cast<std::size_t>(a.min_samples);
   o.thorough.max_samples = std::max(o.thorough.max_samples, o.thorough.min_samples);
   o.thorough.max_rel_noise = a.max_noise;
   o.thorough.time_cap_s = a.time_cap_s;
   o.energy_every_config = a.energy;
+  return o;
+}
+
+runner::CompilePoolOptions pool_options(const CompilePoolArgs& a) {
+  runner::CompilePoolOptions o;
+  o.workers = a.workers;
+  o.mode = runner::parse_compile_mode(a.mode);
+  if (!a.no_cache) o.cache_dir = a.cache_dir.empty() ? jit::CubinCache::default_dir() : fs::path(a.cache_dir);
   return o;
 }
 
@@ -195,37 +206,56 @@ int cmd_compile(const CompileArgs& a) {
     if (!res.log.empty()) std::cout << res.log << '\n';
     return kOk;
   }
-  // Every valid configuration, through the same compile stage the tuner uses.
-  runner::CompileStage stage(p, a.arch);
+  // Every valid configuration, through the same compile pool the tuner uses.
+  runner::CompilePool pool(p, a.arch, pool_options(a.pool));
   std::uint64_t total = 0, failed = 0;
   auto t0 = std::chrono::steady_clock::now();
-  double compile_ms = 0;
   Config cursor;
   bool more = true;
   while (true) {
-    while (more && stage.pending() < 16) {
+    while (more && pool.pending() < 4 * pool.workers()) {
       more = s.next_valid(cursor);
-      if (more) stage.submit(cursor);
+      if (more) pool.submit(cursor);
     }
-    auto done = stage.next();
+    auto done = pool.next();
     if (!done) break;
     ++total;
-    compile_ms += done->result.compile_ms;
     if (!done->result.ok) {
       ++failed;
       std::cerr << fmt::format("FAILED {} ({})\n  defines: {}\n  NVRTC options: {}\n{}\n", s.key(done->config),
                                done->result.error, join(p.defines(done->config), " "),
                                join(done->result.full_options, " "), done->result.log);
     } else if (!a.quiet) {
-      std::cout << fmt::format("ok {} ({} bytes, {:.1f} ms)\n", s.key(done->config),
-                               done->result.cubin.size(), done->result.compile_ms);
+      std::cout << fmt::format("ok {} ({} bytes, {:.1f} ms{})\n", s.key(done->config), done->result.cubin.size(),
+                               done->result.compile_ms,
+                               done->shared ? ", shared" : done->result.from_cache ? ", cached" : "");
     }
   }
-  double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << fmt::format("{}: compiled {} configurations for {}: {} ok, {} failed, {:.2f} s wall, "
-                           "{:.1f} ms per compile\n",
-                           p.name(), total, a.arch, total - failed, failed, wall_s,
-                           total ? compile_ms / static_cast<double>(total) : 0.0);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto st = pool.stats();
+  std::cout << fmt::format("{}: {} configurations for {}: {} ok, {} failed; {} compiled, {} from the cache, {} "
+                           "shared; {} {} workers, {:.2f} s wall, {:.1f} configurations/s, {:.1f} ms per compile\n",
+                           p.name(), total, a.arch, total - failed, failed, st.compiled, st.cache_hits, st.shared,
+                           pool.workers(), a.pool.mode, wall_s, wall_s > 0 ? static_cast<double>(total) / wall_s : 0.0,
+                           st.compiled ? st.compile_ms / static_cast<double>(st.compiled) : 0.0);
+  if (!a.json.empty()) {
+    std::ofstream out(a.json);
+    if (!out) throw InputError(fmt::format("--json {}: cannot be written", a.json));
+    out << json{{"kernel", p.name()},
+                {"arch", a.arch},
+                {"configs", total},
+                {"failed", failed},
+                {"unique_compiles", st.compiled},
+                {"cache_hits", st.cache_hits},
+                {"shared", st.shared},
+                {"workers", pool.workers()},
+                {"mode", a.pool.mode},
+                {"wall_s", wall_s},
+                {"configs_per_s", wall_s > 0 ? static_cast<double>(total) / wall_s : 0.0},
+                {"compile_ms_mean", st.compiled ? st.compile_ms / static_cast<double>(st.compiled) : 0.0}}
+               .dump(2)
+        << '\n';
+  }
   return failed ? kFailure : kOk;
 }
 
@@ -258,6 +288,10 @@ int cmd_tune(const TuneArgs& a) {
   o.measure.finalists = a.measure.finalists;
   o.command = a.command;
   o.log = &std::cout;
+  o.compile = pool_options(a.pool);
+  o.timeout_floor_s = a.timeout_s;
+  ProgressPrinter progress(std::cerr);
+  if (progress.live()) o.progress = [&](const runner::TuneOptions::Progress& p) { progress.update(p); };
   runner::TuneReport r = runner::tune(p, o);
 
   std::cout << fmt::format("\n{} on {} ({}), problem {}\n", r.kernel, r.device.name, r.device.arch(), r.problem_key);
@@ -281,9 +315,10 @@ int cmd_tune(const TuneArgs& a) {
       std::cout << fmt::format("default: {} failed\n", r.default_key);
   }
   if (r.copy_gbps > 0) std::cout << fmt::format("device-to-device copy: {:.1f} GB/s (read + write)\n", r.copy_gbps);
-  if (r.aborted)
-    std::cout << fmt::format("STOPPED after a GPU error that poisons the context ({}); run the same "
-                             "command again to resume after it.\n", r.abort_reason);
+  std::cout << fmt::format("{:.2f} s wall: {} compiled by {} {} workers ({} from the cache, {} shared); {} GPU "
+                           "worker restart(s); timeout {:.1f} s\n",
+                           r.wall_s, r.compile.compiled, r.compile_workers, a.pool.mode, r.compile.cache_hits,
+                           r.compile.shared, r.worker_restarts, r.timeout_s);
 
   if (!a.report.empty()) {
     json j{{"device", cutune::to_json(r.device)},
@@ -314,7 +349,16 @@ int cmd_tune(const TuneArgs& a) {
            {"cost", {{"screening_ms_per_config", r.screening_ms_per_config},
                      {"thorough_ms_per_config", r.thorough_ms_per_config}}},
            {"copy_gbps", r.copy_gbps},
-           {"aborted", r.aborted}};
+           {"wall_s", r.wall_s},
+           {"timed_ms_total", r.timed_ms_total},
+           {"compile_workers", r.compile_workers},
+           {"compile_mode", a.pool.mode},
+           {"compiled", r.compile.compiled},
+           {"cache_hits", r.compile.cache_hits},
+           {"shared_compiles", r.compile.shared},
+           {"compile_ms_total", r.compile.compile_ms},
+           {"gpu_worker_restarts", r.worker_restarts},
+           {"timeout_s", r.timeout_s}};
     json fails = json::object();
     for (const auto& [status, n] : r.failures_by_status) fails[status] = n;
     j["failures_by_status"] = fails;
@@ -323,7 +367,7 @@ int cmd_tune(const TuneArgs& a) {
     if (!out) throw InputError(fmt::format("--report {}: cannot be written", a.report));
     out << j.dump(2) << '\n';
   }
-  return r.aborted ? kFailure : kOk;
+  return kOk;
 }
 
 int cmd_measure(const MeasureConfigArgs& a) {

@@ -21,16 +21,26 @@ std::filesystem::path default_db_path();
 int cmd_devices(bool json);
 int cmd_kernels();
 int cmd_space(const std::string& kernel, const std::string& problem, int show);
+/// The compile pool (tune, compile --all): runner::CompilePoolOptions.
+struct CompilePoolArgs {
+  std::size_t workers = 0;            ///< 0: one per core, at most 16
+  std::string mode = "process";       ///< "process" or "thread"
+  std::string cache_dir;              ///< "": $CUTUNE_CACHE_DIR, else ~/.cache/cutune/cubins
+  bool no_cache = false;
+};
 struct CompileArgs {
   std::string kernel, config, arch = "sm_90";
   bool all = false;
   bool quiet = false;
+  CompilePoolArgs pool;
+  std::string json;                   ///< --all: write the throughput figures here
 };
 int cmd_compile(const CompileArgs& args);
 /// How configurations are measured; shared by tune and measure (runner::MeasureOptions).
 struct MeasureArgs {
   std::string l2 = "cold";            ///< "cold" (rotate when the data fits, else flush), "flush" or "warm"
   int samples = 10;                   ///< screening: at most this many samples
+  int screening_min = 5;              ///< screening: at least this many samples
   std::size_t finalists = 3;          ///< re-measured thoroughly after the search (0: none)
   double max_noise = 0.005;           ///< thorough: target relative half-width of the median's CI
   double time_cap_s = 1.0;            ///< thorough: per-configuration cap
@@ -47,6 +57,8 @@ struct TuneArgs {
   std::vector<std::string> first;
   std::string objective = "time";
   std::string command;
+  CompilePoolArgs pool;
+  double timeout_s = 5.0;             ///< floor of the per-configuration hang timeout
 };
 int cmd_tune(const TuneArgs& args);
 struct MeasureConfigArgs {

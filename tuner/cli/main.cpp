@@ -44,6 +44,16 @@ int main(int argc, char** argv) {
   compile->add_flag("--all", ca.all, "Compile every valid configuration")->excludes(cfg);
   compile->add_option("--arch", ca.arch, "Target architecture (real, e.g. sm_90)");
   compile->add_flag("--quiet", ca.quiet, "With --all, print failures and the summary only");
+  auto pool_options = [](CLI::App* cmd, CompilePoolArgs& a, const char* what, const char* mode) {
+    cmd->add_option(what, a.workers, "Compile workers (0: one per core, at most 16)")->check(CLI::Range(0, 256));
+    cmd->add_option(mode, a.mode, "Workers are processes (NVRTC serialises inside a process) or threads")
+        ->check(CLI::IsMember({"process", "thread"}));
+    cmd->add_option("--cache-dir", a.cache_dir, "Persistent cubin cache (default: $CUTUNE_CACHE_DIR, else "
+                                                "~/.cache/cutune/cubins)");
+    cmd->add_flag("--no-cache", a.no_cache, "Neither read nor write the cubin cache");
+  };
+  pool_options(compile, ca.pool, "--workers", "--mode");
+  compile->add_option("--json", ca.json, "With --all, write the throughput figures to this file");
 
   TuneArgs ta;
   auto* tune = app.add_subcommand("tune", "Tune a kernel on a GPU and store every measurement");
@@ -61,6 +71,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"cold", "flush", "warm"}));
     cmd->add_option("--samples", m.samples, "Screening: at most N samples per configuration")
         ->check(CLI::Range(1, 100000));
+    cmd->add_option("--screening-min", m.screening_min, "Screening: at least N samples per configuration")
+        ->check(CLI::Range(1, 100000));
     cmd->add_option("--min-samples", m.min_samples, "Thorough: samples before any statistical exit")
         ->check(CLI::Range(1, 100000));
     cmd->add_option("--max-noise", m.max_noise, "Thorough: target relative half-width of the median's interval")
@@ -76,6 +88,9 @@ int main(int argc, char** argv) {
                                      "(repeatable; counts against --budget)")
       ->take_all()
       ->expected(1);
+  pool_options(tune, ta.pool, "--compile-workers", "--compile-mode");
+  tune->add_option("--timeout", ta.timeout_s, "Kill an evaluation after max(S, 50x the first one's time)")
+      ->check(CLI::Range(0.1, 86400.0));
   tune->add_option("--finalists", ta.measure.finalists,
                    "Re-measure the best N and the default thoroughly, interleaved, to declare the winner (0: off)")
       ->check(CLI::Range(0, 100));

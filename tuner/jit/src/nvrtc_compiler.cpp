@@ -23,8 +23,15 @@ namespace {
 // RAII for an NVRTC program; not copyable because the handle has one owner.
 class Program {
  public:
-  Program(const std::string& source, const std::string& name) {
-    CUTUNE_NVRTC_CHECK(nvrtcCreateProgram(&prog_, source.c_str(), name.c_str(), 0, nullptr, nullptr));
+  Program(const std::string& source, const std::string& name,
+          const std::vector<std::pair<std::string, std::string>>& headers) {
+    std::vector<const char*> contents, names;
+    for (const auto& [n, c] : headers) {
+      names.push_back(n.c_str());
+      contents.push_back(c.c_str());
+    }
+    CUTUNE_NVRTC_CHECK(nvrtcCreateProgram(&prog_, source.c_str(), name.c_str(), static_cast<int>(headers.size()),
+                                          contents.data(), names.data()));
   }
   ~Program() { nvrtcDestroyProgram(&prog_); }  // no-throw: result ignored in a destructor
   Program(const Program&) = delete;
@@ -41,7 +48,7 @@ CompileResult compile(const CompileRequest& request) {
   using clock = std::chrono::steady_clock;
   auto t0 = clock::now();
   CompileResult result;
-  Program prog(request.source, request.source_name.empty() ? "kernel.cu" : request.source_name);
+  Program prog(request.source, request.source_name.empty() ? "kernel.cu" : request.source_name, request.headers);
 
   result.full_options = request.options;
   result.full_options.push_back("--gpu-architecture=" + request.arch);

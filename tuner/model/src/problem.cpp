@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "cutune/model/errors.hpp"
@@ -129,6 +130,78 @@ std::int64_t eval_int(const Loader& L, const Expression& e, const Scope& scope,
     L.fail(field, fmt::format("\"{}\" is not a number", e.text()));
   } catch (const std::invalid_argument& ex) {
     L.fail(field, ex.what());
+  }
+}
+
+using TokenSet = std::set<std::string, std::less<>>;
+
+bool is_identifier_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// Every maximal run of [A-Za-z0-9_]: a name is used when it is one of them, so `tile`
+// matches "tile * 2" but not "tiles" or "max_tile".
+void add_identifier_tokens(std::string_view text, TokenSet& out) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!is_identifier_char(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t start = i;
+    while (i < text.size() && is_identifier_char(text[i])) ++i;
+    out.emplace(text.substr(start, i - start));
+  }
+}
+
+// The targets of the #include "..." lines of `text`. Angle-bracket includes are not
+// followed: they are found only on -I paths (system headers, in practice).
+std::vector<std::string> local_includes(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    auto skip_blanks = [&](std::size_t i) {
+      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+      return i;
+    };
+    std::size_t i = skip_blanks(0);
+    if (i >= line.size() || line[i] != '#') continue;
+    i = skip_blanks(i + 1);
+    if (line.substr(i, 7) != "include") continue;
+    i = skip_blanks(i + 7);
+    if (i >= line.size() || line[i] != '"') continue;
+    std::size_t close = line.find('"', i + 1);
+    if (close == std::string_view::npos) continue;
+    out.emplace_back(line.substr(i + 1, close - i - 1));
+  }
+  return out;
+}
+
+// Tokens of `text` (the contents of `file`) and, recursively, of the local headers it
+// includes, each resolved against the including file's folder and read once. A missing
+// header is skipped: the compile reports it better than the loader could.
+void add_source_tokens(const std::filesystem::path& file, std::string_view text,
+                       std::set<std::filesystem::path>& seen, TokenSet& out,
+                       std::vector<std::pair<std::string, std::string>>& headers) {
+  std::error_code ec;
+  std::filesystem::path id = std::filesystem::weakly_canonical(file, ec);
+  if (ec) id = file.lexically_normal();
+  if (!seen.insert(id).second) return;
+  add_identifier_tokens(text, out);
+  for (const auto& name : local_includes(text)) {
+    std::filesystem::path header = file.parent_path() / name;
+    std::ifstream in(header, std::ios::binary);
+    if (!in) continue;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string content = ss.str();
+    if (std::none_of(headers.begin(), headers.end(), [&](const auto& h) { return h.first == name; }))
+      headers.emplace_back(name, content);
+    add_source_tokens(header, content, seen, out, headers);
   }
 }
 
@@ -303,6 +376,20 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
     p.space_ = std::make_shared<Space>(std::move(params), restrictions);
   } catch (const InputError& e) {
     L.fail("ConfigurationSpace", e.what());
+  }
+
+  // --- compile parameters: those the code can see. Computed once here; a name in a
+  // comment counts too, which costs at most a redundant #define, never a missing one.
+  {
+    TokenSet tokens;
+    std::set<std::filesystem::path> seen;
+    add_source_tokens(p.kernel_file_, p.source_, seen, tokens, p.local_headers_);
+    for (const auto& o : p.compiler_options_) add_identifier_tokens(o, tokens);
+    for (const auto& par : p.space_->parameters()) {
+      bool used = tokens.find(par.name) != tokens.end();
+      p.compile_parameter_.push_back(used);
+      if (!used) p.launch_only_.push_back(par.name);
+    }
   }
 
   // --- problem size and grid division
@@ -619,10 +706,21 @@ std::vector<std::string> KernelProblem::defines(const Config& config) const {
   return out;
 }
 
+bool KernelProblem::is_compile_parameter(const std::string& name) const {
+  const auto& params = space_->parameters();
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (params[i].name == name) return compile_parameter_[i];
+  return false;
+}
+
 std::string KernelProblem::configured_source(const Config& config) const {
   std::string out;
-  for (const auto& [name, value] : space_->assignments(config))
+  auto values = space_->assignments(config);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!compile_parameter_[i]) continue;  // launch-only: must not split the cubin cache
+    const auto& [name, value] = values[i];
     out += fmt::format("#define {} {}\n", name, value.is_bool() ? (value.as_bool() ? "1" : "0") : value.str());
+  }
   out += fmt::format("#line 1 \"{}\"\n", kernel_file_.filename().string());
   out += source_;
   return out;

@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <numeric>
 #include <cmath>
 #include <fstream>
+#include <future>
+#include <memory>
 #include <limits>
 #include <deque>
 #include <map>
@@ -16,8 +20,9 @@
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
-#include "cutune/runner/compile_stage.hpp"
+#include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_stage.hpp"
+#include "cutune/runner/gpu_worker.hpp"
 #include "cutune/search/strategy.hpp"
 
 namespace cutune::runner {
@@ -114,6 +119,7 @@ std::string TuneReport::finalists_json() const {
 }
 
 TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
+  const auto t_start = std::chrono::steady_clock::now();
   const Space& space = problem.space();
   if (options.objective != "time" && options.objective != "energy")
     throw InputError(fmt::format("--objective {}: must be time or energy", options.objective));
@@ -151,33 +157,50 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
 
   search::StrategyOptions so{options.strategy, options.seed, options.budget};
   auto strategy = search::make_strategy(space, so);
-  CompileStage compiler(problem, report.device.arch());
+  CompilePool compiler(problem, report.device.arch(), options.compile);
+  report.compile_workers = compiler.workers();
   const bool energy = options.objective == "energy";
   report.objective = options.objective;
   MeasureOptions measure_options = options.measure;
   if (energy) measure_options.energy_every_config = true;  // every configuration is ranked by it
-  GpuStage gpu(problem, instance, options.device, measure_options, options.data_seed);
-  report.verification = gpu.verification_source();
-  report.l2_method = gpu.l2_method();
-  log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}, L2 {}", problem.name(),
-                  report.problem_key, report.device.name, report.device.arch(),
-                  report.verification, report.l2_method));
+  // The GPU worker sets up (context, arguments, reference outputs) while the compile pool
+  // starts on the first configurations: start-up overlaps instead of adding up.
+  auto gpu_starting = std::async(std::launch::async, [&] {
+    return std::make_unique<GpuWorker>(problem, options.problem, options.device, measure_options, options.data_seed);
+  });
+  std::unique_ptr<GpuWorker> gpu_owner;
   double screening_wall_ms = 0.0;
   std::uint64_t screened = 0;
 
   double best_ms = INFINITY;
+  std::string best_key;
   std::uint64_t done = 0;
+  const std::uint64_t total = options.budget ? std::min<std::uint64_t>(*options.budget, space.count_valid())
+                                             : space.count_valid();
   auto record = [&](const Config& c, const db::Measurement& m, bool fresh) {
     strategy->tell(c, observation_of(m, energy));
     ++done;
     if (m.status != db::Status::Ok) ++report.configs_failed;
-    if (m.status == db::Status::Ok) best_ms = std::min(best_ms, m.median_ms);
+    if (m.status == db::Status::Ok && m.median_ms < best_ms) {
+      best_ms = m.median_ms;
+      best_key = m.config_key;
+    }
+    if (m.status == db::Status::Ok) report.timed_ms_total += std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0);
     if (!fresh) return;
     ++report.configs_tried;
-    log(fmt::format("[{}] {} {} {}", done, m.config_key,
-                    m.status == db::Status::Ok ? fmt::format("{:.4f} ms", m.median_ms)
-                                               : fmt::format("{}: {}", db::status_name(m.status), m.error),
-                    std::isfinite(best_ms) ? fmt::format("(best {:.4f} ms)", best_ms) : ""));
+    TuneOptions::Progress p;
+    p.done = done;
+    p.total = std::max(total, done);
+    p.failed = report.configs_failed;
+    p.best_ms = std::isfinite(best_ms) ? best_ms : 0.0;
+    p.best_key = best_key;
+    p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    p.line = fmt::format("[{}] {} {} {}", done, m.config_key,
+                         m.status == db::Status::Ok ? fmt::format("{:.4f} ms", m.median_ms)
+                                                    : fmt::format("{}: {}", db::status_name(m.status), m.error),
+                         std::isfinite(best_ms) ? fmt::format("(best {:.4f} ms)", best_ms) : "");
+    if (options.progress) options.progress(p);
+    else log(p.line);
   };
 
   // The default configuration goes first: it is the baseline of the reported speedup and
@@ -219,6 +242,16 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     }
   };
 
+  feed();
+  gpu_owner = gpu_starting.get();
+  GpuWorker& gpu = *gpu_owner;
+  gpu.set_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(options.first_timeout_s * 1e3)));
+  bool timeout_set = false;
+  report.verification = gpu.verification_source();
+  report.l2_method = gpu.l2_method();
+  log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}, L2 {}", problem.name(),
+                  report.problem_key, report.device.name, report.device.arch(), report.verification,
+                  report.l2_method));
   while (true) {
     feed();
     auto compiled = compiler.next();
@@ -231,14 +264,21 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     m.config_json = config_json(space, compiled->config);
     m.started_at = db::utc_now_iso();
     m.compile_ms = compiled->result.compile_ms;
-    bool lost = false;
     if (!compiled->result.ok) {
       m.status = db::Status::Compile;
       m.error = compiled->result.error;
     } else {
+      const auto t_eval = std::chrono::steady_clock::now();
       GpuEvaluation ev = gpu.evaluate(compiled->config, compiled->result.cubin,
                                       // A slower configuration may still use less energy: no early stop then.
                                       std::isfinite(best_ms) && !energy ? std::optional<double>(best_ms) : std::nullopt);
+      if (!timeout_set && ev.status == db::Status::Ok) {
+        // The hang timeout, from the first configuration that ran (normally the default).
+        const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_eval).count();
+        gpu.set_timeout(std::chrono::milliseconds(
+            static_cast<std::int64_t>(1e3 * std::max(options.timeout_floor_s, 50.0 * wall_s))));
+        timeout_set = true;
+      }
       m.status = ev.status;
       m.error = ev.error;
       m.samples_ms = ev.samples_ms();
@@ -249,19 +289,11 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
         screening_wall_ms += ev.stats->set.wall_ms;
         ++screened;
       }
-      lost = ev.context_lost;
     }
     m.finished_at = db::utc_now_iso();
     store.add_measurement(report.run_id, kernel_id, problem_id, device_id, m);
     stored[m.config_key] = m;
     record(compiled->config, m, true);
-    if (lost) {
-      // The context is unusable after a sticky error; the measurement is stored, so running
-      // the same command again resumes after it. (Issue 5 isolates this in a worker process.)
-      report.aborted = true;
-      report.abort_reason = fmt::format("{}: {}", m.config_key, m.error);
-      break;
-    }
   }
   // Screening winner over everything stored for this kernel, problem and device (resumed
   // runs too); the thorough stage below may overturn it.
@@ -290,7 +322,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     report.winner_ms = best->median_ms;
     report.winner_objective_value = by_objective.front().first;
   }
-  if (!ranked.empty() && !report.aborted && options.measure.finalists > 0) {
+  if (!ranked.empty() && options.measure.finalists > 0) {
     // Declaring a winner (issue 4): the top k and the default, re-measured thoroughly,
     // interleaved, back to back; declared only if its interval separates from the rest.
     std::vector<const db::Measurement*> chosen(
@@ -300,10 +332,13 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       chosen.push_back(&stored.at(report.default_key));
     std::vector<GpuStage::Candidate> candidates;
     for (const db::Measurement* m : chosen) {
-      Config c = space.parse_key(m->config_key);
-      jit::CompileResult r = jit::compile(compile_request(problem, c, report.device.arch()));
-      if (!r.ok) throw std::runtime_error(fmt::format("finalist {} no longer compiles: {}", m->config_key, r.error));
-      candidates.push_back({c, std::move(r.cubin)});
+      compiler.submit(space.parse_key(m->config_key));  // from the cubin cache when it has them
+    }
+    while (auto compiled = compiler.next()) {
+      if (!compiled->result.ok)
+        throw std::runtime_error(fmt::format("finalist {} no longer compiles: {}", space.key(compiled->config),
+                                             compiled->result.error));
+      candidates.push_back({compiled->config, std::move(compiled->result.cubin)});
     }
     log(fmt::format("re-measuring {} finalists thoroughly, interleaved", candidates.size()));
     auto evs = gpu.remeasure(candidates);
@@ -367,12 +402,16 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
                       report.finalists_json()});
   }
   store.end_run(report.run_id);
-  if (!report.aborted) {
+  {
     // The copy ceiling, measured in the same run: as many bytes as the problem's arguments
     // (at least 256 MiB so that the L2 does not serve it).
     std::size_t bytes = std::max<std::size_t>(gpu.total_argument_bytes() / 2, std::size_t{256} << 20);
-    report.copy_gbps = measure::copy_bandwidth_gbps(bytes);
+    report.copy_gbps = gpu.copy_bandwidth_gbps(bytes);
   }
+  report.compile = compiler.stats();
+  report.worker_restarts = gpu.restarts();
+  report.timeout_s = static_cast<double>(gpu.timeout().count()) / 1e3;
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   return report;
 }
 

@@ -12,6 +12,8 @@ struct CompileRequest {
   std::vector<std::string> kernel_names;  ///< extern "C" names, each checked to exist
   std::vector<std::string> options;  ///< -D defines and the problem's CompilerOptions
   std::string arch = "sm_90";
+  /// Headers the source includes with #include "name": (name as written, contents).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 struct CompileResult {
@@ -21,6 +23,7 @@ struct CompileResult {
   std::string error;                 ///< one line when !ok
   double compile_ms = 0.0;
   std::vector<std::string> full_options;  ///< every option passed to NVRTC
+  bool from_cache = false;           ///< read from a CubinCache; compile_ms is the original's
 };
 
 /// Never throws for a failing compile (that is data: status "compile"); throws

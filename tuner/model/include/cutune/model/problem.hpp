@@ -134,11 +134,26 @@ class KernelProblem {
 
   /// The configuration as -D options (-Dname=value, bools as 0/1), for display.
   std::vector<std::string> defines(const Config& config) const;
-  /// The source cutune compiles for a configuration: "#define name value" lines, then
-  /// "#line 1" and the kernel file. Defines in the source text, as Kernel Tuner does, not
-  /// -D options: NVRTC's built-in headers are read before the source, and a -D of a
-  /// common parameter name (`mode`, seen in tests) rewrites their declarations.
+  /// The source cutune compiles for a configuration: "#define name value" lines for the
+  /// compile parameters only, then "#line 1" and the kernel file. Defines in the source
+  /// text, as Kernel Tuner does, not -D options: NVRTC's built-in headers are read before
+  /// the source, and a -D of a common parameter name (`mode`, seen in tests) rewrites
+  /// their declarations.
   std::string configured_source(const Config& config) const;
+
+  /// Parameters the compiled code cannot see, in the space's order: their names occur
+  /// nowhere in the kernel file, the local headers it includes, or the CompilerOptions.
+  /// They only shape the launch (GridDiv, Block, Grid expressions, evaluated on the host),
+  /// so configured_source leaves them out: configurations that differ only in them give
+  /// identical source, hence one compile-cache key and one cubin (issue 5).
+  const std::vector<std::string>& launch_only_parameters() const { return launch_only_; }
+  /// True when `name` is a parameter whose name occurs, as a whole identifier, in the code
+  /// (comments included: a conservative scan, not a preprocessor) and so gets a #define.
+  bool is_compile_parameter(const std::string& name) const;
+  /// The local headers the kernel file includes with #include "...", recursively: (name as
+  /// written, contents), read once at load. They go to NVRTC with the source (it has no
+  /// idea where the kernel file lives) and so into the compile-cache key.
+  const std::vector<std::pair<std::string, std::string>>& local_headers() const { return local_headers_; }
 
  private:
   std::string name_, kernel_name_;
@@ -153,6 +168,9 @@ class KernelProblem {
   std::string reference_;
   Tolerance tolerance_;
   std::vector<Metric> metrics_;
+  std::vector<std::string> launch_only_;
+  std::vector<std::pair<std::string, std::string>> local_headers_;
+  std::vector<bool> compile_parameter_;  ///< per parameter of the space, in its order
 };
 
 }  // namespace cutune

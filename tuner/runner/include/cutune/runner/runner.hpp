@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cutune/db/store.hpp"
+#include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_stage.hpp"
 #include "cutune/model/problem.hpp"
 
@@ -32,7 +33,23 @@ struct TuneOptions {
   int device = 0;
   MeasureOptions measure;
   std::string command;                  ///< the command line, stored with the run
-  std::ostream* log = nullptr;          ///< progress lines (nullptr = quiet)
+  std::ostream* log = nullptr;          ///< session lines (nullptr = quiet)
+  CompilePoolOptions compile;           ///< workers, mode, persistent cache
+  /// A configuration's evaluation is killed (status timeout) after max(this, 50x the
+  /// first successful evaluation's wall time); until that one, after first_timeout_s.
+  double timeout_floor_s = 5.0;
+  double first_timeout_s = 120.0;
+
+  /// After each configuration: where the session stands, and the plain log line for it.
+  struct Progress {
+    std::uint64_t done = 0, total = 0, failed = 0;
+    double best_ms = 0.0;  ///< 0 while nothing has succeeded
+    std::string best_key;
+    double elapsed_s = 0.0;
+    std::string line;
+  };
+  /// nullptr: the plain line goes to `log`.
+  std::function<void(const Progress&)> progress;
 };
 
 struct TuneReport {
@@ -53,8 +70,6 @@ struct TuneReport {
   std::vector<std::pair<std::string, double>> winner_metrics;  ///< e.g. gbps
   double copy_gbps = 0.0;             ///< device-to-device copy measured in this run
   std::string verification;           ///< "reference" or "default configuration"
-  bool aborted = false;               ///< a sticky GPU error stopped the run (rerun resumes)
-  std::string abort_reason;
 
   /// The thorough re-measurement of the finalists (issue 4), winner first.
   struct Finalist {
@@ -71,6 +86,14 @@ struct TuneReport {
   /// Measurement wall time per configuration, sampling only (no compile, no verification).
   double screening_ms_per_config = 0.0;
   double thorough_ms_per_config = 0.0;
+  /// Throughput (issue 5): wall time of the session, the time of every timed sample added
+  /// up, and what the compile pool did.
+  double wall_s = 0.0;
+  double timed_ms_total = 0.0;
+  CompilePool::Stats compile;
+  std::size_t compile_workers = 0;
+  std::size_t worker_restarts = 0;  ///< GPU worker restarts (crashes, sticky errors, timeouts)
+  double timeout_s = 0.0;           ///< the evaluation timeout in force at the end
   /// The JSON array stored with the winner (db::Winner::finalists_json).
   std::string finalists_json() const;
 };

@@ -1,0 +1,37 @@
+#include "progress.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <iostream>
+
+namespace cutune::cli {
+
+std::string progress_line(const runner::TuneOptions::Progress& p) {
+  std::string line = fmt::format("[{}/{}] {} failed", p.done, p.total, p.failed);
+  if (p.best_ms > 0) line += fmt::format(", best {:.4f} ms ({})", p.best_ms, p.best_key);
+  if (p.done > 0 && p.total > p.done && p.elapsed_s > 0) {
+    // Resumed configurations cost nothing, so this overestimates early in a resumed run.
+    const double eta = p.elapsed_s / static_cast<double>(p.done) * static_cast<double>(p.total - p.done);
+    const auto s = static_cast<long long>(std::lround(eta));
+    line += fmt::format(", ETA {}:{:02}", s / 60, s % 60);
+  }
+  return line;
+}
+
+ProgressPrinter::ProgressPrinter(std::ostream& out) : out_(out) {
+  live_ = &out == &std::cerr && ::isatty(STDERR_FILENO);
+}
+
+ProgressPrinter::~ProgressPrinter() {
+  if (drawn_) out_ << '\n' << std::flush;
+}
+
+void ProgressPrinter::update(const runner::TuneOptions::Progress& p) {
+  // \r and erase-to-end-of-line: redraw in place.
+  out_ << '\r' << progress_line(p) << "\x1b[K" << std::flush;
+  drawn_ = true;
+}
+
+}  // namespace cutune::cli

@@ -1,0 +1,28 @@
+#pragma once
+// The live progress line of `cutune tune` on a terminal (issue 5): configurations done of
+// the total, failures, best so far and an ETA, redrawn in place. Not on a terminal the
+// tuner prints one plain line per configuration instead (logs, CI).
+#include <ostream>
+
+#include "cutune/runner/runner.hpp"
+
+namespace cutune::cli {
+
+class ProgressPrinter {
+ public:
+  /// Live only when `out` is stderr and stderr is a terminal.
+  explicit ProgressPrinter(std::ostream& out);
+  ~ProgressPrinter();  ///< ends the live line
+  bool live() const { return live_; }
+  void update(const runner::TuneOptions::Progress& p);
+
+ private:
+  std::ostream& out_;
+  bool live_ = false;
+  bool drawn_ = false;
+};
+
+/// "[123/396] 2 failed, best 0.0712 ms (256,2,8,4,1,1,0), ETA 0:12": the live line's text.
+std::string progress_line(const runner::TuneOptions::Progress& p);
+
+}  // namespace cutune::cli

@@ -1,0 +1,68 @@
+#pragma once
+// The GPU stage in a worker process (issue 5, ARCHITECTURE.md decision 5). Same calls as
+// GpuStage; the GpuStage itself lives in `cutune-worker gpu`. A configuration that kills
+// the worker (a sticky error such as an illegal address, or a crash) is recorded as a
+// runtime failure, one that does not answer within the timeout is killed and recorded as
+// a timeout; either way a fresh worker is started and tuning goes on.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cutune/process/subprocess.hpp"
+#include "cutune/runner/gpu_stage.hpp"
+
+namespace cutune::runner {
+
+class GpuWorker {
+ public:
+  /// Starts the worker and waits until it has set up the problem (arguments, reference
+  /// outputs). Throws InputError / std::runtime_error with the worker's message if it cannot.
+  GpuWorker(const KernelProblem& problem, std::string problem_text, int ordinal, const MeasureOptions& options,
+            std::uint64_t data_seed);
+  ~GpuWorker();
+  GpuWorker(const GpuWorker&) = delete;
+  GpuWorker& operator=(const GpuWorker&) = delete;
+
+  /// As GpuStage::evaluate, bounded by timeout().
+  GpuEvaluation evaluate(const Config& config, const std::vector<char>& cubin, std::optional<double> best_ms,
+                         bool thorough = false);
+  /// As GpuStage::remeasure; a failure fails every candidate with the same status.
+  std::vector<GpuEvaluation> remeasure(const std::vector<GpuStage::Candidate>& candidates);
+  /// Device-to-device copy bandwidth in GB/s (measure::copy_bandwidth_gbps), in the worker.
+  double copy_bandwidth_gbps(std::size_t bytes);
+
+  /// How long one evaluation may take before the worker is killed.
+  std::chrono::milliseconds timeout() const { return timeout_; }
+  void set_timeout(std::chrono::milliseconds t) { timeout_ = t; }
+  std::size_t restarts() const { return restarts_; }
+
+  const std::string& verification_source() const { return verification_source_; }
+  const std::string& l2_method() const { return l2_method_; }
+  std::size_t total_argument_bytes() const { return total_argument_bytes_; }
+
+ private:
+  void start();
+  /// Sends a request (header + cubins) and waits for the answer's header. nullopt when the
+  /// worker died or timed out; `failure` then says which, and the worker is restarted.
+  std::optional<nlohmann::json> call(const nlohmann::json& header, const std::vector<const std::vector<char>*>& cubins,
+                                     std::chrono::milliseconds timeout, GpuEvaluation& failure);
+
+  const KernelProblem& problem_;
+  std::string problem_text_;
+  int ordinal_;
+  MeasureOptions options_;
+  std::uint64_t data_seed_;
+  std::unique_ptr<process::Subprocess> proc_;
+  std::chrono::milliseconds timeout_{std::chrono::seconds(120)};
+  std::size_t restarts_ = 0;
+  std::string verification_source_, l2_method_;
+  std::size_t total_argument_bytes_ = 0;
+  /// Without a CPU reference the first configuration that runs defines the answer: kept so
+  /// that a restarted worker is given the same answer before anything else runs.
+  std::optional<GpuStage::Candidate> reference_;
+};
+
+}  // namespace cutune::runner

@@ -1,0 +1,186 @@
+#include "cutune/runner/compile_pool.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "cutune/model/errors.hpp"
+#include "cutune/process/subprocess.hpp"
+#include "cutune/runner/worker_protocol.hpp"
+
+namespace cutune::runner {
+
+jit::CompileRequest compile_request(const KernelProblem& problem, const Config& config,
+                                    const std::string& arch) {
+  jit::CompileRequest r;
+  r.source = problem.configured_source(config);
+  r.source_name = problem.kernel_file().filename().string();
+  r.kernel_names = problem.kernel_names();
+  r.options = problem.compiler_options();
+  r.arch = arch;
+  r.headers = problem.local_headers();
+  return r;
+}
+
+CompilePoolOptions::Mode parse_compile_mode(const std::string& text) {
+  if (text == "process") return CompilePoolOptions::Mode::Process;
+  if (text == "thread") return CompilePoolOptions::Mode::Thread;
+  throw InputError(fmt::format("--mode {}: must be process or thread", text));
+}
+
+std::size_t default_compile_workers() {
+  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+}
+
+struct CompilePool::Slot {
+  std::thread thread;
+  std::unique_ptr<process::Subprocess> proc;  ///< Mode::Process: started on first use
+};
+
+CompilePool::CompilePool(const KernelProblem& problem, std::string arch, CompilePoolOptions options)
+    : problem_(problem), arch_(std::move(arch)), options_(std::move(options)), nvrtc_version_(jit::nvrtc_version()) {
+  if (options_.workers == 0) options_.workers = default_compile_workers();
+  if (options_.capacity == 0) options_.capacity = 4 * options_.workers;
+  if (options_.cache_dir) cache_.emplace(*options_.cache_dir);
+  for (std::size_t i = 0; i < options_.workers; ++i) slots_.push_back(std::make_unique<Slot>());
+  for (auto& s : slots_) s->thread = std::thread([this, slot = s.get()] { work(*slot); });
+}
+
+CompilePool::~CompilePool() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& s : slots_) s->thread.join();
+}
+
+void CompilePool::submit(const Config& config) {
+  {
+    std::lock_guard lock(mutex_);
+    todo_.emplace_back(next_in_++, config);
+  }
+  cv_.notify_all();
+}
+
+std::size_t CompilePool::pending() const {
+  std::lock_guard lock(mutex_);
+  return todo_.size() + busy_ + done_.size();
+}
+
+CompilePool::Stats CompilePool::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+std::optional<CompiledConfig> CompilePool::next() {
+  std::unique_lock lock(mutex_);
+  cv_.wait(lock, [&] { return done_.count(next_out_) || (todo_.empty() && busy_ == 0 && done_.empty()); });
+  auto it = done_.find(next_out_);
+  if (it == done_.end()) return std::nullopt;
+  CompiledConfig c = std::move(it->second);
+  done_.erase(it);
+  ++next_out_;
+  lock.unlock();
+  cv_.notify_all();  // room for the workers again
+  return c;
+}
+
+jit::CompileResult CompilePool::compile_in(Slot& slot, const jit::CompileRequest& request, bool& worker_failure) {
+  if (options_.mode == CompilePoolOptions::Mode::Thread) return jit::compile(request);
+  auto failed = [&](const std::string& why) {
+    worker_failure = true;
+    jit::CompileResult r;
+    r.error = why;
+    slot.proc.reset();
+    std::lock_guard lock(mutex_);
+    ++stats_.worker_restarts;
+    return r;
+  };
+  if (!slot.proc) slot.proc = std::make_unique<process::Subprocess>(
+                      std::vector<std::string>{protocol::worker_executable(), "compile"});
+  if (!slot.proc->send(protocol::to_json(request).dump()))
+    return failed(fmt::format("compile worker died before the request: {}", slot.proc->exit_description()));
+  const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.timeout);
+  auto header = slot.proc->receive(timeout);
+  std::optional<process::Frame> cubin;
+  if (header) cubin = slot.proc->receive(timeout);
+  if (!header || !cubin) {
+    if (slot.proc->timed_out()) {
+      slot.proc->kill();
+      return failed(fmt::format("compile timed out after {} s (worker killed)", options_.timeout.count()));
+    }
+    return failed(fmt::format("compile worker died: {}", slot.proc->exit_description()));
+  }
+  jit::CompileResult r = protocol::compile_result_from_json(nlohmann::json::parse(*header));
+  r.cubin.assign(cubin->begin(), cubin->end());
+  return r;
+}
+
+void CompilePool::work(Slot& slot) {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    cv_.wait(lock, [&] { return stop_ || (!todo_.empty() && busy_ + done_.size() < options_.capacity); });
+    if (stop_) return;
+    auto [seq, config] = std::move(todo_.front());
+    todo_.pop_front();
+    ++busy_;
+    lock.unlock();
+
+    CompiledConfig out{config, {}, {}, false};
+    try {
+      const jit::CompileRequest request = compile_request(problem_, config, arch_);
+      out.key = jit::compile_key(request, nvrtc_version_);
+      std::shared_future<jit::CompileResult> earlier;
+      std::promise<jit::CompileResult> mine;
+      {
+        std::lock_guard guard(mutex_);
+        if (auto it = in_flight_.find(out.key); it != in_flight_.end()) earlier = it->second;
+        else in_flight_.emplace(out.key, mine.get_future().share());
+      }
+      if (earlier.valid()) {
+        out.result = earlier.get();
+        out.shared = true;
+        std::lock_guard guard(mutex_);
+        ++stats_.shared;
+      } else {
+        std::optional<jit::CompileResult> cached;
+        if (cache_) cached = cache_->get(out.key);
+        if (cached) {
+          out.result = std::move(*cached);
+        } else {
+          bool worker_failure = false;
+          try {
+            out.result = compile_in(slot, request, worker_failure);
+          } catch (const std::exception& e) {  // e.g. the worker cannot start
+            out.result = jit::CompileResult{};
+            out.result.error = e.what();
+            worker_failure = true;
+          }
+          // A worker that died or timed out says nothing about the source: not cached.
+          if (cache_ && !worker_failure) cache_->put(out.key, out.result);
+        }
+        {
+          std::lock_guard guard(mutex_);
+          if (cached) ++stats_.cache_hits;
+          else {
+            ++stats_.compiled;
+            stats_.compile_ms += out.result.compile_ms;
+          }
+          in_flight_.erase(out.key);
+        }
+        mine.set_value(out.result);
+      }
+    } catch (const std::exception& e) {
+      out.result = jit::CompileResult{};
+      out.result.error = e.what();
+    }
+
+    lock.lock();
+    --busy_;
+    done_.emplace(seq, std::move(out));
+    cv_.notify_all();
+  }
+}
+
+}  // namespace cutune::runner

@@ -1,0 +1,121 @@
+#include "cutune/runner/gpu_worker.hpp"
+
+#include <fmt/format.h>
+
+#include "cutune/model/errors.hpp"
+#include "cutune/runner/worker_protocol.hpp"
+
+namespace cutune::runner {
+
+GpuWorker::GpuWorker(const KernelProblem& problem, std::string problem_text, int ordinal,
+                     const MeasureOptions& options, std::uint64_t data_seed)
+    : problem_(problem), problem_text_(std::move(problem_text)), ordinal_(ordinal), options_(options),
+      data_seed_(data_seed) {
+  start();
+}
+
+GpuWorker::~GpuWorker() = default;
+
+void GpuWorker::start() {
+  proc_ = std::make_unique<process::Subprocess>(std::vector<std::string>{protocol::worker_executable(), "gpu"});
+  const nlohmann::json init{{"problem_json", problem_.json_file().string()},
+                            {"problem", problem_text_},
+                            {"device", ordinal_},
+                            {"data_seed", data_seed_},
+                            {"measure", protocol::to_json(options_)}};
+  // Setting up may compute a large CPU reference: no timeout.
+  std::optional<process::Frame> reply;
+  if (proc_->send(init.dump())) reply = proc_->receive();
+  if (!reply) throw std::runtime_error(fmt::format("GPU worker ({}) died while setting up: {}",
+                                                   protocol::worker_executable(), proc_->exit_description()));
+  const auto j = nlohmann::json::parse(*reply);
+  if (j.contains("input_error")) throw InputError(j["input_error"].get<std::string>());
+  if (j.contains("error")) throw std::runtime_error("GPU worker: " + j["error"].get<std::string>());
+  verification_source_ = j.at("verification").get<std::string>();
+  l2_method_ = j.at("l2_method").get<std::string>();
+  total_argument_bytes_ = j.at("total_argument_bytes").get<std::size_t>();
+  if (reference_) {
+    // Re-establish the answer the earlier worker learned from the first configuration.
+    const nlohmann::json header{
+        {"op", "evaluate"}, {"config", problem_.space().key(reference_->config)}, {"thorough", false}};
+    std::optional<process::Frame> answer;
+    if (proc_->send(header.dump()) && proc_->send(process::Frame(reference_->cubin.begin(), reference_->cubin.end())))
+      answer = proc_->receive(timeout_);
+    if (!answer || nlohmann::json::parse(*answer).value("status", "") != "ok")
+      throw std::runtime_error("GPU worker: the configuration that defines the expected outputs failed after a restart");
+  }
+}
+
+std::optional<nlohmann::json> GpuWorker::call(const nlohmann::json& header,
+                                              const std::vector<const std::vector<char>*>& cubins,
+                                              std::chrono::milliseconds timeout, GpuEvaluation& failure) {
+  bool sent = proc_->send(header.dump());
+  for (const auto* c : cubins) sent = sent && proc_->send(process::Frame(c->begin(), c->end()));
+  std::optional<process::Frame> reply;
+  if (sent) reply = proc_->receive(timeout);
+  if (reply) {
+    auto j = nlohmann::json::parse(*reply);
+    if (!j.contains("fatal")) return j;
+    failure.status = db::Status::Runtime;
+    failure.error = j["fatal"].get<std::string>();
+  } else if (proc_->timed_out()) {
+    proc_->kill();
+    failure.status = db::Status::Timeout;
+    failure.error = fmt::format("no answer within {:.1f} s: worker killed", static_cast<double>(timeout.count()) / 1e3);
+  } else {
+    failure.status = db::Status::Runtime;
+    failure.error = fmt::format("GPU worker died: {}", proc_->exit_description());
+  }
+  ++restarts_;
+  proc_.reset();
+  start();
+  return std::nullopt;
+}
+
+GpuEvaluation GpuWorker::evaluate(const Config& config, const std::vector<char>& cubin,
+                                  std::optional<double> best_ms, bool thorough) {
+  nlohmann::json header{{"op", "evaluate"}, {"config", problem_.space().key(config)}, {"thorough", thorough}};
+  if (best_ms) header["best_ms"] = *best_ms;
+  GpuEvaluation failure;
+  auto j = call(header, {&cubin}, timeout_, failure);
+  if (!j) return failure;
+  GpuEvaluation ev = protocol::evaluation_from_json(*j);
+  if (ev.context_lost) {
+    // The worker exits after a sticky error; the next call gets a fresh one.
+    ++restarts_;
+    proc_.reset();
+    start();
+    ev.context_lost = false;
+  }
+  if (!reference_ && verification_source_ == "default configuration" && ev.status == db::Status::Ok)
+    reference_ = GpuStage::Candidate{config, cubin};
+  return ev;
+}
+
+std::vector<GpuEvaluation> GpuWorker::remeasure(const std::vector<GpuStage::Candidate>& candidates) {
+  nlohmann::json header{{"op", "remeasure"}, {"configs", nlohmann::json::array()}};
+  std::vector<const std::vector<char>*> cubins;
+  for (const auto& c : candidates) {
+    header["configs"].push_back(problem_.space().key(c.config));
+    cubins.push_back(&c.cubin);
+  }
+  // Each candidate may run to the thorough time cap, plus an energy window.
+  const double per = options_.thorough.time_cap_s + options_.energy_window_s + 1.0;
+  const auto timeout = std::max(timeout_, std::chrono::milliseconds(static_cast<std::int64_t>(
+                                              2e3 * per * static_cast<double>(candidates.size()))));
+  GpuEvaluation failure;
+  auto j = call(header, cubins, timeout, failure);
+  if (!j) return std::vector<GpuEvaluation>(candidates.size(), failure);
+  std::vector<GpuEvaluation> out;
+  for (const auto& e : j->at("evaluations")) out.push_back(protocol::evaluation_from_json(e));
+  return out;
+}
+
+double GpuWorker::copy_bandwidth_gbps(std::size_t bytes) {
+  GpuEvaluation failure;
+  auto j = call({{"op", "copy_bandwidth"}, {"bytes", bytes}}, {}, std::max(timeout_, std::chrono::milliseconds(60000)),
+                failure);
+  return j ? j->at("gbps").get<double>() : 0.0;
+}
+
+}  // namespace cutune::runner

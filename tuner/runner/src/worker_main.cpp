@@ -1,0 +1,128 @@
+// cutune-worker: the processes the tuner delegates to (issue 5).
+//   cutune-worker compile   NVRTC compiles, one request at a time (a pool of these scales
+//                           where threads of one process do not)
+//   cutune-worker gpu       the GPU stage of one tuning session
+// Both read requests from stdin and answer on stdout in frames (cutune::process), and exit
+// when stdin closes. Diagnostics go to stderr, which the tuner shares.
+#include <unistd.h>
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <optional>
+
+#include "cutune/cuda/device.hpp"
+#include "cutune/measure/benchmark.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/process/subprocess.hpp"
+#include "cutune/runner/gpu_stage.hpp"
+#include "cutune/runner/worker_protocol.hpp"
+
+using namespace cutune;
+namespace proto = cutune::runner::protocol;
+
+namespace {
+
+constexpr int in_fd = STDIN_FILENO, out_fd = STDOUT_FILENO;
+
+void reply(const nlohmann::json& j) {
+  if (!process::write_frame(out_fd, j.dump())) std::_Exit(0);  // the tuner is gone
+}
+
+std::vector<char> read_cubin() {
+  auto f = process::read_frame(in_fd);
+  if (!f) std::_Exit(0);
+  return {f->begin(), f->end()};
+}
+
+int compile_worker() {
+  while (auto frame = process::read_frame(in_fd)) {
+    jit::CompileResult r;
+    try {
+      r = jit::compile(proto::compile_request_from_json(nlohmann::json::parse(*frame)));
+    } catch (const std::exception& e) {
+      r = jit::CompileResult{};
+      r.error = e.what();
+    }
+    if (!process::write_frame(out_fd, proto::to_json(r).dump()) ||
+        !process::write_frame(out_fd, process::Frame(r.cubin.begin(), r.cubin.end())))
+      return 0;
+  }
+  return 0;
+}
+
+int gpu_worker() {
+  auto frame = process::read_frame(in_fd);
+  if (!frame) return 0;
+  std::optional<KernelProblem> problem;
+  std::optional<ProblemInstance> instance;
+  std::optional<runner::GpuStage> stage;
+  try {
+    const auto init = nlohmann::json::parse(*frame);
+    problem.emplace(KernelProblem::load(init.at("problem_json").get<std::string>()));
+    instance.emplace(problem->instantiate(init.at("problem").get<std::string>()));
+    stage.emplace(*problem, *instance, init.at("device").get<int>(),
+                  proto::measure_options_from_json(init.at("measure")), init.at("data_seed").get<std::uint64_t>());
+  } catch (const InputError& e) {
+    reply({{"input_error", e.what()}});
+    return 2;
+  } catch (const std::exception& e) {
+    reply({{"error", e.what()}});
+    return 1;
+  }
+  reply({{"verification", stage->verification_source()},
+         {"l2_method", stage->l2_method()},
+         {"total_argument_bytes", stage->total_argument_bytes()}});
+  const Space& space = problem->space();
+  while ((frame = process::read_frame(in_fd))) {
+    const auto req = nlohmann::json::parse(*frame);
+    const std::string op = req.at("op").get<std::string>();
+    try {
+      if (op == "evaluate") {
+        const Config c = space.parse_key(req.at("config").get<std::string>());
+        const auto cubin = read_cubin();
+        std::optional<double> best;
+        if (req.contains("best_ms")) best = req["best_ms"].get<double>();
+        const runner::GpuEvaluation ev = stage->evaluate(c, cubin, best, req.at("thorough").get<bool>());
+        reply(proto::to_json(ev));
+        if (ev.context_lost) return 3;  // a sticky error: this process can do no more GPU work
+      } else if (op == "remeasure") {
+        std::vector<runner::GpuStage::Candidate> candidates;
+        for (const auto& key : req.at("configs")) candidates.push_back({space.parse_key(key.get<std::string>()), {}});
+        for (auto& c : candidates) c.cubin = read_cubin();
+        nlohmann::json out{{"evaluations", nlohmann::json::array()}};
+        bool lost = false;
+        for (const auto& ev : stage->remeasure(candidates)) {
+          out["evaluations"].push_back(proto::to_json(ev));
+          lost = lost || ev.context_lost;
+        }
+        reply(out);
+        if (lost) return 3;
+      } else if (op == "copy_bandwidth") {
+        reply({{"gbps", measure::copy_bandwidth_gbps(req.at("bytes").get<std::size_t>())}});
+      } else {
+        reply({{"fatal", "unknown request " + op}});
+        return 1;
+      }
+    } catch (const std::exception& e) {
+      // Anything GpuStage did not turn into a status leaves the context in an unknown state.
+      reply({{"fatal", e.what()}});
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (::isatty(in_fd)) {
+    std::cerr << "cutune-worker is started by cutune, not by hand\n";
+    return 2;
+  }
+  if (mode == "compile") return compile_worker();
+  if (mode == "gpu") return gpu_worker();
+  std::cerr << "usage: cutune-worker compile|gpu\n";
+  return 2;
+}
