@@ -83,7 +83,12 @@ class CliTempDir {
 CliResult run_cli(const std::vector<std::string>& args, std::optional<double> kill_after_s = std::nullopt) {
   CliTempDir io;
   const std::string out_path = io / "stdout", err_path = io / "stderr";
-  std::vector<std::string> argv_s{CUTUNE_CLI_PATH};
+  // The cutune beside this test binary when there is one (the lent GPU gets both copied to
+  // one folder), else the one in the build tree.
+  std::string cli = CUTUNE_CLI_PATH;
+  if (std::error_code ec; fs::exists(fs::read_symlink("/proc/self/exe", ec).parent_path() / "cutune"))
+    cli = (fs::read_symlink("/proc/self/exe", ec).parent_path() / "cutune").string();
+  std::vector<std::string> argv_s{cli};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());

@@ -358,7 +358,14 @@ int cmd_tune(const TuneArgs& a) {
            {"shared_compiles", r.compile.shared},
            {"compile_ms_total", r.compile.compile_ms},
            {"gpu_worker_restarts", r.worker_restarts},
-           {"timeout_s", r.timeout_s}};
+           {"timeout_s", r.timeout_s},
+           {"time_breakdown", {{"startup_s", r.startup_s},
+                               {"compile_wait_ms", r.compile_wait_ms},
+                               {"evaluate_ms", r.evaluate_ms},
+                               {"verify_ms", r.verify_ms},
+                               {"sampling_ms", r.sampling_ms},
+                               {"store_ms", r.store_ms},
+                               {"after_search_ms", r.after_search_ms}}}};
     json fails = json::object();
     for (const auto& [status, n] : r.failures_by_status) fails[status] = n;
     j["failures_by_status"] = fails;

@@ -293,10 +293,16 @@ MeasuredStats GpuStage::finish(const char* level, measure::SampleSet set, const 
   st.summary = measure::summarize(set.samples_ms, options_.thorough.confidence);
   st.set = std::move(set);
   // The readings are part of what measuring a configuration costs: counted in wall_ms.
+  // NVML queries cost up to a millisecond each, and temperature and power change over
+  // tens of milliseconds: while screening, a reading younger than 50 ms is reused.
   const auto t0 = std::chrono::steady_clock::now();
-  st.nvml_sm_clock_mhz = nvml_.sm_clock_mhz();
-  st.temperature_c = nvml_.temperature_c();
-  st.power_w = nvml_.power_w();
+  if (std::string_view(level) != "screening" || t0 - nvml_read_at_ > std::chrono::milliseconds(50)) {
+    nvml_reading_ = {nvml_.sm_clock_mhz(), nvml_.temperature_c(), nvml_.power_w()};
+    nvml_read_at_ = t0;
+  }
+  st.nvml_sm_clock_mhz = nvml_reading_[0];
+  st.temperature_c = nvml_reading_[1];
+  st.power_w = nvml_reading_[2];
   st.set.wall_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   // Energy is a separate measurement (a window of back-to-back launches), not sampling.
   if (energy) st.energy_mj_per_launch = energy_mj_per_launch(seq, st.summary.median);

@@ -17,15 +17,23 @@ GpuWorker::GpuWorker(const KernelProblem& problem, std::string problem_text, int
 GpuWorker::~GpuWorker() = default;
 
 void GpuWorker::start() {
+  // Spawned from the calling thread: PR_SET_PDEATHSIG follows the thread that forked, so
+  // this must be a thread that lives as long as the worker (never a short-lived helper).
   proc_ = std::make_unique<process::Subprocess>(std::vector<std::string>{protocol::worker_executable(), "gpu"});
+  ready_ = false;
   const nlohmann::json init{{"problem_json", problem_.json_file().string()},
                             {"problem", problem_text_},
                             {"device", ordinal_},
                             {"data_seed", data_seed_},
                             {"measure", protocol::to_json(options_)}};
+  init_sent_ = proc_->send(init.dump());
+}
+
+void GpuWorker::wait_ready() {
+  if (ready_) return;
   // Setting up may compute a large CPU reference: no timeout.
   std::optional<process::Frame> reply;
-  if (proc_->send(init.dump())) reply = proc_->receive();
+  if (init_sent_) reply = proc_->receive();
   if (!reply) throw std::runtime_error(fmt::format("GPU worker ({}) died while setting up: {}",
                                                    protocol::worker_executable(), proc_->exit_description()));
   const auto j = nlohmann::json::parse(*reply);
@@ -34,6 +42,7 @@ void GpuWorker::start() {
   verification_source_ = j.at("verification").get<std::string>();
   l2_method_ = j.at("l2_method").get<std::string>();
   total_argument_bytes_ = j.at("total_argument_bytes").get<std::size_t>();
+  ready_ = true;
   if (reference_) {
     // Re-establish the answer the earlier worker learned from the first configuration.
     const nlohmann::json header{
@@ -49,6 +58,7 @@ void GpuWorker::start() {
 std::optional<nlohmann::json> GpuWorker::call(const nlohmann::json& header,
                                               const std::vector<const std::vector<char>*>& cubins,
                                               std::chrono::milliseconds timeout, GpuEvaluation& failure) {
+  wait_ready();
   bool sent = proc_->send(header.dump());
   for (const auto* c : cubins) sent = sent && proc_->send(process::Frame(c->begin(), c->end()));
   std::optional<process::Frame> reply;
@@ -69,6 +79,7 @@ std::optional<nlohmann::json> GpuWorker::call(const nlohmann::json& header,
   ++restarts_;
   proc_.reset();
   start();
+  wait_ready();
   return std::nullopt;
 }
 
@@ -85,6 +96,7 @@ GpuEvaluation GpuWorker::evaluate(const Config& config, const std::vector<char>&
     ++restarts_;
     proc_.reset();
     start();
+    wait_ready();
     ev.context_lost = false;
   }
   if (!reference_ && verification_source_ == "default configuration" && ev.status == db::Status::Ok)

@@ -77,6 +77,11 @@ void require_device(int device) {
     throw InputError(fmt::format("--device {}: there are {} GPU(s) (0..{})", device, count, count - 1));
 }
 
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+double seconds_since(std::chrono::steady_clock::time_point t) { return ms_since(t) / 1e3; }
+
 search::Observation observation_of(const db::Measurement& m, bool energy) {
   const auto v = objective_value(m, energy);
   return {v.has_value(), v.value_or(0.0)};
@@ -165,10 +170,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   if (energy) measure_options.energy_every_config = true;  // every configuration is ranked by it
   // The GPU worker sets up (context, arguments, reference outputs) while the compile pool
   // starts on the first configurations: start-up overlaps instead of adding up.
-  auto gpu_starting = std::async(std::launch::async, [&] {
-    return std::make_unique<GpuWorker>(problem, options.problem, options.device, measure_options, options.data_seed);
-  });
-  std::unique_ptr<GpuWorker> gpu_owner;
+  GpuWorker gpu(problem, options.problem, options.device, measure_options, options.data_seed);
   double screening_wall_ms = 0.0;
   std::uint64_t screened = 0;
 
@@ -194,7 +196,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     p.failed = report.configs_failed;
     p.best_ms = std::isfinite(best_ms) ? best_ms : 0.0;
     p.best_key = best_key;
-    p.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    p.elapsed_s = seconds_since(t_start);
     p.line = fmt::format("[{}] {} {} {}", done, m.config_key,
                          m.status == db::Status::Ok ? fmt::format("{:.4f} ms", m.median_ms)
                                                     : fmt::format("{}: {}", db::status_name(m.status), m.error),
@@ -243,8 +245,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   };
 
   feed();
-  gpu_owner = gpu_starting.get();
-  GpuWorker& gpu = *gpu_owner;
+  gpu.wait_ready();
+  report.startup_s = seconds_since(t_start);
   gpu.set_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(options.first_timeout_s * 1e3)));
   bool timeout_set = false;
   report.verification = gpu.verification_source();
@@ -254,7 +256,9 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
                   report.l2_method));
   while (true) {
     feed();
+    const auto t_wait = std::chrono::steady_clock::now();
     auto compiled = compiler.next();
+    report.compile_wait_ms += ms_since(t_wait);
     if (!compiled) {
       if (strategy_done) break;
       continue;
@@ -272,9 +276,13 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       GpuEvaluation ev = gpu.evaluate(compiled->config, compiled->result.cubin,
                                       // A slower configuration may still use less energy: no early stop then.
                                       std::isfinite(best_ms) && !energy ? std::optional<double>(best_ms) : std::nullopt);
+      const double eval_ms = ms_since(t_eval);
+      report.evaluate_ms += eval_ms;
+      report.verify_ms += ev.verify_ms;
+      if (ev.stats) report.sampling_ms += ev.stats->set.wall_ms;
       if (!timeout_set && ev.status == db::Status::Ok) {
         // The hang timeout, from the first configuration that ran (normally the default).
-        const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_eval).count();
+        const double wall_s = eval_ms / 1e3;
         gpu.set_timeout(std::chrono::milliseconds(
             static_cast<std::int64_t>(1e3 * std::max(options.timeout_floor_s, 50.0 * wall_s))));
         timeout_set = true;
@@ -291,10 +299,13 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       }
     }
     m.finished_at = db::utc_now_iso();
+    const auto t_store = std::chrono::steady_clock::now();
     store.add_measurement(report.run_id, kernel_id, problem_id, device_id, m);
+    report.store_ms += ms_since(t_store);
     stored[m.config_key] = m;
     record(compiled->config, m, true);
   }
+  const auto t_search_end = std::chrono::steady_clock::now();
   // Screening winner over everything stored for this kernel, problem and device (resumed
   // runs too); the thorough stage below may overturn it.
   std::map<std::string, std::uint64_t> by_status;
@@ -408,10 +419,11 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     std::size_t bytes = std::max<std::size_t>(gpu.total_argument_bytes() / 2, std::size_t{256} << 20);
     report.copy_gbps = gpu.copy_bandwidth_gbps(bytes);
   }
+  report.after_search_ms = ms_since(t_search_end);
   report.compile = compiler.stats();
   report.worker_restarts = gpu.restarts();
   report.timeout_s = static_cast<double>(gpu.timeout().count()) / 1e3;
-  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  report.wall_s = seconds_since(t_start);
   return report;
 }
 

@@ -3,6 +3,8 @@
 // in L2, rotated copies of them), the expected outputs and the sampler; verifies and
 // measures compiled configurations. Issue 5 moves it into a worker process; its interface
 // (config + cubin in, evaluation out) is already the one to ship.
+#include <array>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -119,6 +121,8 @@ class GpuStage {
   cuda::DeviceLimits limits_;
   MeasureOptions options_;
   cuda::NvmlDevice nvml_;
+  std::array<std::optional<double>, 3> nvml_reading_;  ///< SM clock, temperature, power
+  std::chrono::steady_clock::time_point nvml_read_at_{};
   std::optional<measure::Sampler> sampler_;
   std::vector<HostArgument> initial_;   ///< inputs as generated
   std::vector<HostArgument> expected_;  ///< outputs the reference computed (empty until known)

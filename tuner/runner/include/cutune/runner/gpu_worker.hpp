@@ -18,11 +18,14 @@ namespace cutune::runner {
 
 class GpuWorker {
  public:
-  /// Starts the worker and waits until it has set up the problem (arguments, reference
-  /// outputs). Throws InputError / std::runtime_error with the worker's message if it cannot.
+  /// Starts the worker, which sets up the problem (context, arguments, reference outputs)
+  /// while the caller goes on; wait_ready() (or the first request) waits for it.
   GpuWorker(const KernelProblem& problem, std::string problem_text, int ordinal, const MeasureOptions& options,
             std::uint64_t data_seed);
   ~GpuWorker();
+  /// Waits until the worker has set up. Throws InputError / std::runtime_error with the
+  /// worker's message if it could not.
+  void wait_ready();
   GpuWorker(const GpuWorker&) = delete;
   GpuWorker& operator=(const GpuWorker&) = delete;
 
@@ -39,6 +42,7 @@ class GpuWorker {
   void set_timeout(std::chrono::milliseconds t) { timeout_ = t; }
   std::size_t restarts() const { return restarts_; }
 
+  /// These three are known once ready.
   const std::string& verification_source() const { return verification_source_; }
   const std::string& l2_method() const { return l2_method_; }
   std::size_t total_argument_bytes() const { return total_argument_bytes_; }
@@ -58,6 +62,7 @@ class GpuWorker {
   std::unique_ptr<process::Subprocess> proc_;
   std::chrono::milliseconds timeout_{std::chrono::seconds(120)};
   std::size_t restarts_ = 0;
+  bool ready_ = false, init_sent_ = false;
   std::string verification_source_, l2_method_;
   std::size_t total_argument_bytes_ = 0;
   /// Without a CPU reference the first configuration that runs defines the answer: kept so

@@ -94,6 +94,14 @@ struct TuneReport {
   std::size_t compile_workers = 0;
   std::size_t worker_restarts = 0;  ///< GPU worker restarts (crashes, sticky errors, timeouts)
   double timeout_s = 0.0;           ///< the evaluation timeout in force at the end
+  /// Where the wall time went (milliseconds, summed over the search): start-up until the
+  /// GPU worker was ready (its set-up overlaps the first compiles), waiting for the compile
+  /// pool, GPU evaluations as the tuner saw them (round trip; of which verification and
+  /// sampling inside the worker), committing to the store, and everything after the search
+  /// (finalists, copy ceiling).
+  double startup_s = 0.0;
+  double compile_wait_ms = 0.0, evaluate_ms = 0.0, verify_ms = 0.0, sampling_ms = 0.0, store_ms = 0.0,
+         after_search_ms = 0.0;
   /// The JSON array stored with the winner (db::Winner::finalists_json).
   std::string finalists_json() const;
 };
