@@ -276,7 +276,7 @@ class Bench:
 
     REPORT_KEYS = ("configs_tried", "configs_resumed", "configs_failed", "space_valid", "winner", "winner_ms",
                    "default_ms", "timed_ms_total", "compile_ms_total", "compiled", "cache_hits", "wall_s",
-                   "time_breakdown",
+                   "time_breakdown", "compile_ms_median",
                    "verification", "l2", "screening_samples_max", "failures_by_status", "cost", "copy_gbps",
                    "aborted", "gbps", "compile_workers", "compile_mode", "shared_compiles", "gpu_worker_restarts")
 

@@ -42,7 +42,8 @@ runner::MeasureOptions measure_options(const MeasureArgs& a) {
   if (a.screening_min > a.samples)
     throw InputError(fmt::format("--screening-min {}: more than --samples {}", a.screening_min, a.samples));
   o.screening.max_samples = static_cast<std::size_t>(a.samples);
-  o.screening.min_samples = std::min(static_cast<std::size_t>(a.screening_min), o.screening.max_samples);
+  o.screening.min_samples = a.screening_min > 0 ? static_cast<std::size_t>(a.screening_min)
+                                                : std::min(o.screening.min_samples, o.screening.max_samples);
   o.thorough.min_samples = static_cast<std::size_t>(a.min_samples);
   o.thorough.max_samples = std::max(o.thorough.max_samples, o.thorough.min_samples);
   o.thorough.max_rel_noise = a.max_noise;
@@ -359,7 +360,9 @@ int cmd_tune(const TuneArgs& a) {
            {"compile_ms_total", r.compile.compile_ms},
            {"gpu_worker_restarts", r.worker_restarts},
            {"timeout_s", r.timeout_s},
+           {"compile_ms_median", r.compile_ms_median},
            {"time_breakdown", {{"startup_s", r.startup_s},
+                               {"gpu_setup_ms", json::parse(r.gpu_setup_ms)},
                                {"compile_wait_ms", r.compile_wait_ms},
                                {"evaluate_ms", r.evaluate_ms},
                                {"verify_ms", r.verify_ms},

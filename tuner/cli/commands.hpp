@@ -40,7 +40,7 @@ int cmd_compile(const CompileArgs& args);
 struct MeasureArgs {
   std::string l2 = "cold";            ///< "cold" (rotate when the data fits, else flush), "flush" or "warm"
   int samples = 10;                   ///< screening: at most this many samples
-  int screening_min = 5;              ///< screening: at least this many samples
+  int screening_min = 0;              ///< screening: at least this many (0: 5, or --samples if fewer)
   std::size_t finalists = 3;          ///< re-measured thoroughly after the search (0: none)
   double max_noise = 0.005;           ///< thorough: target relative half-width of the median's CI
   double time_cap_s = 1.0;            ///< thorough: per-configuration cap

@@ -71,7 +71,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"cold", "flush", "warm"}));
     cmd->add_option("--samples", m.samples, "Screening: at most N samples per configuration")
         ->check(CLI::Range(1, 100000));
-    cmd->add_option("--screening-min", m.screening_min, "Screening: at least N samples per configuration")
+    cmd->add_option("--screening-min", m.screening_min, "Screening: at least N samples per configuration "
+                                                        "(default 5, or --samples if fewer)")
         ->check(CLI::Range(1, 100000));
     cmd->add_option("--min-samples", m.min_samples, "Thorough: samples before any statistical exit")
         ->check(CLI::Range(1, 100000));

@@ -2,15 +2,49 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <thread>
 #include <cstring>
 #include <random>
 
 namespace cutune {
 namespace {
 
+/// Random fills are generated in fixed chunks, each from its own generator seeded by
+/// (seed, argument, chunk): the data depends on the seed only, never on the thread count,
+/// and 2^28 values take tens of milliseconds on a many-core host instead of a second (a
+/// tuning session's start-up waits for them).
+constexpr std::int64_t kChunk = std::int64_t{1} << 16;
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+template <class Body>
+void for_each_chunk(std::int64_t count, Body&& body) {
+  const std::int64_t chunks = (count + kChunk - 1) / kChunk;
+  const auto threads = static_cast<std::int64_t>(
+      std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 32));
+  if (chunks < 16 || threads == 1) {
+    for (std::int64_t c = 0; c < chunks; ++c) body(c);
+    return;
+  }
+  std::atomic<std::int64_t> next{0};
+  std::vector<std::thread> pool;
+  for (std::int64_t t = 0; t < std::min(threads, chunks); ++t)
+    pool.emplace_back([&] {
+      for (std::int64_t c = next++; c < chunks; c = next++) body(c);
+    });
+  for (auto& t : pool) t.join();
+}
+
 template <class T>
-void fill_typed(HostArgument& arg, const Value& fill_value, FillType fill, std::mt19937_64& rng) {
+void fill_typed(HostArgument& arg, const Value& fill_value, FillType fill, std::uint64_t seed) {
   T* out = arg.data<T>();
   if (fill == FillType::Constant) {
     T v = std::is_floating_point_v<T> ? static_cast<T>(fill_value.to_double())
@@ -18,16 +52,20 @@ void fill_typed(HostArgument& arg, const Value& fill_value, FillType fill, std::
     std::fill(out, out + arg.count, v);
     return;
   }
-  if constexpr (std::is_floating_point_v<T>) {
-    double scale = fill_value.to_double();
-    if (scale == 0.0) scale = 1.0;
-    std::uniform_real_distribution<double> dist(0.0, scale);
-    for (std::int64_t i = 0; i < arg.count; ++i) out[i] = static_cast<T>(dist(rng));
-  } else {
-    std::int64_t hi = std::max<std::int64_t>(1, fill_value.to_int());
-    std::uniform_int_distribution<std::int64_t> dist(0, hi);
-    for (std::int64_t i = 0; i < arg.count; ++i) out[i] = static_cast<T>(dist(rng));
-  }
+  for_each_chunk(arg.count, [&](std::int64_t chunk) {
+    std::mt19937_64 rng(splitmix64(seed ^ splitmix64(static_cast<std::uint64_t>(chunk))));
+    const std::int64_t begin = chunk * kChunk, end = std::min(arg.count, begin + kChunk);
+    if constexpr (std::is_floating_point_v<T>) {
+      double scale = fill_value.to_double();
+      if (scale == 0.0) scale = 1.0;
+      std::uniform_real_distribution<double> dist(0.0, scale);
+      for (std::int64_t i = begin; i < end; ++i) out[i] = static_cast<T>(dist(rng));
+    } else {
+      std::int64_t hi = std::max<std::int64_t>(1, fill_value.to_int());
+      std::uniform_int_distribution<std::int64_t> dist(0, hi);
+      for (std::int64_t i = begin; i < end; ++i) out[i] = static_cast<T>(dist(rng));
+    }
+  });
 }
 
 template <class F>
@@ -53,8 +91,9 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
                                               const ProblemInstance& instance,
                                               std::uint64_t seed) {
   std::vector<HostArgument> args;
-  std::mt19937_64 rng(seed);
+  std::uint64_t argument_index = 0;
   for (const auto& spec : problem.arguments()) {
+    const std::uint64_t argument_seed = splitmix64(seed + splitmix64(++argument_index));
     HostArgument a;
     a.spec = &spec;
     a.count = problem.argument_size(spec, instance);
@@ -62,7 +101,7 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
     Value fill = problem.argument_fill(spec, instance);
     // Scalars are always their FillValue; vectors follow their FillType.
     FillType how = spec.is_vector ? spec.fill : FillType::Constant;
-    dispatch(spec.type, [&](auto tag) { fill_typed<decltype(tag)>(a, fill, how, rng); });
+    dispatch(spec.type, [&](auto tag) { fill_typed<decltype(tag)>(a, fill, how, argument_seed); });
     args.push_back(std::move(a));
   }
   return args;

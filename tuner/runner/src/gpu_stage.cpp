@@ -68,7 +68,14 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
                    MeasureOptions options, std::uint64_t data_seed)
     : problem_(problem), instance_(instance), context_(ordinal), device_(cuda::identify(ordinal)),
       limits_(cuda::limits(ordinal)), options_(options), nvml_(device_.uuid) {
+  auto t = std::chrono::steady_clock::now();
+  auto phase = [&](const char* name) {  // where start-up time goes (TuneReport::gpu_setup_ms)
+    const auto now = std::chrono::steady_clock::now();
+    setup_ms_.emplace_back(name, std::chrono::duration<double, std::milli>(now - t).count());
+    t = now;
+  };
   initial_ = make_host_arguments(problem, instance, data_seed);
+  phase("host_data");
   if (!problem.reference().empty()) {
     auto ref = templates::find_reference(problem.reference());
     if (!ref)
@@ -80,6 +87,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   } else {
     verification_source_ = "default configuration";
   }
+  phase("reference");
   buffers_.resize(initial_.size());
   pristine_.resize(initial_.size());
   poisoned_.resize(initial_.size());
@@ -106,6 +114,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
     }
   }
 
+  phase("upload");
   const std::size_t l2 = static_cast<std::size_t>(std::max(0, device_.l2_bytes));
   measure::SamplerSettings ss = options_.sampler;
   if (!options_.cold_l2) {
@@ -116,7 +125,9 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
     ss.flush_l2 = extra_sets_ == 0;
     l2_method_ = extra_sets_ ? fmt::format("rotate {}", argument_sets()) : "flush";
   }
+  phase("rotation");
   sampler_.emplace(l2, device_.sm_count, device_.sm_clock_khz / 1000.0, ss);
+  phase("sampler");
 }
 
 void GpuStage::set_up_rotation(std::size_t l2_bytes) {

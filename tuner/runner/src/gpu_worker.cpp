@@ -42,6 +42,7 @@ void GpuWorker::wait_ready() {
   verification_source_ = j.at("verification").get<std::string>();
   l2_method_ = j.at("l2_method").get<std::string>();
   total_argument_bytes_ = j.at("total_argument_bytes").get<std::size_t>();
+  setup_ms_json_ = j.value("setup_ms", nlohmann::json::object()).dump();
   ready_ = true;
   if (reference_) {
     // Re-establish the answer the earlier worker learned from the first configuration.

@@ -210,7 +210,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   std::deque<Config> queue{default_config};
   for (const Config& c : first) queue.push_back(c);
   bool strategy_done = false;
-  const std::size_t lookahead = 16;
+  // As many as the pool may hold: its workers compile ahead while the GPU worker sets up.
+  const std::size_t lookahead = 4 * compiler.workers();
   std::set<std::string> submitted;
   // The budget counts unique configurations, the default included, resumed ones too.
   auto budget_spent = [&] { return options.budget && submitted.size() >= *options.budget; };
@@ -247,6 +248,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   feed();
   gpu.wait_ready();
   report.startup_s = seconds_since(t_start);
+  report.gpu_setup_ms = gpu.setup_ms_json();
+  std::vector<double> compile_times;
   gpu.set_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(options.first_timeout_s * 1e3)));
   bool timeout_set = false;
   report.verification = gpu.verification_source();
@@ -268,6 +271,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     m.config_json = config_json(space, compiled->config);
     m.started_at = db::utc_now_iso();
     m.compile_ms = compiled->result.compile_ms;
+    if (!compiled->result.from_cache && !compiled->shared) compile_times.push_back(m.compile_ms);
     if (!compiled->result.ok) {
       m.status = db::Status::Compile;
       m.error = compiled->result.error;
@@ -420,6 +424,10 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     report.copy_gbps = gpu.copy_bandwidth_gbps(bytes);
   }
   report.after_search_ms = ms_since(t_search_end);
+  if (!compile_times.empty()) {
+    std::sort(compile_times.begin(), compile_times.end());
+    report.compile_ms_median = compile_times[compile_times.size() / 2];
+  }
   report.compile = compiler.stats();
   report.worker_restarts = gpu.restarts();
   report.timeout_s = static_cast<double>(gpu.timeout().count()) / 1e3;

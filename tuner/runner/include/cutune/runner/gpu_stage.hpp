@@ -96,6 +96,9 @@ class GpuStage {
   /// "flush", "rotate N" (N argument sets) or "warm".
   const std::string& l2_method() const { return l2_method_; }
   std::size_t argument_sets() const { return 1 + extra_sets_; }
+  /// Milliseconds per phase of the constructor after the context: host data, reference,
+  /// upload, rotation, sampler.
+  const std::vector<std::pair<std::string, double>>& setup_ms() const { return setup_ms_; }
 
  private:
   struct Loaded {
@@ -139,6 +142,7 @@ class GpuStage {
   std::vector<std::vector<CUdeviceptr>> rotated_pointers_;
   std::vector<std::vector<void*>> rotated_params_;
   std::string verification_source_, l2_method_;
+  std::vector<std::pair<std::string, double>> setup_ms_;
 };
 
 }  // namespace cutune::runner

@@ -46,6 +46,8 @@ class GpuWorker {
   const std::string& verification_source() const { return verification_source_; }
   const std::string& l2_method() const { return l2_method_; }
   std::size_t total_argument_bytes() const { return total_argument_bytes_; }
+  /// The worker's set-up, milliseconds per phase, as a JSON object.
+  const std::string& setup_ms_json() const { return setup_ms_json_; }
 
  private:
   void start();
@@ -63,7 +65,7 @@ class GpuWorker {
   std::chrono::milliseconds timeout_{std::chrono::seconds(120)};
   std::size_t restarts_ = 0;
   bool ready_ = false, init_sent_ = false;
-  std::string verification_source_, l2_method_;
+  std::string verification_source_, l2_method_, setup_ms_json_ = "{}";
   std::size_t total_argument_bytes_ = 0;
   /// Without a CPU reference the first configuration that runs defines the answer: kept so
   /// that a restarted worker is given the same answer before anything else runs.

@@ -100,6 +100,8 @@ struct TuneReport {
   /// sampling inside the worker), committing to the store, and everything after the search
   /// (finalists, copy ceiling).
   double startup_s = 0.0;
+  std::string gpu_setup_ms = "{}";  ///< the GPU worker's set-up by phase (JSON object)
+  double compile_ms_median = 0.0;   ///< over the NVRTC compiles of this session (not cache hits)
   double compile_wait_ms = 0.0, evaluate_ms = 0.0, verify_ms = 0.0, sampling_ms = 0.0, store_ms = 0.0,
          after_search_ms = 0.0;
   /// The JSON array stored with the winner (db::Winner::finalists_json).
