@@ -312,6 +312,16 @@ class Bench:
             return None
         return (wall_s * 1000.0 - t) / configs
 
+    @staticmethod
+    def steady_overhead(report, configs):
+        # The search loop only (start-up and shutdown excluded): what each further
+        # configuration costs beyond its timed launches.
+        tb, t = report.get("time_breakdown") or {}, report.get("timed_ms_total")
+        keys = ("compile_wait_ms", "evaluate_ms", "store_ms")
+        if not configs or not isinstance(t, (int, float)) or not all(k in tb for k in keys):
+            return None
+        return (sum(tb[k] for k in keys) - t) / configs
+
     def tune_cold(self):
         self.doc.setdefault("cutune", {})
         self.cache_dir = os.path.join(self.tmp, "cutune-cache")
@@ -323,6 +333,8 @@ class Bench:
         self.doc["configs"] = configs
         self.doc["cutune_wall_s"] = res["wall_s"]
         self.doc["overhead_ms_per_config"] = self.overhead(res["wall_s"], rep, configs)
+        self.doc["steady_overhead_ms_per_config"] = self.steady_overhead(rep, configs)
+        self.doc["startup_s"] = (rep.get("time_breakdown") or {}).get("startup_s")
         if self.doc["overhead_ms_per_config"] is None:
             self.doc["notes"].append("overhead_ms_per_config: the report has no timed_ms_total")
         self.headline()
@@ -336,6 +348,7 @@ class Bench:
         w = self.doc.setdefault("warm_cache", {})
         w.update(configs=configs, cutune_wall_s=res["wall_s"],
                  overhead_ms_per_config=self.overhead(res["wall_s"], rep, configs),
+                 steady_overhead_ms_per_config=self.steady_overhead(rep, configs),
                  compiled=rep.get("compiled"), cache_hits=rep.get("cache_hits"))
         self.headline()
 
@@ -584,7 +597,11 @@ def main():
         "Kernel Tuner loads PTX, which the driver JITs; its compute cache (CUDA_CACHE_PATH) is a fresh empty "
         "folder for the cold run and the same folder for the warm run. cutune loads cubins.",
         "overhead_ms_per_config = (wall_s * 1000 - timed_ms_total) / configs, timed_ms_total being the sum of "
-        "all timed launches (cutune's report; for Kernel Tuner the sum of every result's 'times').",
+        "all timed launches (cutune's report; for Kernel Tuner the sum of every result's 'times'). It includes "
+        "start-up (context, input data, reference), amortised over the space. steady_overhead_ms_per_config is "
+        "the search loop alone (waiting for compiles, GPU evaluations with their verification, warm-up, L2 "
+        "flushes and clock probes, and SQLite commits, minus the timed launches): what each further "
+        "configuration costs.",
         "Order: an OS warm-up (one cutune compile and one device query, so that neither tool pays for reading "
         "NVRTC and the driver from disk), then cutune cold, cutune warm, Kernel Tuner cold (and warm), compile "
         "scaling. 'Cold' means an empty compile cache (cutune's cubin cache, Kernel Tuner's driver JIT cache), "

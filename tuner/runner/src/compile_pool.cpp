@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <signal.h>
+
 #include <algorithm>
 
 #include "cutune/model/errors.hpp"
@@ -46,13 +48,20 @@ CompilePool::CompilePool(const KernelProblem& problem, std::string arch, Compile
   for (auto& s : slots_) s->thread = std::thread([this, slot = s.get()] { work(*slot); });
 }
 
-CompilePool::~CompilePool() {
+CompilePool::~CompilePool() { shutdown(); }
+
+void CompilePool::shutdown() {
   {
     std::lock_guard lock(mutex_);
+    if (stop_) return;
     stop_ = true;
   }
   cv_.notify_all();
   for (auto& s : slots_) s->thread.join();
+  // SIGKILL to every worker first, then reap: one process exit's time, not one per worker.
+  for (auto& s : slots_)
+    if (s->proc) ::kill(s->proc->pid(), SIGKILL);
+  for (auto& s : slots_) s->proc.reset();
 }
 
 void CompilePool::submit(const Config& config) {

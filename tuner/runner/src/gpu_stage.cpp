@@ -76,18 +76,16 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   };
   initial_ = make_host_arguments(problem, instance, data_seed);
   phase("host_data");
+  templates::ReferenceFn ref = nullptr;
   if (!problem.reference().empty()) {
-    auto ref = templates::find_reference(problem.reference());
+    ref = templates::find_reference(problem.reference());
     if (!ref)
       throw InputError(fmt::format("{}: cutune.Reference: no CPU reference named '{}'",
                                    problem.json_file().string(), problem.reference()));
-    expected_ = initial_;
-    ref(instance_, expected_);
     verification_source_ = "reference";
   } else {
     verification_source_ = "default configuration";
   }
-  phase("reference");
   buffers_.resize(initial_.size());
   pristine_.resize(initial_.size());
   poisoned_.resize(initial_.size());
@@ -115,6 +113,17 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   }
 
   phase("upload");
+  if (ref) {
+    // The reference reads the inputs and writes the outputs: it borrows the inputs (moved
+    // there and back: no copy of what may be gigabytes) and gets copies of the outputs.
+    expected_.resize(initial_.size());
+    for (std::size_t i = 0; i < initial_.size(); ++i)
+      expected_[i] = initial_[i].spec->output ? initial_[i] : std::move(initial_[i]);
+    ref(instance_, expected_);
+    for (std::size_t i = 0; i < initial_.size(); ++i)
+      if (!expected_[i].spec->output) initial_[i] = std::move(expected_[i]);
+    phase("reference");
+  }
   const std::size_t l2 = static_cast<std::size_t>(std::max(0, device_.l2_bytes));
   measure::SamplerSettings ss = options_.sampler;
   if (!options_.cold_l2) {

@@ -423,6 +423,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     std::size_t bytes = std::max<std::size_t>(gpu.total_argument_bytes() / 2, std::size_t{256} << 20);
     report.copy_gbps = gpu.copy_bandwidth_gbps(bytes);
   }
+  compiler.shutdown();
   report.after_search_ms = ms_since(t_search_end);
   if (!compile_times.empty()) {
     std::sort(compile_times.begin(), compile_times.end());

@@ -54,6 +54,8 @@ class CompilePool {
  public:
   CompilePool(const KernelProblem& problem, std::string arch, CompilePoolOptions options = {});
   ~CompilePool();  ///< stops the workers; pending work is dropped
+  /// Stops the workers now (all at once: they hold nothing worth a graceful exit).
+  void shutdown();
   CompilePool(const CompilePool&) = delete;  // threads bound to `this`
   CompilePool& operator=(const CompilePool&) = delete;
 
