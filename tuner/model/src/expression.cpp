@@ -143,7 +143,10 @@ std::vector<std::string_view> code_points(const std::string& s) {
   return out;
 }
 
+void charge(std::int64_t n);  // the work budget, below
+
 std::int64_t str_len(const std::string& s) {
+  charge(static_cast<std::int64_t>(s.size()));
   if (is_ascii(s)) return static_cast<std::int64_t>(s.size());
   return static_cast<std::int64_t>(code_points(s).size());
 }
@@ -244,6 +247,49 @@ void check_sequence_size(std::int64_t n) {
     fail("MemoryError: sequence of " + std::to_string(n) + " elements exceeds cutune's limit of " +
          std::to_string(kMaxSequence));
   }
+}
+
+// Work budget of one evaluation (and of the constant folding of one parse): elements made
+// or visited and characters copied, compared or scanned. Nested comprehensions over big
+// ranges, repeated copies of a long string, or a list that holds one big list many times
+// over would otherwise run for hours or exhaust memory with every single sequence below
+// kMaxSequence; Kernel Tuner's expressions need a tiny fraction of this.
+constexpr std::int64_t kMaxWork = std::int64_t{1} << 22;
+thread_local std::int64_t t_work_left = kMaxWork;
+
+void charge(std::int64_t n) {
+  t_work_left -= n;
+  if (t_work_left < 0) {
+    t_work_left = -1;  // stays exhausted; guards against wrap-around on further charges
+    fail("MemoryError: expression needs more than " + std::to_string(kMaxWork) +
+         " element operations (cutune's limit)");
+  }
+}
+
+// A fresh budget for the evaluation in scope; the enclosing one is restored on exit.
+class WorkBudget {
+ public:
+  WorkBudget() : saved_(t_work_left) { t_work_left = kMaxWork; }
+  ~WorkBudget() { t_work_left = saved_; }
+  WorkBudget(const WorkBudget&) = delete;
+  WorkBudget& operator=(const WorkBudget&) = delete;
+
+ private:
+  std::int64_t saved_;
+};
+
+// Cost of copying a value: strings copy their characters, lists share their elements.
+std::int64_t copy_cost(const Value& v) {
+  return v.is_string() ? static_cast<std::int64_t>(v.as_string().size()) + 1 : 1;
+}
+const Value& charged_copy(const Value& v) {
+  if (v.is_string()) charge(copy_cost(v));
+  return v;
+}
+std::int64_t copy_cost(const ValueList& l) {
+  std::int64_t cost = 0;
+  for (const Value& v : l) cost += copy_cost(v);
+  return cost;
 }
 
 std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
@@ -379,16 +425,20 @@ Value repeat(const Value& seq, std::int64_t n) {
   if (n < 0) n = 0;
   if (seq.is_string()) {
     const std::string& s = seq.as_string();
-    if (!s.empty())
-      check_sequence_size(n > kMaxSequence ? n : n * static_cast<std::int64_t>(s.size()));
+    // An empty sequence repeats to itself at once ('' * 10**18 used to loop 10**18 times).
+    if (s.empty()) return std::string();
+    check_sequence_size(n > kMaxSequence ? n : n * static_cast<std::int64_t>(s.size()));
+    charge(n * static_cast<std::int64_t>(s.size()));
     std::string out;
     out.reserve(s.size() * static_cast<std::size_t>(n));
     for (std::int64_t i = 0; i < n; ++i) out += s;
     return out;
   }
   const ValueList& l = seq.as_list();
-  if (!l.empty())
-    check_sequence_size(n > kMaxSequence ? n : n * static_cast<std::int64_t>(l.size()));
+  if (l.empty()) return ValueList{};
+  check_sequence_size(n > kMaxSequence ? n : n * static_cast<std::int64_t>(l.size()));
+  const std::int64_t each = copy_cost(l);  // n <= kMaxSequence: the product cannot overflow
+  charge(each > kMaxWork ? kMaxWork + 1 : n * each);
   ValueList out;
   out.reserve(l.size() * static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), l.begin(), l.end());
@@ -434,9 +484,13 @@ Value binary(BinOp op, const Value& a, const Value& b) {
   }
   switch (op) {
     case BinOp::Add:
-      if (a.is_string() && b.is_string()) return a.as_string() + b.as_string();
+      if (a.is_string() && b.is_string()) {
+        charge(static_cast<std::int64_t>(a.as_string().size() + b.as_string().size()));
+        return a.as_string() + b.as_string();
+      }
       if (a.is_list() && b.is_list()) {
         check_sequence_size(static_cast<std::int64_t>(a.as_list().size() + b.as_list().size()));
+        charge(copy_cost(a.as_list()) + copy_cost(b.as_list()));
         ValueList out = a.as_list();
         out.insert(out.end(), b.as_list().begin(), b.as_list().end());
         return out;
@@ -475,6 +529,25 @@ std::partial_ordering to_ordering(int c) {
                : (c > 0 ? std::partial_ordering::greater : std::partial_ordering::equivalent);
 }
 
+// Python's == (Value's operator==) with its work charged: lists element by element, strings
+// by length. A list holding one big list many times over compares in time far beyond its
+// size.
+bool equal(const Value& a, const Value& b) {
+  if (a.is_list() && b.is_list()) {
+    const ValueList& x = a.as_list();
+    const ValueList& y = b.as_list();
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      charge(1);
+      if (!equal(x[i], y[i])) return false;
+    }
+    return true;
+  }
+  if (a.is_string() && b.is_string())
+    charge(static_cast<std::int64_t>(std::min(a.as_string().size(), b.as_string().size())));
+  return a == b;
+}
+
 // Python's ordering for <, <=, >, >=; TypeError between unorderable types.
 std::partial_ordering order(const Value& a, const Value& b, CmpOp op) {
   if (a.is_number() && b.is_number()) {
@@ -488,6 +561,7 @@ std::partial_ordering order(const Value& a, const Value& b, CmpOp op) {
     return to_ordering(compare_int_float(int_of(a), b.as_float()));
   }
   if (a.is_string() && b.is_string()) {
+    charge(static_cast<std::int64_t>(std::min(a.as_string().size(), b.as_string().size())));
     const int c = a.as_string().compare(b.as_string());  // UTF-8 byte order == code point order
     return to_ordering(c);
   }
@@ -496,7 +570,8 @@ std::partial_ordering order(const Value& a, const Value& b, CmpOp op) {
     const ValueList& y = b.as_list();
     const std::size_t n = std::min(x.size(), y.size());
     for (std::size_t i = 0; i < n; ++i) {
-      if (!(x[i] == y[i])) return order(x[i], y[i], op);
+      charge(1);
+      if (!equal(x[i], y[i])) return order(x[i], y[i], op);
     }
     return x.size() <=> y.size();
   }
@@ -507,7 +582,8 @@ std::partial_ordering order(const Value& a, const Value& b, CmpOp op) {
 bool contains(const Value& container, const Value& item) {
   if (container.is_list()) {
     for (const Value& v : container.as_list()) {
-      if (v == item) return true;
+      charge(1);
+      if (equal(v, item)) return true;
     }
     return false;
   }
@@ -515,6 +591,10 @@ bool contains(const Value& container, const Value& item) {
     if (!item.is_string()) {
       fail("TypeError: 'in <string>' requires string as left operand, not " + item.type_name());
     }
+    // A naive substring search: charge its worst case, length times pattern length.
+    const __int128 cost = static_cast<__int128>(container.as_string().size()) *
+                          static_cast<__int128>(std::max<std::size_t>(item.as_string().size(), 1));
+    charge(cost > kMaxWork ? kMaxWork + 1 : static_cast<std::int64_t>(cost));
     return container.as_string().find(item.as_string()) != std::string::npos;
   }
   fail("TypeError: argument of type '" + container.type_name() + "' is not iterable");
@@ -534,7 +614,7 @@ bool identical(const Value& a, const Value& b) {
     case Kind::Float:
       return a.as_float() == b.as_float();
     case Kind::String:
-      return a.as_string() == b.as_string();
+      return equal(a, b);
     case Kind::List:
       return &a.as_list() == &b.as_list();
   }
@@ -544,9 +624,9 @@ bool identical(const Value& a, const Value& b) {
 bool compare(CmpOp op, const Value& a, const Value& b) {
   switch (op) {
     case CmpOp::Eq:
-      return a == b;
+      return equal(a, b);
     case CmpOp::Ne:
-      return !(a == b);
+      return !equal(a, b);
     case CmpOp::Lt:
       return order(a, b, op) < 0;
     case CmpOp::Le:
@@ -571,12 +651,16 @@ bool compare(CmpOp op, const Value& a, const Value& b) {
 template <typename F>
 void for_each_item(const Value& v, F&& f) {
   if (v.is_list()) {
-    for (const Value& item : v.as_list()) f(item);
+    for (const Value& item : v.as_list()) {
+      charge(1);
+      f(item);
+    }
     return;
   }
   if (v.is_string()) {
     const std::string& s = v.as_string();
     for (std::size_t i = 0; i < s.size();) {
+      charge(1);
       const std::size_t n = std::min(cp_length(static_cast<unsigned char>(s[i])), s.size() - i);
       f(Value(s.substr(i, n)));
       i += n;
@@ -607,9 +691,10 @@ Value subscript(const Value& obj, const Value& index) {
     const auto n = static_cast<std::int64_t>(l.size());
     if (i < 0) i += n;
     if (i < 0 || i >= n) fail("IndexError: list index out of range");
-    return l[static_cast<std::size_t>(i)];
+    return charged_copy(l[static_cast<std::size_t>(i)]);
   }
   const std::string& s = obj.as_string();
+  charge(static_cast<std::int64_t>(s.size()));  // the scan for non-ASCII characters
   if (is_ascii(s)) {
     const auto n = static_cast<std::int64_t>(s.size());
     if (i < 0) i += n;
@@ -685,6 +770,7 @@ Value builtin_range(const Value* args, std::size_t n) {
   if (step > 0 && start < stop) count = (static_cast<__int128>(stop) - start - 1) / s + 1;
   if (step < 0 && start > stop) count = (static_cast<__int128>(start) - stop - 1) / -s + 1;
   if (count > kMaxSequence) check_sequence_size(kMaxSequence + 1);
+  charge(static_cast<std::int64_t>(count));
   ValueList out;
   out.reserve(static_cast<std::size_t>(count));
   for (__int128 i = 0; i < count; ++i) out.emplace_back(static_cast<std::int64_t>(start + i * s));
@@ -698,7 +784,7 @@ Value builtin_minmax(const Value* args, std::size_t n, bool is_max) {
   auto consider = [&](const Value& item) {
     // Python keeps the first of equal extremes: replace only on strict improvement.
     if (best == nullptr || compare(is_max ? CmpOp::Gt : CmpOp::Lt, item, *best)) {
-      best_holder = item;
+      best_holder = charged_copy(item);
       best = &best_holder;
     }
   };
@@ -804,6 +890,7 @@ Value builtin_int(const Value* args, std::size_t n) {
       fail("ValueError: int() base must be >= 2 and <= 36, or 0");
     std::int64_t out = 0;
     bool overflow = false;
+    charge(static_cast<std::int64_t>(v.as_string().size()));
     if (!parse_int_text(strip(v.as_string()), static_cast<int>(base), out, overflow)) {
       fail("ValueError: invalid literal for int() with base " + std::to_string(base) + ": " +
            v.repr());
@@ -820,6 +907,7 @@ Value builtin_int(const Value* args, std::size_t n) {
     case Kind::String: {
       std::int64_t out = 0;
       bool overflow = false;
+      charge(static_cast<std::int64_t>(v.as_string().size()));
       if (!parse_int_text(strip(v.as_string()), 10, out, overflow)) {
         fail("ValueError: invalid literal for int() with base 10: " + v.repr());
       }
@@ -912,6 +1000,7 @@ Value builtin_float(const Value* args, std::size_t n) {
   if (v.is_number()) return v.to_double();
   if (v.is_string()) {
     double out = 0;
+    charge(static_cast<std::int64_t>(v.as_string().size()));
     if (!parse_float_text(strip(v.as_string()), out)) {
       fail("ValueError: could not convert string to float: " + v.repr());
     }
@@ -1029,6 +1118,19 @@ Value builtin_pow(const Value* args, std::size_t n) {
   return static_cast<std::int64_t>(r);
 }
 
+// Charges the length of str(v) before it is built: a list that holds one big list many
+// times over is cheap to build but huge to print.
+void charge_print(const Value& v) {
+  if (!v.is_list()) {
+    charge(copy_cost(v));
+    return;
+  }
+  for (const Value& item : v.as_list()) {
+    charge(2);  // ", "
+    charge_print(item);
+  }
+}
+
 Value call_builtin(Builtin fn, const Value* args, std::size_t n) {
   switch (fn) {
     case Builtin::Range:
@@ -1069,7 +1171,9 @@ Value call_builtin(Builtin fn, const Value* args, std::size_t n) {
     case Builtin::Tuple:
       return n == 0 ? Value(ValueList{}) : to_list(args[0]);
     case Builtin::Str:
-      return n == 0 ? Value(std::string()) : Value(args[0].str());
+      if (n == 0) return std::string();
+      charge_print(args[0]);
+      return args[0].str();
     case Builtin::Bool:
       return n == 0 ? false : args[0].truthy();
     case Builtin::Pow:
@@ -1118,7 +1222,7 @@ const Value& ev(const ExprNode& n, Frame& f, Value& tmp) {
 
 void bind_target(const ExprNode& t, const Value& item, Frame& f) {
   if (t.op == Op::TargetName) {
-    f.locals[t.slot] = item;
+    f.locals[t.slot] = charged_copy(item);
     return;
   }
   if (!item.is_list() && !item.is_string()) {
@@ -1157,12 +1261,13 @@ void run_clauses(const ExprNode& comp, std::size_t ci, Frame& f, ValueList& out)
 }
 
 Value eval(const ExprNode& n, Frame& f) {
+  charge(1);
   switch (n.op) {
     case Op::Const:
     case Op::Name:
     case Op::Local: {
       Value tmp;
-      return ev(n, f, tmp);
+      return charged_copy(ev(n, f, tmp));
     }
     case Op::List: {
       ValueList out;
@@ -1211,7 +1316,7 @@ Value eval(const ExprNode& n, Frame& f) {
       Value tmp;
       for (std::size_t i = 0; i + 1 < n.kids.size(); ++i) {
         const Value& v = ev(n.kids[i], f, tmp);
-        if (v.truthy() == stop_on) return v;
+        if (v.truthy() == stop_on) return charged_copy(v);
       }
       return eval(n.kids.back(), f);
     }
@@ -2198,7 +2303,10 @@ Expression Expression::parse(std::string_view text) {
   ExprNode root = parser.parse();
   Resolver resolver;
   resolver.resolve(root);
-  fold_constants(root, resolver.next_slot);
+  {
+    const WorkBudget budget;  // one for all the folding: a costly subtree is not retried
+    fold_constants(root, resolver.next_slot);
+  }
   root.frame_size = resolver.next_slot;
 
   Expression e;
@@ -2215,6 +2323,7 @@ Expression Expression::parse(std::string_view text) {
 
 Value Expression::evaluate(const Scope& scope) const {
   if (!root_) throw ExpressionError("cannot evaluate an empty expression (default-constructed)");
+  const WorkBudget budget;
   try {
     const std::uint32_t slots = root_->frame_size;
     if (slots == 0) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -97,12 +99,31 @@ ElementType parse_element_type(const Loader& L, const std::string& t, const std:
   L.fail(field, fmt::format("unsupported argument type '{}'", t));
 }
 
+// True when the float is a whole number that int64 holds; casting any other is undefined.
+bool is_int64_float(double d) {
+  return std::isfinite(d) && std::trunc(d) == d && d >= -9223372036854775808.0 &&
+         d < 9223372036854775808.0;
+}
+
+// repr() for an error message, cut short: a value an expression built can be huge (a list
+// holding one big list many times over prints as terabytes).
+std::string short_repr(const Value& v) {
+  if (v.is_list()) {
+    const ValueList& l = v.as_list();
+    if (l.size() > 16 || std::any_of(l.begin(), l.end(), [](const Value& x) { return x.is_list(); }))
+      return fmt::format("a list of {} values", l.size());
+  }
+  std::string r = v.repr();
+  if (r.size() > 200) r = r.substr(0, 197) + "...";
+  return r;
+}
+
 // A parameter's Values converted to its declared Type.
 Value convert_to_type(const Loader& L, const Value& v, const std::string& type,
                       const std::string& field) {
   if (type == "int" || type == "uint") {
     if (v.is_int() || v.is_bool()) return Value(v.to_int());
-    if (v.is_float() && v.as_float() == static_cast<double>(static_cast<std::int64_t>(v.as_float())))
+    if (v.is_float() && is_int64_float(v.as_float()))
       return Value(static_cast<std::int64_t>(v.as_float()));
   } else if (type == "float") {
     if (v.is_number()) return v.is_float() ? v : Value(v.to_double());
@@ -114,14 +135,14 @@ Value convert_to_type(const Loader& L, const Value& v, const std::string& type,
   } else {
     L.fail(field, fmt::format("unknown Type '{}' (int, uint, float, bool, string)", type));
   }
-  L.fail(field, fmt::format("value {} is not of Type {}", v.repr(), type));
+  L.fail(field, fmt::format("value {} is not of Type {}", short_repr(v), type));
 }
 
 std::int64_t eval_int(const Loader& L, const Expression& e, const Scope& scope,
                       const std::string& field) {
   try {
     Value v = e.evaluate(scope);
-    if (v.is_float() && v.as_float() != static_cast<double>(static_cast<std::int64_t>(v.as_float())))
+    if (v.is_float() && !is_int64_float(v.as_float()))
       L.fail(field, fmt::format("\"{}\" is {}, not an integer", e.text(), v.str()));
     return v.to_int();
   } catch (const ExpressionError& ex) {
@@ -262,8 +283,9 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   json root;
   try {
     root = json::parse(in);
-  } catch (const json::parse_error& e) {
-    // nlohmann's message starts with "[json.exception.parse_error.101] "; keep the rest.
+  } catch (const json::exception& e) {
+    // parse_error, or out_of_range for a number beyond double (1e400). nlohmann's message
+    // starts with "[json.exception.parse_error.101] "; keep the rest.
     std::string what = e.what();
     auto pos = what.find("] ");
     throw InputError(fmt::format("{}: malformed JSON: {}", json_file.string(),
@@ -640,9 +662,12 @@ std::vector<PlannedLaunch> KernelProblem::plan(const Config& config, const Probl
                                 ? eval_int(L, l.problem_size[d], scope, where + " ProblemSize")
                                 : 1;
         std::int64_t div = 1;
-        for (const auto& e : l.grid_div[d]) div *= eval_int(L, e, scope, where + " grid divisor");
+        for (const auto& e : l.grid_div[d]) {
+          if (__builtin_mul_overflow(div, eval_int(L, e, scope, where + " grid divisor"), &div))
+            L.fail(where, fmt::format("grid divisor of dimension {} overflows 64 bits", d));
+        }
         if (div < 1) L.fail(where, fmt::format("grid divisor of dimension {} is {}", d, div));
-        grid = (size + div - 1) / div;
+        grid = size <= 0 ? 0 : (size - 1) / div + 1;  // ceil(size / div), without overflow
       }
       grid = std::max<std::int64_t>(1, grid);
       if (grid > (d == 0 ? 2147483647LL : 65535LL))

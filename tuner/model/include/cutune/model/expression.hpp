@@ -39,6 +39,11 @@ struct ExprNode;
 /// error); comparisons == != < <= > >= `in` `not in`, chained (`1 < x <= 8`); `and`/`or`
 /// returning an operand as Python does, `not`; conditional `a if c else b`; list
 /// comprehensions `[e for x in it if c]` (nested `for` allowed).
+///
+/// Hostile input fails with ExpressionError ("MemoryError: ..."), never a hang or a memory
+/// blow-up: nesting is limited, sequences to 2**24 elements, and one evaluation (or the
+/// constant folding of one parse) to 2**22 element operations (elements made or visited,
+/// characters copied or compared).
 class Expression {
  public:
   /// Parses text; throws ExpressionError naming the text and the position on failure.
