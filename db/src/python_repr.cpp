@@ -1,5 +1,7 @@
 #include "cutune/db/python_repr.hpp"
 
+#include "cutune/model/value.hpp"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -10,66 +12,9 @@
 namespace cutune::db {
 
 std::string python_float_repr(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
-
-  // std::to_chars without a precision gives the shortest digits that round-trip, the
-  // same digits as Python's repr (both are "shortest, correctly rounded"); only the
-  // layout differs, so take the digits and the exponent and lay them out as Python does
-  // (Python/pystrtod.c, format_float_short with mode 'r' and Py_DTSF_ADD_DOT_0).
-  std::array<char, 64> buf{};
-  const auto res = std::to_chars(buf.data(), buf.data() + buf.size(), x,
-                                 std::chars_format::scientific);
-  if (res.ec != std::errc()) throw std::logic_error("python_float_repr: to_chars failed");
-  const std::string_view sci(buf.data(), static_cast<std::size_t>(res.ptr - buf.data()));
-
-  std::string out;
-  std::size_t i = 0;
-  if (sci[i] == '-') {
-    out += '-';
-    ++i;
-  }
-  const std::size_t e_pos = sci.find('e');
-  std::string digits;
-  for (std::size_t k = i; k < e_pos; ++k)
-    if (sci[k] != '.') digits += sci[k];
-  int exponent = 0;
-  std::from_chars(sci.data() + e_pos + (sci[e_pos + 1] == '+' ? 2 : 1), sci.data() + sci.size(),
-                  exponent);
-  // Python strips trailing zeros of the shortest digits ("1e+16", not "1.0e+16").
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-
-  const int n = static_cast<int>(digits.size());
-  if (exponent < -4 || exponent >= 16) {
-    out += digits[0];
-    if (n > 1) {
-      out += '.';
-      out.append(digits, 1, std::string::npos);
-    }
-    out += 'e';
-    out += exponent < 0 ? '-' : '+';
-    const int abs_exp = exponent < 0 ? -exponent : exponent;
-    if (abs_exp < 10) out += '0';
-    out += std::to_string(abs_exp);
-    return out;
-  }
-  if (exponent < 0) {  // 0.000ddd
-    out += "0.";
-    out.append(static_cast<std::size_t>(-exponent - 1), '0');
-    out += digits;
-    return out;
-  }
-  const int int_digits = exponent + 1;
-  if (n <= int_digits) {  // ddd000.0
-    out += digits;
-    out.append(static_cast<std::size_t>(int_digits - n), '0');
-    out += ".0";
-  } else {  // ddd.ddd
-    out.append(digits, 0, static_cast<std::size_t>(int_digits));
-    out += '.';
-    out.append(digits, static_cast<std::size_t>(int_digits), std::string::npos);
-  }
-  return out;
+  // The model already lays floats out as Python's repr does (restriction expressions
+  // print them): one implementation for both.
+  return cutune::python_float_repr(x);
 }
 
 namespace {
