@@ -1,5 +1,7 @@
 #include "cutune/db/python_json.hpp"
 
+#include "cutune/model/value.hpp"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -113,25 +115,6 @@ unsigned PyJsonParser::parse_hex4() {
 
 namespace {
 
-/// UTF-8 of a code point; lone surrogates (which Python strings may hold) get the same
-/// 3-byte form as other BMP code points, so they survive a round trip through dumps.
-void append_utf8(std::string& out, unsigned cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 }  // namespace
 

@@ -27,36 +27,6 @@ int compare_int_float(std::int64_t i, double d) {
   return frac > 0 ? -1 : (frac < 0 ? 1 : 0);
 }
 
-std::string string_repr(const std::string& s) {
-  // Python picks double quotes only when that avoids escaping a single quote.
-  const bool has_single = s.find('\'') != std::string::npos;
-  const bool has_double = s.find('"') != std::string::npos;
-  const char quote = (has_single && !has_double) ? '"' : '\'';
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += quote;
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (ch == quote || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\r') {
-      out += "\\r";
-    } else if (ch == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  out += quote;
-  return out;
-}
 
 }  // namespace
 
@@ -197,7 +167,38 @@ std::string Value::str() const {
   return {};
 }
 
-std::string Value::repr() const { return is_string() ? string_repr(as_string()) : str(); }
+std::string python_string_repr(const std::string& s) {
+  // Python picks double quotes only when that avoids escaping a single quote.
+  const bool has_single = s.find('\'') != std::string::npos;
+  const bool has_double = s.find('"') != std::string::npos;
+  const char quote = (has_single && !has_double) ? '"' : '\'';
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += quote;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == quote || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  out += quote;
+  return out;
+}
+
+std::string Value::repr() const { return is_string() ? python_string_repr(as_string()) : str(); }
 
 std::string Value::type_name() const {
   switch (kind()) {

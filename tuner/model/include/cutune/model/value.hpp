@@ -66,5 +66,9 @@ class Value {
 
 /// Python's repr of a float: the shortest string that round-trips ("0.1", "1e-05", "inf").
 std::string python_float_repr(double d);
+/// Python's repr of a str ('alg_2'; double quotes only when that avoids escaping a ').
+std::string python_string_repr(const std::string& s);
+/// Appends the UTF-8 encoding of code point `cp` (lone surrogates get the 3-byte form).
+void append_utf8(std::string& out, std::uint32_t cp);
 
 }  // namespace cutune
