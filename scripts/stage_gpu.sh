@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-release
+# Only what runs there (CUTUNE_STAGE_TARGETS narrows it further, e.g. on a busy machine).
+cmake --build build-release ${CUTUNE_STAGE_TARGETS:+--target $CUTUNE_STAGE_TARGETS}
 rm -rf .gpu && mkdir -p .gpu/bin
 cp build-release/tuner/cli/cutune build-release/tuner/runner/cutune-worker .gpu/bin/
 for t in build-release/tests/test_*; do [ -x "$t" ] && cp "$t" .gpu/bin/; done

@@ -46,7 +46,7 @@ struct MeasureArgs {
   double time_cap_s = 1.0;            ///< thorough: per-configuration cap
   int min_samples = 10;               ///< thorough: samples before any statistical exit
   bool energy = false;                ///< energy per launch for every configuration
-  std::string timer = "auto";         ///< "auto", "activity" (CUPTI) or "events"
+  std::string timer = "events";       ///< "events" or "activity" (CUPTI)
 };
 struct TuneArgs {
   std::string kernel, problem, strategy = "brute_force";

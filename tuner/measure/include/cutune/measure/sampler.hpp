@@ -29,11 +29,14 @@ struct SamplerSettings {
   int warmup_launches = 1;
   /// Probe the SM clock after each sample (for the throttle filter). About 4 us per sample.
   bool probe_clock = true;
-  /// What times a sample. "activity": the GPU's own start/end timestamps of the work
-  /// (CUPTI), as ncu's gpu__time_duration; "events": a CUDA event pair around the launches,
-  /// which adds ~1-1.5 us per sample (20% of a 5 us kernel on the H200, issue 4);
-  /// "auto": activity when CUPTI loads, else events (SampleSet::timer says which).
-  std::string timer = "auto";
+  /// What times a sample. "events": a CUDA event pair around the launches (issue 4's
+  /// method). "activity": the GPU's own start/end timestamps of the work (CUPTI). Measured on
+  /// an H100 (results/nvidia-h100-80gb-hbm3/measurement_activity_timer.json): against ncu's
+  /// gpu__time_duration, events read 0.7-1.8 us long and activity 0.9-1.4 us short, so for
+  /// a 5 us kernel neither is within 2% (ncu counts part of the launch that activity does
+  /// not); above ~150 us both are. Activity costs a forced CUPTI flush per sample (screening
+  /// 6.1 ms per configuration against 0.9), so events stay the default.
+  std::string timer = "events";
   ThrottleSettings throttle;
 };
 
