@@ -170,12 +170,27 @@ std::optional<Config> Sampler::draw_valid(std::mt19937_64& rng, int attempts) {
   return std::nullopt;
 }
 
+const std::vector<Config>& Sampler::valid() {
+  if (!enumerated_) {
+    enumerated_ = true;
+    space_.for_each_valid([&](const Config& c) {
+      valid_.push_back(c);
+      return true;
+    });
+  }
+  return valid_;
+}
+
 Config Sampler::any(std::mt19937_64& rng) {
-  if (auto c = draw_valid(rng, 1000)) return *c;
-  Config c;
-  for (const auto& p : space_.parameters())
-    c.index.push_back(static_cast<std::uint32_t>(uniform_index(rng, p.values.size())));
-  return repair(space_, c).value_or(c);
+  if (!enumerated_) {
+    if (auto c = draw_valid(rng, 1000)) return *c;
+  }
+  // Valid points are rare: draw from the list of them (listed once).
+  const auto& all = valid();
+  if (!all.empty()) return all[uniform_index(rng, all.size())];
+  Config c;  // no valid configuration at all: callers check before asking
+  c.index.assign(space_.parameters().size(), 0);
+  return c;
 }
 
 std::optional<Config> Sampler::unseen(std::mt19937_64& rng, const std::function<bool(const Config&)>& seen) {
@@ -184,12 +199,12 @@ std::optional<Config> Sampler::unseen(std::mt19937_64& rng, const std::function<
       auto c = draw_valid(rng, 1);
       if (c && !seen(*c)) return c;
     }
-    // Valid points are rare (or nearly all seen): list the remaining valid ones once.
-    enumerated_ = true;
-    space_.for_each_valid([&](const Config& c) {
+  }
+  if (!shuffled_) {
+    // Valid points are rare, or nearly all seen: shuffle the remaining valid ones once.
+    shuffled_ = true;
+    for (const auto& c : valid())
       if (!seen(c)) remaining_.push_back(c);
-      return true;
-    });
     std::shuffle(remaining_.begin(), remaining_.end(), rng);
   }
   while (!remaining_.empty()) {

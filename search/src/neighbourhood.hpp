@@ -24,7 +24,7 @@ namespace cutune::search {
 
 inline constexpr std::size_t kNoParameter = std::numeric_limits<std::size_t>::max();
 /// Bounds the cost of one repair: a few milliseconds even with slow restrictions.
-inline constexpr std::size_t kRepairChecks = 4096;
+inline constexpr std::size_t kRepairChecks = 2048;
 
 /// The nearest valid configuration to `c` (indices in range, possibly invalid); `keep`
 /// names a parameter the repair must not change (kNoParameter: none). nullopt only when no
@@ -50,22 +50,24 @@ Config round_to_config(const Space& space, const std::vector<double>& position);
 std::vector<double> position_of(const Config& c);
 
 /// Random valid configurations without enumerating the Cartesian product: rejection
-/// sampling over the index space; when valid points are too rare for that, a repaired
-/// random point (any()) or a shuffled list of the valid configurations not yet seen
-/// (unseen(), built once: only for spaces whose valid set is small or nearly exhausted).
+/// sampling over the index space; once that fails (valid points are rare, or nearly all
+/// are seen), the valid configurations are listed once (lazy enumeration with pruning) and
+/// drawn from that list.
 class Sampler {
  public:
   explicit Sampler(const Space& space) : space_(space) {}
-  /// Uniform over the valid configurations while rejection sampling succeeds.
+  /// Uniform over the valid configurations (repeats possible).
   Config any(std::mt19937_64& rng);
   /// A valid configuration for which `seen` is false; nullopt when every one is seen.
   std::optional<Config> unseen(std::mt19937_64& rng, const std::function<bool(const Config&)>& seen);
 
  private:
   std::optional<Config> draw_valid(std::mt19937_64& rng, int attempts);
+  const std::vector<Config>& valid();
   const Space& space_;
-  bool enumerated_ = false;
-  std::vector<Config> remaining_;  ///< shuffled, after the fallback
+  bool enumerated_ = false, shuffled_ = false;
+  std::vector<Config> valid_;      ///< every valid configuration, once enumerated
+  std::vector<Config> remaining_;  ///< shuffled, not seen when listed
 };
 
 /// Uniform integer in [0, n).

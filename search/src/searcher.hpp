@@ -41,7 +41,7 @@ class Searcher : public Strategy {
 
   std::optional<Config> random_unseen();
 
-  static constexpr std::size_t kStaleLimit = 100;
+  static constexpr std::size_t kStaleLimit = 32;
   const Space& space_;
   std::mt19937_64 rng_;
   Memory memory_;
