@@ -6,37 +6,27 @@
 
 namespace cutune::search {
 
-void HillClimb::move_to(const Config& x, std::optional<double> fx, std::mt19937_64& rng) {
-  x_ = x;
-  fx_ = fx;
-  neighbours_ = neighbourhood_ == Neighbourhood::hamming ? hamming_neighbours(space_, x_)
-                                                         : adjacent_neighbours(space_, x_);
+void HillClimb::neighbourhood_of(const Config& x, std::mt19937_64& rng) {
+  neighbours_ = neighbourhood_ == Neighbourhood::hamming ? hamming_neighbours(space_, x)
+                                                         : adjacent_neighbours(space_, x);
   std::shuffle(neighbours_.begin(), neighbours_.end(), rng);  // no bias towards low parameters
   next_ = 0;
   at_optimum_ = false;
 }
 
-void HillClimb::start(const Config& x, std::mt19937_64& rng) {
+void HillClimb::start(const Config& x, const Memory& memory, std::mt19937_64& rng) {
   started_ = true;
-  x_handed_out_ = false;
-  move_to(x, std::nullopt, rng);
+  x_.set(x, memory);
+  neighbourhood_of(x, rng);
 }
 
 std::optional<Config> HillClimb::propose(const Memory& memory, std::mt19937_64& rng) {
   if (!started_ || at_optimum_) return std::nullopt;
-  if (!fx_) {
-    if (auto f = memory.fitness(x_)) {
-      fx_ = f;
-    } else {
-      if (x_handed_out_) return std::nullopt;  // waiting for the starting point
-      x_handed_out_ = true;
-      return x_;
-    }
-  }
+  if (std::optional<Config> start; !x_.ready(memory, start)) return start;
   if (next_ < neighbours_.size()) return neighbours_[next_++];
   // Every neighbour handed out: decide once all are told.
   const Config* best = nullptr;
-  double best_f = *fx_;
+  double best_f = *x_.f();
   for (const auto& n : neighbours_) {
     auto f = memory.fitness(n);
     if (!f) return std::nullopt;
@@ -46,7 +36,8 @@ std::optional<Config> HillClimb::propose(const Memory& memory, std::mt19937_64& 
     }
   }
   if (move_ == Move::best && best) {
-    move_to(Config(*best), best_f, rng);
+    x_.move(Config(*best), best_f);
+    neighbourhood_of(x_.x(), rng);
     return propose(memory, rng);
   }
   at_optimum_ = true;
@@ -55,13 +46,12 @@ std::optional<Config> HillClimb::propose(const Memory& memory, std::mt19937_64& 
 
 void HillClimb::learn(const Config& c, double fitness, std::mt19937_64& rng) {
   if (!started_) return;
-  if (c == x_) {
-    fx_ = fitness;
-    return;
+  if (x_.learn(c, fitness)) return;
+  if (move_ == Move::first && x_.f() && fitness < *x_.f() &&
+      std::find(neighbours_.begin(), neighbours_.end(), c) != neighbours_.end()) {
+    x_.move(c, fitness);
+    neighbourhood_of(c, rng);
   }
-  if (move_ == Move::first && fx_ && fitness < *fx_ &&
-      std::find(neighbours_.begin(), neighbours_.end(), c) != neighbours_.end())
-    move_to(c, fitness, rng);
 }
 
 }  // namespace cutune::search

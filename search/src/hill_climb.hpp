@@ -20,26 +20,25 @@ class HillClimb {
       : space_(space), neighbourhood_(neighbourhood), move_(move) {}
 
   /// Starts from `x` (told or not); the climb proposes it first if it is not told.
-  void start(const Config& x, std::mt19937_64& rng);
+  void start(const Config& x, const Memory& memory, std::mt19937_64& rng);
   /// The next configuration to evaluate; nullopt while waiting or at a local optimum.
   std::optional<Config> propose(const Memory& memory, std::mt19937_64& rng);
   void learn(const Config& c, double fitness, std::mt19937_64& rng);
   /// Every neighbour of current() is told and none is better.
   bool at_optimum() const { return at_optimum_; }
   bool started() const { return started_; }
-  const Config& current() const { return x_; }
+  const Config& current() const { return x_.x(); }
 
  private:
-  void move_to(const Config& x, std::optional<double> fx, std::mt19937_64& rng);
+  /// The (shuffled) neighbours of a new current point.
+  void neighbourhood_of(const Config& x, std::mt19937_64& rng);
 
   const Space& space_;
   Neighbourhood neighbourhood_;
   Move move_;
   bool started_ = false;
-  bool x_handed_out_ = false;
   bool at_optimum_ = false;
-  Config x_;
-  std::optional<double> fx_;
+  CurrentPoint x_;
   std::vector<Config> neighbours_;
   std::size_t next_ = 0;
 };

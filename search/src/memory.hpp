@@ -41,4 +41,44 @@ class Memory {
   double best_fitness_ = std::numeric_limits<double>::infinity();  // none valid yet
 };
 
+/// The point a trajectory (annealing, a local climb) moves from: its result is needed
+/// before the next move, so a point not told yet is handed out once, then awaited.
+class CurrentPoint {
+ public:
+  void set(const Config& c, const Memory& memory) {
+    x_ = c;
+    f_ = memory.fitness(c);
+    handed_out_ = false;
+  }
+  /// Moves to a configuration whose result is known (an accepted step).
+  void move(const Config& c, double f) {
+    x_ = c;
+    f_ = f;
+  }
+  /// True once the result is known; otherwise `propose` receives the point itself the
+  /// first time and nullopt (wait) after that.
+  bool ready(const Memory& memory, std::optional<Config>& propose) {
+    if (!f_) f_ = memory.fitness(*x_);
+    if (f_) return true;
+    propose = handed_out_ ? std::nullopt : x_;
+    handed_out_ = true;
+    return false;
+  }
+  /// Takes a told result if it is the current point's; returns whether it was.
+  bool learn(const Config& c, double f) {
+    if (!x_ || c != *x_) return false;
+    f_ = f;
+    return true;
+  }
+  bool has() const { return x_.has_value(); }
+  const Config& x() const { return *x_; }
+  /// Known once ready() said so.
+  std::optional<double> f() const { return f_; }
+
+ private:
+  std::optional<Config> x_;
+  std::optional<double> f_;
+  bool handed_out_ = false;
+};
+
 }  // namespace cutune::search

@@ -55,28 +55,19 @@ class DualAnnealing final : public Searcher {
   }
 
   void place(const Config& c) {
-    x_ = c;
+    x_.set(c, memory_);
     position_.clear();
     for (auto i : c.index) position_.push_back(static_cast<double>(i) + 0.5);  // cell centre
   }
 
   std::optional<Config> propose() override {
-    if (!x_) restart();
-    if (!fx_) {
-      if (auto f = memory_.fitness(*x_)) {
-        fx_ = f;
-      } else {
-        if (x_handed_out_) return std::nullopt;
-        x_handed_out_ = true;
-        return x_;
-      }
-    }
+    if (!x_.has()) restart();
+    if (std::optional<Config> start; !x_.ready(memory_, start)) return start;
     if (local_) {
       if (auto c = climb_.propose(memory_, rng_)) return c;
       if (!climb_.at_optimum()) return std::nullopt;
       local_ = false;
       place(climb_.current());
-      fx_ = memory_.fitness(*x_);
     }
     return visit();
   }
@@ -99,29 +90,22 @@ class DualAnnealing final : public Searcher {
     Config t;
     for (std::size_t p = 0; p < dim; ++p)
       t.index.push_back(static_cast<std::uint32_t>(std::min(u[p], static_cast<double>(params[p].values.size() - 1))));
-    return repair(space_, t).value_or(*x_);
+    return repair(space_, t).value_or(x_.x());
   }
 
   void learn(const Config& c, double fitness) override {
     const bool new_best = fitness < best_;
     if (new_best) best_ = fitness;
-    if (!x_) return;
-    if (c == *x_ && !fx_) {
-      fx_ = fitness;
-      return;
-    }
+    if (!x_.has() || x_.learn(c, fitness)) return;
     if (local_) {
       climb_.learn(c, fitness, rng_);
       return;
     }
-    if (!fx_ || c == *x_) return;
-    if (accept(*fx_, fitness)) {
-      place(c);
-      fx_ = fitness;
-    }
+    if (!x_.f()) return;
+    if (accept(*x_.f(), fitness)) place(c);
     if (new_best) {  // polish the new best before annealing on
       local_ = true;
-      climb_.start(c, rng_);
+      climb_.start(c, memory_, rng_);
     }
   }
 
@@ -138,18 +122,14 @@ class DualAnnealing final : public Searcher {
 
   void restart() override {
     place(sampler_.any(rng_));
-    fx_ = memory_.fitness(*x_);
-    x_handed_out_ = false;
     iteration_ = 0;
     step_ = 0;
     local_ = false;
   }
 
   HillClimb climb_;
-  std::optional<Config> x_;
+  CurrentPoint x_;
   std::vector<double> position_;
-  std::optional<double> fx_;
-  bool x_handed_out_ = false;
   bool local_ = false;
   std::size_t iteration_ = 0, step_ = 0;
   double best_ = std::numeric_limits<double>::infinity();

@@ -21,14 +21,14 @@ class GreedyIls final : public Searcher {
 
  private:
   std::optional<Config> propose() override {
-    if (!climb_.started()) climb_.start(sampler_.any(rng_), rng_);
+    if (!climb_.started()) climb_.start(sampler_.any(rng_), memory_, rng_);
     if (auto c = climb_.propose(memory_, rng_)) return c;
     if (!climb_.at_optimum()) return std::nullopt;
     if (since_best_ >= kNoImprovement || !memory_.best()) {
       since_best_ = 0;
-      climb_.start(sampler_.any(rng_), rng_);
+      climb_.start(sampler_.any(rng_), memory_, rng_);
     } else {
-      climb_.start(mutate(space_, *memory_.best(), kRandomWalk, rng_), rng_);
+      climb_.start(mutate(space_, *memory_.best(), kRandomWalk, rng_), memory_, rng_);
     }
     return climb_.propose(memory_, rng_);
   }
@@ -43,7 +43,7 @@ class GreedyIls final : public Searcher {
     climb_.learn(c, fitness, rng_);
   }
 
-  void restart() override { climb_.start(sampler_.any(rng_), rng_); }
+  void restart() override { climb_.start(sampler_.any(rng_), memory_, rng_); }
 
   HillClimb climb_;
   double best_seen_ = std::numeric_limits<double>::infinity();

@@ -17,7 +17,7 @@ class MultiStartLocalSearch final : public Searcher {
 
  private:
   std::optional<Config> propose() override {
-    if (!climb_.started()) climb_.start(sampler_.any(rng_), rng_);
+    if (!climb_.started()) climb_.start(sampler_.any(rng_), memory_, rng_);
     if (auto c = climb_.propose(memory_, rng_)) return c;
     if (!climb_.at_optimum()) return std::nullopt;
     restart();
@@ -27,7 +27,7 @@ class MultiStartLocalSearch final : public Searcher {
   void restart() override {
     // A start that is not told yet, when there is one: a known start repeats a finished climb.
     auto start = random_unseen();
-    climb_.start(start ? *start : sampler_.any(rng_), rng_);
+    climb_.start(start ? *start : sampler_.any(rng_), memory_, rng_);
   }
 
   HillClimb climb_;

@@ -24,48 +24,29 @@ class SimulatedAnnealing final : public Searcher {
 
  private:
   std::optional<Config> propose() override {
-    if (!x_) restart();
-    if (!fx_) {
-      if (auto f = memory_.fitness(*x_)) {
-        fx_ = f;
-      } else {
-        if (x_handed_out_) return std::nullopt;  // waiting for the starting point
-        x_handed_out_ = true;
-        return x_;
-      }
-    }
-    auto neighbours = adjacent_neighbours(space_, *x_);
+    if (!x_.has()) restart();
+    if (std::optional<Config> start; !x_.ready(memory_, start)) return start;
+    auto neighbours = adjacent_neighbours(space_, x_.x());
     if (neighbours.empty()) return sampler_.any(rng_);  // a single valid point: nothing to walk
     return neighbours[uniform_index(rng_, neighbours.size())];
   }
 
   void learn(const Config& c, double fitness) override {
-    if (!x_) return;
-    if (c == *x_) {
-      fx_ = fitness;
-      return;
-    }
-    if (!fx_) return;
-    const double worsening = (fitness - *fx_) / std::max(std::abs(*fx_), 1e-300);
+    if (x_.learn(c, fitness) || !x_.f()) return;
+    const double fx = *x_.f();
+    const double worsening = (fitness - fx) / std::max(std::abs(fx), 1e-300);
     // NaN (a failure compared with a failure) is rejected; a finite value beats a failure.
-    if (fitness < *fx_ || uniform01(rng_) < std::exp(-worsening / temperature_)) {
-      x_ = c;
-      fx_ = fitness;
-    }
+    if (fitness < fx || uniform01(rng_) < std::exp(-worsening / temperature_)) x_.move(c, fitness);
     temperature_ *= kAlpha;
     if (temperature_ < kTemperatureMin) restart();
   }
 
   void restart() override {
     temperature_ = kTemperature;
-    x_ = sampler_.any(rng_);
-    fx_ = memory_.fitness(*x_);
-    x_handed_out_ = false;
+    x_.set(sampler_.any(rng_), memory_);
   }
 
-  std::optional<Config> x_;
-  std::optional<double> fx_;
-  bool x_handed_out_ = false;
+  CurrentPoint x_;
   double temperature_ = kTemperature;
 };
 
