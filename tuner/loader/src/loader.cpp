@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <variant>
@@ -51,7 +53,14 @@ struct Cubin {
   double compile_ms = 0.0;
 };
 
-bool is_wisdom_file(const std::filesystem::path& p) { return p.extension() == ".json" || p.extension() == ".gz"; }
+/// By content, not by name: an SQLite file starts with its 16-byte magic; anything else is
+/// read as a wisdom file (whose reader names what is wrong with it).
+bool is_sqlite_file(const std::filesystem::path& p) {
+  char magic[16] = {};
+  std::ifstream in(p, std::ios::binary);
+  in.read(magic, sizeof magic);
+  return in.gcount() == sizeof magic && std::memcmp(magic, "SQLite format 3", sizeof magic) == 0;
+}
 
 }  // namespace
 
@@ -189,13 +198,13 @@ Loader::Loader(LoaderOptions options) : options_(std::move(options)), state_(std
   const auto& w = options_.winners;
   if (!w.empty()) {
     if (!std::filesystem::exists(w)) throw InputError(fmt::format("{}: no such file", w.string()));
-    if (is_wisdom_file(w)) {
-      state_->winners = db::read_wisdom(w);
-      state_->source = "wisdom:" + w.string();
-    } else {
+    if (is_sqlite_file(w)) {
       const db::Store store = db::Store::open(w, /*create=*/false);
       state_->winners = db::wisdom_from_store(store);
       state_->source = "db:" + w.string();
+    } else {
+      state_->winners = db::read_wisdom(w);
+      state_->source = "wisdom:" + w.string();
     }
   }
   if (options_.use_cache)

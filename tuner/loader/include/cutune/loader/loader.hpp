@@ -56,7 +56,8 @@ inline std::filesystem::path installed_template_dir() {
 }
 
 struct LoaderOptions {
-  /// A cutune DB (opened read-only) or a wisdom file (*.json); empty: template defaults only.
+  /// A cutune DB (opened read-only) or a wisdom file (told apart by content); empty:
+  /// template defaults only.
   std::filesystem::path winners;
   /// Built-in templates: $CUTUNE_TEMPLATE_DIR when set, else this folder, else the
   /// catalog's search (beside the executable, the source tree).
