@@ -31,7 +31,7 @@ endif()
 
 # A fresh project: only the installed package, nothing from this build tree.
 run("configure examples" ${CMAKE_COMMAND} -S "${SOURCE_DIR}/examples" -B "${WORK_DIR}/build" -G "${GENERATOR}"
-    -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}")
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "-DCMAKE_PREFIX_PATH=${prefix}")
 run("build examples" ${CMAKE_COMMAND} --build "${WORK_DIR}/build")
 set(example "${WORK_DIR}/build/cutune-example")
 
@@ -40,9 +40,9 @@ if(rc EQUAL 0 AND dynamic MATCHES "libcuda\\.so")
   message(FATAL_ERROR "cutune-example links libcuda:\n${dynamic}")
 endif()
 
-# Templates are found through the installed package (not the source tree): run it with the
-# source tree out of reach is not possible here, so check the definition it was built with.
-file(READ "${WORK_DIR}/build/CMakeFiles/cutune-example.dir/flags.make" flags)
+# The application finds the templates through the installed package: the package defines
+# where they are for it (relative to the prefix it was found in).
+file(READ "${WORK_DIR}/build/compile_commands.json" flags)
 if(NOT flags MATCHES "CUTUNE_INSTALLED_TEMPLATE_DIR=[^ ]*share/cutune/kernel_templates")
   message(FATAL_ERROR "CUTUNE_INSTALLED_TEMPLATE_DIR not defined for the application:\n${flags}")
 endif()
