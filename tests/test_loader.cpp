@@ -4,7 +4,11 @@
 #include <catch2/catch.hpp>
 #include <sqlite3.h>
 
+#include <fmt/format.h>
+#include <sys/wait.h>
+
 #include <atomic>
+#include <cstdlib>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -348,4 +352,29 @@ TEST_CASE("loader: without a GPU, load() says so", "[loader]") {
   }
   Loader l(options_for({}));
   CHECK_THROWS_AS(l.load("reduction", "n=1000"), cuda::NoDriver);
+}
+
+TEST_CASE("loader: cutune export --format wisdom writes what the loader reads; the DB is untouched", "[loader]") {
+  LadderDb db;
+  TempPath out("cutune-export.json");
+  auto read_bytes = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string before = read_bytes(db.path.path());
+  const std::string cmd = fmt::format("'{}' export --format wisdom --db '{}' --kernel reduction -o '{}' 2>/dev/null",
+                                      CUTUNE_CLI_PATH, db.path.path().string(), out.path().string());
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  CHECK(read_bytes(db.path.path()) == before);
+  const auto entries = db::read_wisdom(out.path());
+  CHECK(entries.size() == 4);  // the reduction winners only
+  Loader l(options_for(out.path()));
+  CHECK(l.select("reduction", "n=8388608", gpu("NVIDIA H200", 9, 0)).rung == Rung::NearestProblem);
+  CHECK(l.select("matmul", "m=512,n=512,k=4096", gpu("NVIDIA H200", 9, 0)).rung == Rung::TemplateDefault);
+  // Bad input: exit 2, nothing written.
+  TempPath none("cutune-export-none.json");
+  const std::string bad = fmt::format("'{}' export --format wisdom --db /nonexistent/cutune.db -o '{}' 2>/dev/null",
+                                      CUTUNE_CLI_PATH, none.path().string());
+  CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
+  CHECK_FALSE(std::filesystem::exists(none.path()));
 }

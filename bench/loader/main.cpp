@@ -20,6 +20,7 @@
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/loader/loader.hpp"
+#include "cutune/model/problem.hpp"
 
 namespace {
 
