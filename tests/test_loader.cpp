@@ -155,7 +155,7 @@ void check_ladder(Loader& l, const LadderDb& db) {
 
 }  // namespace
 
-TEST_CASE("loader: the ladder over a DB, each rung reported", "[loader]") {
+TEST_CASE("loader: the ladder over a DB and the rung reported", "[loader]") {
   LadderDb db;
   Loader l(options_for(db.path.path()));
   check_ladder(l, db);
@@ -169,7 +169,7 @@ TEST_CASE("loader: the ladder over a DB, each rung reported", "[loader]") {
   CHECK(e.select("reduction", "n=16777216", gpu("NVIDIA H200", 9, 0)).rung == Rung::TemplateDefault);
 }
 
-TEST_CASE("loader: no winners source gives template defaults; bad sources are input errors", "[loader]") {
+TEST_CASE("loader: no winners source gives template defaults and bad sources are input errors", "[loader]") {
   Loader l(options_for({}));
   CHECK(l.select("reduction", "n=1000", gpu("NVIDIA H200", 9, 0)).rung == Rung::TemplateDefault);
   CHECK_THROWS_AS(Loader(options_for("/nonexistent/cutune.db")), InputError);
@@ -289,7 +289,7 @@ TEST_CASE("loader: a tampered DB row is rejected", "[loader]") {
                         Catch::Contains("value 3 is not declared"));
 }
 
-TEST_CASE("loader: many threads compile the same kernel once; a second process start compiles nothing",
+TEST_CASE("loader: many threads compile the same kernel once and a second process start compiles nothing",
           "[loader]") {
   TempPath cache("cutune-loader-cache");
   LadderDb db;
@@ -344,7 +344,7 @@ TEST_CASE("loader: many threads compile the same kernel once; a second process s
   CHECK(pool.stats().compiled == 0);
 }
 
-TEST_CASE("loader: without a GPU, load() says so", "[loader]") {
+TEST_CASE("loader: without a GPU load() says so", "[loader]") {
   std::string why;
   if (cuda::device_count(&why) > 0) {
     WARN("a GPU is present: the no-GPU path is not exercised here (SKIPPED)");
@@ -354,7 +354,7 @@ TEST_CASE("loader: without a GPU, load() says so", "[loader]") {
   CHECK_THROWS_AS(l.load("reduction", "n=1000"), cuda::NoDriver);
 }
 
-TEST_CASE("loader: cutune export --format wisdom writes what the loader reads; the DB is untouched", "[loader]") {
+TEST_CASE("loader: cutune export --format wisdom writes what the loader reads and leaves the DB untouched", "[loader]") {
   LadderDb db;
   TempPath out("cutune-export.json");
   auto read_bytes = [](const std::filesystem::path& p) {
@@ -377,4 +377,18 @@ TEST_CASE("loader: cutune export --format wisdom writes what the loader reads; t
                                       CUTUNE_CLI_PATH, none.path().string());
   CHECK(WEXITSTATUS(std::system(bad.c_str())) == 2);
   CHECK_FALSE(std::filesystem::exists(none.path()));
+}
+
+TEST_CASE("loader: the benchmark's shipped wisdom file is valid for the templates", "[loader]") {
+  const auto file = testing::template_dir().parent_path() / "bench/loader/h200.wisdom.json";
+  if (!std::filesystem::exists(file)) {
+    WARN("bench/loader/h200.wisdom.json not beside the templates: SKIPPED");
+    return;
+  }
+  Loader l(options_for(file));
+  const auto h200 = gpu("NVIDIA H200", 9, 0), h100 = gpu("NVIDIA H100 80GB HBM3", 9, 0);
+  CHECK(l.select("reduction", "n=268435456", h200).rung == Rung::Exact);
+  CHECK(l.select("matmul", "m=4096,n=4096,k=4096", h200).rung == Rung::Exact);
+  CHECK(l.select("reduction", "n=16777216", h200).rung == Rung::NearestProblem);
+  CHECK(l.select("matmul", "m=4096,n=4096,k=4096", h100).rung == Rung::SameComputeCapability);
 }
