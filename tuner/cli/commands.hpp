@@ -77,5 +77,10 @@ struct QueryArgs {
   bool json = false;
 };
 int cmd_query(const QueryArgs& args);
+struct ExportArgs {
+  std::string format = "wisdom", output, db, kernel, gpu, problem, objective;
+};
+/// The winners (filtered as for query) as a wisdom file for cutune::loader.
+int cmd_export_wisdom(const ExportArgs& args);
 
 }  // namespace cutune::cli

@@ -124,6 +124,14 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"time", "energy"}));
   query->add_flag("--json", qa.json, "Print JSON");
 
+  ExportArgs xa;
+  auto* exp = app.add_subcommand("export", "Write the stored winners to a file (wisdom: for cutune::loader)");
+  exp->add_option("--format", xa.format, "wisdom")->check(CLI::IsMember({"wisdom"}));
+  exp->add_option("-o,--output", xa.output, "File to write")->required();
+  for (auto [flag, field] : {std::pair{"--db", &xa.db}, {"--kernel", &xa.kernel}, {"--gpu", &xa.gpu},
+                             {"--problem", &xa.problem}, {"--objective", &xa.objective}})
+    exp->add_option(flag, *field, "Filter or DB, as for query");
+
   // CLI11 would report "a subcommand is required" for a misspelt one; name it instead.
   auto is_subcommand = [&](const std::string& name) {
     for (const auto* sub : app.get_subcommands({}))
@@ -132,7 +140,7 @@ int main(int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
     std::cerr << "cutune: unknown subcommand '" << argv[1]
-              << "' (devices, kernels, space, compile, tune, measure, query; see --help)\n";
+              << "' (devices, kernels, space, compile, tune, measure, query, export; see --help)\n";
     return kBadInput;
   }
   try {
@@ -158,6 +166,7 @@ int main(int argc, char** argv) {
       return cmd_tune(ta);
     }
     if (*query) return cmd_query(qa);
+    if (*exp) return cmd_export_wisdom(xa);
     if (*measure) {
       ma.command = command_line(argc, argv);
       return cmd_measure(ma);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cutune/cuda/launch_plan.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/templates/references.hpp"
 
@@ -235,39 +236,18 @@ void GpuStage::restore_rotated_scratch() {
 std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::vector<char>& cubin,
                                                GpuEvaluation& ev) {
   Loaded l{cuda::Module(cubin), std::vector<measure::LaunchSequence>(argument_sets())};
-  for (const PlannedLaunch& planned : problem_.plan(config, instance_)) {
-    const LaunchGeometry& g = planned.geometry;
-    CUfunction f = l.module.function(planned.spec->kernel_name);
-    const std::uint64_t threads = std::uint64_t{g.block[0]} * g.block[1] * g.block[2];
-    const int max_threads = cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    if (threads > static_cast<std::uint64_t>(max_threads)) {
-      // Refused before launching: the kernel's registers (or the device) allow fewer threads.
-      ev.status = db::Status::Runtime;
-      ev.error = fmt::format("too many resources requested for launch of {}: {} threads per block, "
-                             "the kernel allows {} ({} registers per thread)",
-                             planned.spec->kernel_name, threads, max_threads,
-                             cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_NUM_REGS));
-      return std::nullopt;
-    }
-    if (g.dynamic_shared_bytes > 0) {
-      // Static plus dynamic shared memory above 48 KiB needs the kernel's opt-in, and
-      // above the device's opt-in limit cannot launch at all: say so before launching.
-      const auto total = static_cast<std::uint64_t>(cuda::Module::attribute(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)) +
-                         g.dynamic_shared_bytes;
-      if (total > static_cast<std::uint64_t>(limits_.max_shared_per_block_optin)) {
-        ev.status = db::Status::Runtime;
-        ev.error = fmt::format("too many resources requested for launch of {}: {} bytes of shared memory, "
-                               "the device allows {}",
-                               planned.spec->kernel_name, total, limits_.max_shared_per_block_optin);
-        return std::nullopt;
-      }
-      CUTUNE_CU(CU_FN(cuFuncSetAttribute)(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                          static_cast<int>(g.dynamic_shared_bytes)));
-    }
+  cuda::ResolvedLaunches resolved = cuda::resolve_launches(l.module, problem_, config, instance_, limits_);
+  if (!resolved.refused.empty()) {
+    ev.status = db::Status::Runtime;
+    ev.error = std::move(resolved.refused);
+    return std::nullopt;
+  }
+  for (const cuda::ResolvedLaunch& r : resolved.launches) {
+    const LaunchGeometry& g = r.geometry;
     for (std::size_t s = 0; s < argument_sets(); ++s) {
       const auto& params = s == 0 ? params_ : rotated_params_[s - 1];
-      measure::Launch launch{f, g.grid, g.block, g.dynamic_shared_bytes, {}};
-      for (std::size_t a : planned.spec->arguments) launch.params.push_back(params[a]);
+      measure::Launch launch{r.function, g.grid, g.block, g.dynamic_shared_bytes, {}};
+      for (std::size_t a : r.spec->arguments) launch.params.push_back(params[a]);
       l.rotation[s].push_back(std::move(launch));
     }
   }
