@@ -9,6 +9,7 @@
 #   query   cutune query on that DB                               -> query.txt
 #   vendor  the tuned winners against CUB, cuBLAS and cudaMemcpy  -> vendor_comparison.json
 #   measurement  issue 4's fidelity, stability and cost figures     -> measurement.json
+#   wisdom  the DB's winners as a deployment file (cutune::loader)  -> winners.wisdom.json
 # Everything lands in OUT_DIR/files and is packed into OUT_DIR/results.tar.gz (the device
 # tool returns at most 8 files).
 set -uo pipefail
@@ -65,6 +66,9 @@ for step in "$@"; do
     vendor)
       "$bin/cutune-bench-vendor" --db "$db" --templates "$CUTUNE_TEMPLATE_DIR" \
         --out "$files/vendor_comparison.json" 2>&1 | tee "$files/vendor_comparison.log" || status=1
+      ;;
+    wisdom)
+      "$bin/cutune" export --format wisdom --db "$db" -o "$files/winners.wisdom.json" || status=1
       ;;
     measurement|measurement=*)
       steps=${step#measurement}
