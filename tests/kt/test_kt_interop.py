@@ -128,7 +128,9 @@ def case_t1(cu, shared, tmp):
     kt_interface.tune_kernel = capture
     # Kernel Tuner 1.5's T1 reader takes float vectors and float/int32 scalars only:
     # the templates whose arguments are all of those.
-    for kernel, problem in [("vector_add", "n=100000"), ("transpose", "rows=256,cols=256"), ("matmul", "m=256,n=256,k=256"),
+    # (matmul's Conditions use Python's `x if c else y`, which python-constraint2's parser in
+    # Kernel Tuner 1.5 rejects: "Variables [..., 'if', ...] not in tune_params".)
+    for kernel, problem in [("vector_add", "n=100000"), ("transpose", "rows=256,cols=256"),
                             ("strided_access", "n=1048576")]:
         t1 = tmp / f"{kernel}_t1.json"
         cu.run("space", kernel, *(["--problem", problem] if problem else []), "--t1", t1, "--show", "0")
@@ -145,13 +147,9 @@ def case_t1(cu, shared, tmp):
 
 
 C_KERNEL = r"""
-#include <stdlib.h>
 extern "C" float vector_add(float *c, float *a, float *b, int n) {
-#if unroll == 3
-#error "unroll 3 does not compile (a failure Kernel Tuner records)"
-#endif
-    for (int i = 0; i < n; i += block_size_x)
-        for (int j = i; j < i + block_size_x && j < n; j++) c[j] = a[j] + b[j];
+    for (int i = 0; i < n; i += block_size_x * unroll)
+        for (int j = i; j < i + block_size_x * unroll && j < n; j++) c[j] = a[j] + b[j];
     return 0.0f;
 }
 """
@@ -167,7 +165,7 @@ def case_kt_cache(cu, shared, tmp):
     b = np.random.randn(n).astype(np.float32)
     c = np.zeros_like(a)
     cache_file = tmp / "kt_written.json"
-    tune_params = {"block_size_x": [1, 16, 64], "unroll": [1, 3]}
+    tune_params = {"block_size_x": [1, 16, 64], "unroll": [1, 4]}
     cwd = os.getcwd()
     os.chdir(tmp)  # the C backend compiles in the working directory
     try:
@@ -179,16 +177,15 @@ def case_kt_cache(cu, shared, tmp):
     check(len(written["cache"]) == 6, "Kernel Tuner wrote a cache of 6 configurations")
     db = tmp / "kt.db"
     out = cu.run("import", cache_file, "--db", db, "--device-name", "unused")
-    check("6 configurations, 6 stored now (3 failed)" in out, f"cutune imported it, the 3 compile failures as such: {out.strip()}")
+    # (Kernel Tuner's C backend raises on a compile error instead of recording it, so this
+    # file has no failures; failures in files Kernel Tuner wrote are read in test_kt_formats.)
+    check("6 configurations, 6 stored now (0 failed)" in out, f"cutune imported it: {out.strip()}")
     back = tmp / "back.json"
     cu.run("export", "--format", "cache", "--db", db, "-o", back)
     exported = load_json(back)["cache"]
     for key, entry in written["cache"].items():
         mine = exported[key]
-        if "__error__" in entry or isinstance(entry.get("time"), str):
-            check(mine.get("__error__") == "CompilationFailedConfig", f"{key}: still a compile failure")
-        else:
-            check(mine["times"] == entry["times"] and abs(mine["time"] - entry["time"]) <= 1e-12 * entry["time"],
+        check(mine["times"] == entry["times"] and abs(mine["time"] - entry["time"]) <= 1e-12 * entry["time"],
                   f"{key}: times and time survive the round trip")
     cu.run("import", back, "--db", db)  # and cutune reads its own export of it
 
@@ -228,8 +225,8 @@ def main():
     shared = Path(args.shared)
     if not (shared / "formats/kernel_tuner").is_dir():
         skip(f"{shared}/formats/kernel_tuner is not there")
-    print(f"Kernel Tuner {kernel_tuner.__version__ if hasattr(kernel_tuner, '__version__') else '?'}, "
-          f"jsonschema {jsonschema.__version__ if hasattr(jsonschema, '__version__') else '?'}")
+    from importlib.metadata import version
+    print(f"Kernel Tuner {version('kernel_tuner')}, jsonschema {version('jsonschema')}")
     with tempfile.TemporaryDirectory(prefix=f"cutune_kt_{args.case}_") as tmp:
         try:
             CASES[args.case](Cutune(args.cutune, tmp), shared, Path(tmp))
