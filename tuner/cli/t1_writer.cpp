@@ -43,6 +43,11 @@ void write_t1(const KernelProblem& p, const ProblemInstance& inst, const fs::pat
       }
     }
   }
+  if (spec.contains("ReferenceArguments") && spec["ReferenceArguments"].is_array())
+    for (const auto& ref : p.reference_arguments())
+      for (json& r : spec["ReferenceArguments"])
+        if (r.value("Name", "") == ref.name && !ref.data_source.empty())
+          r["DataSource"] = fs::absolute(ref.data_source).string();
   std::ofstream os(out, std::ios::binary);
   if (!os) throw InputError(fmt::format("--t1 {}: cannot be written", out.string()));
   os << doc.dump(4) << '\n';
