@@ -148,3 +148,48 @@ TEST_CASE("ReferenceArguments decide correctness on the GPU", "[interop][gpu]") 
   REQUIRE(bad.size() == 3);
   for (const auto& m : bad) CHECK(m.status == db::Status::Correctness);
 }
+
+TEST_CASE("Constant-memory arguments (MemType Constant) reach the kernel's __constant__ symbol", "[interop][gpu]") {
+  CliTempDir dir;
+  dir.write("scale.cu", R"(__constant__ float coeff[4];
+extern "C" __global__ void scale(float* c, const float* a, const float* coeff_arg, int n) {
+  int i = blockIdx.x * block_size_x + threadIdx.x;
+  if (i < n) c[i] = a[i] * coeff[i % 4];  // reads the constant copy, not coeff_arg
+}
+)");
+  json doc = add_problem(json::array({{{"Name", "c_ref"}, {"TargetName", "c"}, {"FillType", "Constant"},
+                                       {"FillValue", 3.0}}}));
+  doc["KernelSpecification"]["KernelName"] = "scale";
+  doc["KernelSpecification"]["KernelFile"] = "scale.cu";
+  auto& args = doc["KernelSpecification"]["Arguments"];
+  args[2] = {{"Name", "coeff"}, {"Type", "float"}, {"MemoryType", "Vector"}, {"MemType", "Constant"},
+             {"FillType", "Constant"}, {"FillValue", 2.0}, {"Size", 4}};
+  const fs::path problem = dir.write("scale.json", doc.dump(2));
+  const std::string db = dir / "scale.db";
+  const std::vector<std::string> cmd{"tune", problem.string(), "--db", db, "--finalists", "0"};
+  CliResult r = run_cli(cmd);
+  INFO(describe(cmd, r));
+  REQUIRE(r.status == 0);
+  const db::Store s = db::Store::open(db, false);
+  const auto t = s.measurement_targets({});
+  REQUIRE(t.size() == 1);
+  for (const auto& m : s.measurements(t[0].kernel_id, t[0].problem_id, t[0].device_id)) {
+    INFO(m.config_key << ": " << m.error);
+    CHECK(m.status == db::Status::Ok);  // 1.5 * 2.0 == 3.0 only with the constant copy made
+  }
+}
+
+TEST_CASE("MemType: Constant or Global, Constant only for read-only inputs", "[interop]") {
+  CliTempDir dir;
+  json doc = add_problem(json::array());
+  doc["KernelSpecification"]["Arguments"][1]["MemType"] = "Constant";
+  dir.write("add.cu", kAddSource);
+  const auto p = KernelProblem::load(dir.write("m.json", doc.dump()));
+  CHECK(p.arguments()[1].constant_memory);
+  CHECK(!p.arguments()[0].constant_memory);
+  doc["KernelSpecification"]["Arguments"][1]["MemType"] = "Texture";
+  CHECK_THAT(load_error(dir.write("m.json", doc.dump())), Contains("Arguments[1].MemType") && Contains("Texture"));
+  doc["KernelSpecification"]["Arguments"][1]["MemType"] = "Constant";
+  doc["KernelSpecification"]["Arguments"][1]["AccessType"] = "ReadWrite";
+  CHECK_THAT(load_error(dir.write("m.json", doc.dump())), Contains("ReadOnly"));
+}

@@ -480,6 +480,13 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
         s.output = o.is_boolean() ? o.get<bool>() : (o.is_number() && o.get<double>() != 0);
       }
       if (s.output && !s.is_vector) L.fail(field + ".Output", "only Vector arguments can be outputs");
+      if (a.contains("MemType")) {
+        const std::string mt = L.string_of(a["MemType"], field + ".MemType");
+        if (mt == "Constant") s.constant_memory = true;
+        else if (mt != "Global") L.fail(field + ".MemType", fmt::format("unsupported '{}' (Constant or Global)", mt));
+      }
+      if (s.constant_memory && (s.output || s.access != AccessType::ReadOnly))
+        L.fail(field + ".MemType", "a Constant argument must be ReadOnly and not an output");
       p.arguments_.push_back(std::move(s));
     }
   }

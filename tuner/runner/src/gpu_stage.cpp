@@ -213,6 +213,19 @@ void GpuStage::restore_rotated_scratch() {
 std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::vector<char>& cubin,
                                                GpuEvaluation& ev) {
   Loaded l{cuda::Module(cubin), std::vector<measure::LaunchSequence>(argument_sets())};
+  // Kernel Tuner's constant memory (T1 "MemType": "Constant"): the argument's data goes to
+  // the module's __constant__ symbol of the same name, once per loaded module.
+  for (const HostArgument& a : initial_) {
+    if (!a.spec->constant_memory) continue;
+    const auto symbol = l.module.global(a.spec->name);
+    if (!symbol || symbol->second < a.bytes.size()) {
+      ev.status = db::Status::Runtime;
+      ev.error = fmt::format("constant-memory argument '{}': the module has no __constant__ symbol '{}' of at least "
+                             "{} bytes", a.spec->name, a.spec->name, a.bytes.size());
+      return std::nullopt;
+    }
+    CUTUNE_CU(CU_FN(cuMemcpyHtoD)(symbol->first, a.bytes.data(), a.bytes.size()));
+  }
   for (const PlannedLaunch& planned : problem_.plan(config, instance_)) {
     const LaunchGeometry& g = planned.geometry;
     CUfunction f = l.module.function(planned.spec->kernel_name);

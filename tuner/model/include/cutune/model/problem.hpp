@@ -35,6 +35,9 @@ struct ArgumentSpec {
   std::optional<Expression> size;  ///< element count (vectors); over problem variables
   Expression fill_value;           ///< constant, or the scale of Random fills; may be an expression
   bool output = false;             ///< compared against the reference
+  /// "MemType": "Constant" (Kernel Tuner's cmem_args): also copied into the kernel's
+  /// __constant__ symbol of the same name before each configuration runs.
+  bool constant_memory = false;
 };
 
 struct ProblemVariable {
