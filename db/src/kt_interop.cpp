@@ -156,6 +156,10 @@ ResultsFile read_results_file(const fs::path& path) {
   return out;
 }
 
+std::string store_json(const ordered_json& j) {
+  return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+}
+
 ordered_json value_json(const Value& v) {
   if (v.is_bool()) return v.as_bool();
   if (v.is_int()) return v.as_int();
@@ -218,7 +222,7 @@ Measurement measurement_of_entry(const KtEntry& e, const std::string& key, const
     if (!is_interval_field(it.key())) kt[it.key()] = it.value();
   stats["imported"] = true;
   if (!kt.empty()) stats["kt"] = std::move(kt);
-  m.stats_json = stats.dump();  // nlohmann JSON, as the store's readers expect (NaN as null)
+  m.stats_json = store_json(stats);
   return m;
 }
 

@@ -91,7 +91,7 @@ Target target_of(const ImportArgs& a, const db::kt::ResultsFile& rf) {
   if (!rf.problem_size.is_null()) pj["ProblemSize"] = rf.problem_size;
   // Kept so that an export can write the file's parameter lists back (a cache header).
   if (!rf.tune_params.empty()) pj["kt_tune_params"] = rf.tune_params;
-  t.problem_json = pj.dump();
+  t.problem_json = db::kt::store_json(pj);
   return t;
 }
 
@@ -129,7 +129,7 @@ std::vector<db::Measurement> measurements_of(const ImportArgs& a, const db::kt::
         params[name] = *v;
       }
       key = db::kt::config_key(params, rf.param_names);
-      config_json = params.dump();
+      config_json = db::kt::store_json(params);
     }
     out.push_back(db::kt::measurement_of_entry(e, key, config_json, now));
   }

@@ -54,6 +54,11 @@ DeviceIdentity device_from_json(const nlohmann::ordered_json& j, const std::stri
 /// "2023-12-22T09:54:05.502Z"; nullopt when it is not in that form.
 std::optional<std::string> iso_of_kt_timestamp(const std::string& stamp);
 
+/// JSON text as the store keeps it (nlohmann's dump: NaN as null), with what is not valid
+/// UTF-8 (a lone surrogate, which Python's json reads, or raw bytes) replaced by U+FFFD where
+/// dump() would throw (a fuzz finding: tests/fuzz/corpus/kt_files/finding-invalid-utf8).
+std::string store_json(const nlohmann::ordered_json& j);
+
 /// A parameter value as JSON: bool, int, float; anything else as its str().
 nlohmann::ordered_json value_json(const Value& v);
 
