@@ -6,10 +6,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-release
+# Only what runs there (CUTUNE_STAGE_TARGETS narrows it further, e.g. on a busy machine).
+cmake --build build-release ${CUTUNE_STAGE_TARGETS:+--target $CUTUNE_STAGE_TARGETS}
 rm -rf .gpu && mkdir -p .gpu/bin
 cp build-release/tuner/cli/cutune build-release/tuner/runner/cutune-worker .gpu/bin/
 for t in build-release/tests/test_*; do [ -x "$t" ] && cp "$t" .gpu/bin/; done
 if [ -x build-release/bench/cutune-bench-vendor ]; then cp build-release/bench/cutune-bench-vendor .gpu/bin/; fi
 strip .gpu/bin/*
+# CUPTI (activity timing) is part of the toolkit, not the driver: carried in case the GPU
+# machine's toolkit lacks it (cutune finds it through CUTUNE_CUPTI=.gpu/lib/libcupti.so.13).
+cupti=$(ls /usr/local/cuda/lib64/libcupti.so.* /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.* 2>/dev/null | head -n 1 || true)
+if [ -n "$cupti" ]; then mkdir -p .gpu/lib && cp -L "$cupti" .gpu/lib/; fi
 du -sh .gpu

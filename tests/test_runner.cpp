@@ -255,6 +255,31 @@ TEST_CASE("cold samples: an L2 flush and rotated argument sets both defeat the L
   CHECK(rotated > 1.3 * warm);
 }
 
+TEST_CASE("activity timing: the work's own GPU time, without the event pair's offset", "[gpu]") {
+  // A small vector_add (~5 us): the event pair around one launch adds ~1 us more than
+  // CUPTI's kernel timestamps (H100: results/nvidia-h100-80gb-hbm3/measurement_activity_timer.json).
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  auto measure = [&](const char* timer) {
+    runner::MeasureOptions o;
+    o.sampler.timer = timer;
+    o.thorough.time_cap_s = 0.3;
+    auto r = runner::measure_configs(p, "n=2**20", {""}, 0, o);
+    REQUIRE(r.configs.size() == 1);
+    REQUIRE(r.configs[0].evaluation.stats);
+    const auto& st = *r.configs[0].evaluation.stats;
+    CHECK(st.set.timer == timer);
+    CHECK(st.set.timer_fallbacks == 0);
+    CHECK(nlohmann::json::parse(st.json())["timer"] == timer);
+    return r.configs[0].evaluation.median_ms();
+  };
+  const double activity = measure("activity");
+  const double events = measure("events");
+  INFO("activity " << activity << " ms, events " << events << " ms");
+  CHECK(activity > 0.0005);
+  CHECK(activity < events);
+  CHECK(events - activity < 0.005);  // the offset is about a microsecond, not more
+}
+
 TEST_CASE("the clock probe reads the SM clock NVML reports", "[gpu]") {
   cuda::Context ctx(0);
   measure::GpuHelpers helpers;

@@ -50,6 +50,7 @@ runner::MeasureOptions measure_options(const MeasureArgs& a) {
   o.thorough.max_rel_noise = a.max_noise;
   o.thorough.time_cap_s = a.time_cap_s;
   o.energy_every_config = a.energy;
+  o.sampler.timer = a.timer;
   return o;
 }
 

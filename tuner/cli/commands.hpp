@@ -47,6 +47,7 @@ struct MeasureArgs {
   double time_cap_s = 1.0;            ///< thorough: per-configuration cap
   int min_samples = 10;               ///< thorough: samples before any statistical exit
   bool energy = false;                ///< energy per launch for every configuration
+  std::string timer = "events";       ///< "events" or "activity" (CUPTI)
 };
 struct TuneArgs {
   std::string kernel, problem, strategy = "brute_force";
@@ -78,5 +79,12 @@ struct QueryArgs {
   bool json = false;
 };
 int cmd_query(const QueryArgs& args);
+/// cutune export (interop_commands.hpp: add_export, cmd_export dispatches on format).
+struct ExportArgs {
+  std::string format = "cache", output, db, kernel, gpu, problem, objective;
+  std::string t4_version = "1.0.0";  ///< --format t4: "1.0.0" or "1.1.0"
+};
+/// The winners (filtered as for query) as a wisdom file for cutune::loader.
+int cmd_export_wisdom(const ExportArgs& args);
 
 }  // namespace cutune::cli

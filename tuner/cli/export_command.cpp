@@ -19,12 +19,13 @@ using json = nlohmann::ordered_json;
 namespace cutune::cli {
 namespace {
 
-enum class ExportFormat { Cache, T4 };
+enum class ExportFormat { Cache, T4, Wisdom };
 
 ExportFormat parse_format(const std::string& name) {
   if (name == "cache") return ExportFormat::Cache;
   if (name == "t4") return ExportFormat::T4;
-  throw InputError(fmt::format("--format {}: must be cache or t4", name));
+  if (name == "wisdom") return ExportFormat::Wisdom;
+  throw InputError(fmt::format("--format {}: must be cache, t4 or wisdom", name));
 }
 
 /// What every format needs: the target, its device and its measurements as file entries.
@@ -107,20 +108,22 @@ std::string describe(const db::MeasurementTarget& t) {
 
 CLI::App* add_export(CLI::App& app, ExportArgs& a) {
   auto* cmd = app.add_subcommand("export", "Write one kernel/problem/GPU's measurements as a Kernel Tuner cache "
-                                           "or T4 results file");
-  cmd->add_option("--format", a.format, "cache (Kernel Tuner's cache layout) or t4")
-      ->check(CLI::IsMember({"cache", "t4"}));
+                                           "or T4 results file, or the stored winners as wisdom (cutune::loader)");
+  cmd->add_option("--format", a.format, "cache (Kernel Tuner's cache layout), t4, or wisdom (winners)")
+      ->check(CLI::IsMember({"cache", "t4", "wisdom"}));
+  cmd->add_option("--objective", a.objective, "wisdom: time or energy winners (default: both)");
   cmd->add_option("--t4-version", a.t4_version, "T4 version to write")->check(CLI::IsMember({"1.0.0", "1.1.0"}));
   cmd->add_option("--kernel", a.kernel, "Kernel name");
   cmd->add_option("--gpu", a.gpu, "GPU name or model (substring)");
   cmd->add_option("--problem", a.problem, "Problem key, e.g. n=268435456");
   cmd->add_option("--db", a.db, "SQLite database (default as for tune)");
-  cmd->add_option("-o,--output", a.out, "File to write")->required();
+  cmd->add_option("-o,--output", a.output, "File to write")->required();
   return cmd;
 }
 
 int cmd_export(const ExportArgs& a) {
   const ExportFormat format = parse_format(a.format);
+  if (format == ExportFormat::Wisdom) return cmd_export_wisdom(a);  // winners, not measurements
   const fs::path path = a.db.empty() ? default_db_path() : fs::path(a.db);
   const db::Store store = db::Store::open(path, /*create=*/false);
   const auto targets = store.measurement_targets({a.kernel, a.gpu, a.problem, ""});
@@ -144,10 +147,11 @@ int cmd_export(const ExportArgs& a) {
         x.param_names.push_back(it.key());
   }
   switch (format) {
-    case ExportFormat::Cache: write_cache(x, a.out); break;
-    case ExportFormat::T4: write_t4_results(x, a.out, a.t4_version); break;
+    case ExportFormat::Cache: write_cache(x, a.output); break;
+    case ExportFormat::T4: write_t4_results(x, a.output, a.t4_version); break;
+    case ExportFormat::Wisdom: break;  // answered above
   }
-  std::cout << fmt::format("{}: {} configurations of {} as {}\n", a.out, x.entries.size(), describe(x.target),
+  std::cout << fmt::format("{}: {} configurations of {} as {}\n", a.output, x.entries.size(), describe(x.target),
                            format == ExportFormat::Cache ? "a Kernel Tuner cache" : "T4 " + a.t4_version);
   return kOk;
 }

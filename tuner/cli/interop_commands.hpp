@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include "commands.hpp"
+
 namespace cutune {
 class KernelProblem;
 struct ProblemInstance;
@@ -27,11 +29,8 @@ CLI::App* add_import(CLI::App& app, ImportArgs& args);
 /// twice stores nothing the second time.
 int cmd_import(const ImportArgs& args);
 
-struct ExportArgs {
-  std::string format = "cache";      ///< "cache" or "t4"
-  std::string t4_version = "1.0.0";  ///< "1.0.0" or "1.1.0"
-  std::string kernel, gpu, problem, db, out;
-};
+/// `cutune export --format cache|t4|wisdom` (ExportArgs in commands.hpp): cache and t4 write one
+/// kernel/problem/GPU's measurements as a Kernel Tuner file; wisdom is cmd_export_wisdom.
 CLI::App* add_export(CLI::App& app, ExportArgs& args);
 int cmd_export(const ExportArgs& args);
 

@@ -85,6 +85,9 @@ int main(int argc, char** argv) {
     cmd->add_option("--time-cap", m.time_cap_s, "Thorough: seconds per configuration at most")
         ->check(CLI::Range(0.001, 3600.0));
     cmd->add_flag("--energy", m.energy, "Measure energy per launch (NVML) for every configuration");
+    cmd->add_option("--timer", m.timer, "events (default): a CUDA event pair around the launches; activity: the "
+                                        "GPU's own start/end timestamps of the work (CUPTI; excludes ~1 us of launch)")
+        ->check(CLI::IsMember({"activity", "events"}));
   };
   measure_options(tune, ta.measure);
   tune->add_option("--objective", ta.objective, "Rank by time (median) or energy (per launch, NVML)")

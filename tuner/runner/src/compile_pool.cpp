@@ -12,18 +12,6 @@
 
 namespace cutune::runner {
 
-jit::CompileRequest compile_request(const KernelProblem& problem, const Config& config,
-                                    const std::string& arch) {
-  jit::CompileRequest r;
-  r.source = problem.configured_source(config);
-  r.source_name = problem.kernel_file().filename().string();
-  r.kernel_names = problem.kernel_names();
-  r.options = problem.compiler_options();
-  r.arch = arch;
-  r.headers = problem.local_headers();
-  return r;
-}
-
 CompilePoolOptions::Mode parse_compile_mode(const std::string& text) {
   if (text == "process") return CompilePoolOptions::Mode::Process;
   if (text == "thread") return CompilePoolOptions::Mode::Thread;

@@ -86,6 +86,7 @@ int gpu_worker() {
     }
     setup_ms["context"] =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count() - phases;
+    for (const auto& [name, ms] : stage->overlapped_ms()) setup_ms[name + "_overlapped"] = ms;
   } catch (const InputError& e) {
     reply({{"input_error", e.what()}});
     return 2;

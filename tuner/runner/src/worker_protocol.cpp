@@ -8,7 +8,7 @@
 namespace cutune::measure {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ThrottleSettings, min_clock_fraction, reference_clock_mhz, back_off_after,
                                    back_off_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SamplerSettings, flush_l2, warmup_launches, probe_clock, throttle)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SamplerSettings, flush_l2, warmup_launches, probe_clock, timer, throttle)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScreeningSettings, min_samples, max_samples, slower_factor, max_rel_noise,
                                    time_cap_s, confidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StoppingSettings, min_samples, max_samples, max_rel_noise, time_cap_s,
@@ -16,7 +16,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StoppingSettings, min_samples, max_samples, m
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, count, median, mean, min, max, stddev, rel_stddev, ci_low, ci_high,
                                    ci_coverage, rel_ci_half_width)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SampleSet, samples_ms, clocks_mhz, discarded_ms, back_offs, block_timeouts,
-                                   reason, wall_ms)
+                                   reason, wall_ms, timer, timer_fallbacks)
 }  // namespace cutune::measure
 
 namespace cutune::runner::protocol {

@@ -9,9 +9,11 @@
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "cutune/cuda/activity.hpp"
 #include "cutune/measure/benchmark.hpp"
 #include "cutune/measure/gpu_helpers.hpp"
 #include "cutune/measure/stopping.hpp"
@@ -27,6 +29,14 @@ struct SamplerSettings {
   int warmup_launches = 1;
   /// Probe the SM clock after each sample (for the throttle filter). About 4 us per sample.
   bool probe_clock = true;
+  /// What times a sample. "events": a CUDA event pair around the launches (issue 4's
+  /// method). "activity": the GPU's own start/end timestamps of the work (CUPTI). Measured on
+  /// an H100 (results/nvidia-h100-80gb-hbm3/measurement_activity_timer.json): against ncu's
+  /// gpu__time_duration, events read 0.7-1.8 us long and activity 0.9-1.4 us short, so for
+  /// a 5 us kernel neither is within 2% (ncu counts part of the launch that activity does
+  /// not); above ~150 us both are. Activity costs a forced CUPTI flush per sample (screening
+  /// 6.1 ms per configuration against 0.9), so events stay the default.
+  std::string timer = "events";
   ThrottleSettings throttle;
 };
 
@@ -39,6 +49,9 @@ struct SampleSet {
   std::size_t block_timeouts = 0;    ///< samples whose queueing outlasted the blocking kernel
   StopReason reason = StopReason::none;
   double wall_ms = 0;                ///< measurement time, warm-up and back-offs included
+  std::string timer;                 ///< "activity" or "events": what timed the samples
+  /// Activity-timed samples for which CUPTI delivered no record, timed by the events instead.
+  std::size_t timer_fallbacks = 0;
 };
 
 class Sampler {
@@ -55,7 +68,10 @@ class Sampler {
   struct Timed {
     double ms = 0, clock_mhz = 0;
     bool block_timed_out = false;
+    bool timer_fell_back = false;  ///< activity timing asked, no record: events used
   };
+  /// "activity" or "events": what times the samples (settings().timer resolved).
+  const std::string& timer() const { return timer_; }
   Timed sample(const LaunchSequence& seq);
   /// The same for any work `enqueue` queues on the legacy default stream (a library call
   /// such as CUB or cuBLAS), so that a comparison times both sides alike.
@@ -64,8 +80,10 @@ class Sampler {
   /// Warm-up, then samples until `criterion` is done. `rotation` holds one launch sequence
   /// per argument set (size 1 without rotation); sample i uses rotation[i % size].
   /// Criterion: NoiseCriterion or ScreeningCriterion (add, set_elapsed_s, done, reason).
+  /// `warmed_up`: the caller has just launched rotation.front() (a verification launch),
+  /// which did all a warm-up does (module loaded, code and data touched): none is added.
   template <class Criterion>
-  SampleSet measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion);
+  SampleSet measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up = false);
 
   /// The thorough stage's interleaving: round-robin one sample per candidate that is not
   /// done yet, back to back, so that drift (clocks, temperature) affects all alike.
@@ -83,13 +101,17 @@ class Sampler {
   GpuHelpers helpers_;
   std::optional<L2Flush> flush_;
   cuda::Event start_, stop_;  ///< reused by every sample (each sample ends synchronised)
+  cuda::ActivityTrace* activity_ = nullptr;  ///< set when samples are activity-timed
+  std::string timer_;
 };
 
 template <class Criterion>
 void Sampler::take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilter& filter,
                    SampleSet& out) {
   const Timed t = sample(seq);
+  out.timer = timer_;
   if (t.block_timed_out) ++out.block_timeouts;
+  if (t.timer_fell_back) ++out.timer_fallbacks;
   // Without a probe every sample is kept (clock 0 would read as throttled).
   if (!settings_.probe_clock || filter.add(t.ms, t.clock_mhz)) {
     criterion.add(t.ms);
@@ -106,13 +128,13 @@ void Sampler::take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilt
 }
 
 template <class Criterion>
-SampleSet Sampler::measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion) {
+SampleSet Sampler::measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up) {
   SampleSet out;
   const auto t0 = Clock::now();
   ThrottleSettings ts = settings_.throttle;
   ts.reference_clock_mhz = rated_clock_mhz_;
   ThrottleFilter filter(ts);
-  warm_up(rotation.front());
+  if (!warmed_up) warm_up(rotation.front());
   for (std::size_t i = 0; !criterion.done(); ++i) {
     take(rotation[i % rotation.size()], criterion, filter, out);
     criterion.set_elapsed_s(std::chrono::duration<double>(Clock::now() - t0).count());

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "cutune/jit/compile_request.hpp"
 #include "cutune/jit/cubin_cache.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/model/problem.hpp"
@@ -101,8 +102,7 @@ class CompilePool {
   std::vector<std::unique_ptr<Slot>> slots_;
 };
 
-/// The NVRTC request for one configuration of a problem.
-jit::CompileRequest compile_request(const KernelProblem& problem, const Config& config,
-                                    const std::string& arch);
+/// The NVRTC request for one configuration of a problem (in jit, shared with the loader).
+using jit::compile_request;
 
 }  // namespace cutune::runner

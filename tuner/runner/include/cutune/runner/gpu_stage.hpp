@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,9 +97,18 @@ class GpuStage {
   /// "flush", "rotate N" (N argument sets) or "warm".
   const std::string& l2_method() const { return l2_method_; }
   std::size_t argument_sets() const { return 1 + extra_sets_; }
-  /// Milliseconds per phase of the constructor after the context: host data, reference,
-  /// upload, rotation, sampler.
+  /// Milliseconds per phase of the constructor after the context: waiting for the host
+  /// data, upload, rotation, sampler.
   const std::vector<std::pair<std::string, double>>& setup_ms() const { return setup_ms_; }
+  /// Host data and reference, in milliseconds: computed while the context was created.
+  const std::vector<std::pair<std::string, double>>& overlapped_ms() const { return overlapped_ms_; }
+
+  /// What the CPU prepares before any GPU work: inputs, and the reference's outputs.
+  struct HostData {
+    std::vector<HostArgument> initial, expected;
+    bool has_reference = false;
+    double host_data_ms = 0.0, reference_ms = 0.0;
+  };
 
  private:
   struct Loaded {
@@ -119,6 +129,7 @@ class GpuStage {
 
   const KernelProblem& problem_;
   ProblemInstance instance_;
+  std::future<HostData> host_data_;  ///< started before the context: see prepare_host_data
   cuda::Context context_;
   DeviceIdentity device_;
   cuda::DeviceLimits limits_;
@@ -143,6 +154,7 @@ class GpuStage {
   std::vector<std::vector<void*>> rotated_params_;
   std::string verification_source_, l2_method_;
   std::vector<std::pair<std::string, double>> setup_ms_;
+  std::vector<std::pair<std::string, double>> overlapped_ms_;
 };
 
 }  // namespace cutune::runner

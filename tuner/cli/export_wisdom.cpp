@@ -1,0 +1,22 @@
+// cutune export --format wisdom: the stored winners as a deployment file for cutune::loader
+// (issue 8). Reads the DB only; the file is written atomically.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "commands.hpp"
+#include "cutune/db/wisdom.hpp"
+
+namespace cutune::cli {
+
+int cmd_export_wisdom(const ExportArgs& a) {
+  const std::filesystem::path path = a.db.empty() ? default_db_path() : std::filesystem::path(a.db);
+  const db::Store store = db::Store::open(path, /*create=*/false);
+  const auto entries = db::wisdom_from_store(store, {a.kernel, a.gpu, a.problem, a.objective});
+  db::write_wisdom(a.output, entries);
+  std::cerr << fmt::format("cutune: {} winner{} written to {}\n", entries.size(), entries.size() == 1 ? "" : "s",
+                           a.output);
+  return kOk;
+}
+
+}  // namespace cutune::cli

@@ -1,0 +1,34 @@
+#pragma once
+// A configuration's launch sequence resolved in a loaded module: the planned launches
+// (model) with their CUfunction, checked against the kernel's and the device's limits
+// before anything is launched. One definition for the tuner's GPU stage and the loader
+// (issue 8), so an application launches a configuration exactly as it was measured.
+#include <string>
+#include <vector>
+
+#include "cutune/cuda/device.hpp"
+#include "cutune/model/problem.hpp"
+
+namespace cutune::cuda {
+
+struct ResolvedLaunch {
+  CUfunction function = nullptr;
+  LaunchGeometry geometry;
+  const LaunchSpec* spec = nullptr;  ///< its arguments: indices into KernelProblem::arguments()
+};
+
+struct ResolvedLaunches {
+  std::vector<ResolvedLaunch> launches;
+  /// Non-empty when a launch cannot run: more threads per block than the kernel allows,
+  /// or more shared memory than the device's opt-in limit ("too many resources ...").
+  std::string refused;
+};
+
+/// Plans the launches whose Condition holds (KernelProblem::plan), looks their kernels up
+/// in `module`, refuses what the limits forbid and opts in to the dynamic shared memory
+/// the launches need. An empty `launches` with an empty `refused`: no Condition holds.
+/// Throws InputError (a grid beyond CUDA's limits) and DriverError.
+ResolvedLaunches resolve_launches(const Module& module, const KernelProblem& problem, const Config& config,
+                                  const ProblemInstance& instance, const DeviceLimits& limits);
+
+}  // namespace cutune::cuda
