@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/kt_venv.sh build/kt-venv  # Kernel Tuner for the kt-interop tests (they skip without it)
 ctest --test-dir build -LE gpu --output-on-failure -j "$(nproc)"

@@ -40,10 +40,7 @@ using namespace cutune::db::kt;
 
 namespace {
 
-fs::path shared_dir() {
-  const char* env = std::getenv("CUTUNE_SHARED_DIR");
-  return env && *env ? fs::path(env) : fs::path(CUTUNE_SHARED_DIR);
-}
+using cutune::testing::shared_dir;
 fs::path kt_dir() { return shared_dir() / "formats" / "kernel_tuner"; }
 fs::path data_dir() { return cutune::testing::test_data_dir() / "kt_formats"; }
 

@@ -17,6 +17,11 @@ inline std::filesystem::path test_data_dir() {
   const char* env = std::getenv("CUTUNE_TEST_DATA_DIR");
   return env && *env ? env : CUTUNE_TEST_DATA_DIR;
 }
+/// ../shared beside the checkout: Kernel Tuner's formats and the recorded spaces.
+inline std::filesystem::path shared_dir() {
+  const char* env = std::getenv("CUTUNE_SHARED_DIR");
+  return env && *env ? env : CUTUNE_SHARED_DIR;
+}
 inline std::filesystem::path template_json(const std::string& name) {
   return template_dir() / name / (name + ".json");
 }

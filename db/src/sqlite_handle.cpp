@@ -151,14 +151,20 @@ std::string Statement::column_text(int column) const {
   return std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(bytes));
 }
 
-Transaction::Transaction(sqlite3* db) : db_(db) { exec(db_, "BEGIN IMMEDIATE"); }
+Transaction::Transaction(sqlite3* db)
+    // Inside an open transaction (Store::transaction around the store's own writes) a
+    // savepoint nests where a second BEGIN would fail.
+    : db_(db), nested_(sqlite3_get_autocommit(db) == 0) {
+  exec(db_, nested_ ? "SAVEPOINT cutune_nested" : "BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (done_) return;
   // No-throw path: we are unwinding. If ROLLBACK fails, SQLite has already rolled the
   // transaction back itself (that is when it refuses), so there is nothing left to undo.
   if (sqlite3_get_autocommit(db_) == 0) {
-    const int rc = sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    const char* sql = nested_ ? "ROLLBACK TO cutune_nested; RELEASE cutune_nested" : "ROLLBACK";
+    const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, nullptr);
     if (rc != SQLITE_OK) {
       std::fprintf(stderr, "cutune: ROLLBACK failed: %s (%d): %s\n",
                    result_code_name(rc).c_str(), rc, sqlite3_errmsg(db_));
@@ -167,7 +173,7 @@ Transaction::~Transaction() {
 }
 
 void Transaction::commit() {
-  exec(db_, "COMMIT");
+  exec(db_, nested_ ? "RELEASE cutune_nested" : "COMMIT");
   done_ = true;
 }
 

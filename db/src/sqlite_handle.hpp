@@ -79,7 +79,7 @@ class Statement {
   std::string sql_;
 };
 
-/// BEGIN IMMEDIATE ... COMMIT; rolls back when destroyed uncommitted (an exception left
+/// BEGIN IMMEDIATE ... COMMIT (a SAVEPOINT when a transaction is already open); rolls back when destroyed uncommitted (an exception left
 /// the scope). IMMEDIATE takes the write lock up front, so a transaction that reads then
 /// writes cannot fail half-way with SQLITE_BUSY because another writer got in between:
 /// it waits (busy_timeout) at BEGIN instead. Not copyable or movable: it is a scope.
@@ -93,6 +93,7 @@ class Transaction {
 
  private:
   sqlite3* db_;
+  bool nested_ = false;  ///< a SAVEPOINT inside an open transaction
   bool done_ = false;
 };
 

@@ -763,6 +763,37 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
   return out;
 }
 
+std::vector<MeasurementTarget> Store::measurement_targets(const WinnerFilter& filter) const {
+  Statement st(db_,
+               "SELECT m.kernel_id, m.problem_id, m.device_id, k.name, p.problem_key, p.problem_json, "
+               "d.model_key, COUNT(*) FROM measurements m JOIN kernels k ON k.id = m.kernel_id "
+               "JOIN problems p ON p.id = m.problem_id JOIN devices d ON d.id = m.device_id "
+               "WHERE (?1 = '' OR k.name = ?1) AND (?2 = '' OR p.problem_key = ?2) "
+               "GROUP BY m.kernel_id, m.problem_id, m.device_id "
+               "ORDER BY k.name, p.problem_key, d.model_key, m.device_id");
+  st.bind_text(1, filter.kernel).bind_text(2, filter.problem);
+  std::vector<MeasurementTarget> out;
+  while (st.step()) {
+    MeasurementTarget t;
+    t.gpu_model = st.column_text(6);
+    if (!gpu_matches(t.gpu_model, filter.gpu)) continue;
+    t.kernel_id = st.column_int64(0);
+    t.problem_id = st.column_int64(1);
+    t.device_id = st.column_int64(2);
+    t.kernel = st.column_text(3);
+    t.problem_key = st.column_text(4);
+    t.problem_json = st.column_text(5);
+    t.count = static_cast<std::size_t>(st.column_int64(7));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+void Store::transaction(const std::function<bool()>& body) {
+  Transaction tx(db_);
+  if (body()) tx.commit();
+}
+
 bool Store::integrity_ok() const {
   Statement st(db_, "PRAGMA integrity_check");
   return st.step() && st.column_text(0) == "ok";

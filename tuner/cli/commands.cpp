@@ -16,6 +16,7 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/runner/compile_pool.hpp"
+#include "interop_commands.hpp"
 #include "progress.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/search/strategy.hpp"
@@ -150,9 +151,10 @@ int cmd_kernels() {
   return kOk;
 }
 
-int cmd_space(const std::string& kernel, const std::string& problem, int show) {
+int cmd_space(const std::string& kernel, const std::string& problem, int show, const std::string& t1) {
   KernelProblem p = load_kernel(kernel);
   ProblemInstance inst = p.instantiate(problem);
+  if (!t1.empty()) write_t1(p, inst, t1);
   const Space& s = p.space();
   std::cout << fmt::format("{} ({}), problem {}\n", p.name(), p.json_file().string(), inst.key());
   std::cout << "parameters:\n";
@@ -282,6 +284,7 @@ int cmd_tune(const TuneArgs& a) {
   o.budget = a.budget;
   o.seed = a.seed;
   o.db = db_path;
+  o.kt_cache = a.kt_cache;
   if (o.db.has_parent_path()) fs::create_directories(o.db.parent_path());
   o.device = a.device;
   o.measure = measure_options(a.measure);

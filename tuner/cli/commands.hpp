@@ -20,7 +20,8 @@ std::filesystem::path default_db_path();
 
 int cmd_devices(bool json);
 int cmd_kernels();
-int cmd_space(const std::string& kernel, const std::string& problem, int show);
+/// t1: "" or a file to write the problem to as T1 (write_t1).
+int cmd_space(const std::string& kernel, const std::string& problem, int show, const std::string& t1 = "");
 /// The compile pool (tune, compile --all): runner::CompilePoolOptions.
 struct CompilePoolArgs {
   std::size_t workers = 0;            ///< 0: one per core, at most 16
@@ -53,6 +54,7 @@ struct TuneArgs {
   std::optional<std::uint64_t> budget;
   std::uint64_t seed = 1;
   std::string db, report;
+  std::string kt_cache;               ///< --cache: Kernel Tuner cache file appended as tuning goes
   int device = 0;
   MeasureArgs measure;
   std::vector<std::string> first;
@@ -77,8 +79,10 @@ struct QueryArgs {
   bool json = false;
 };
 int cmd_query(const QueryArgs& args);
+/// cutune export (interop_commands.hpp: add_export, cmd_export dispatches on format).
 struct ExportArgs {
-  std::string format = "wisdom", output, db, kernel, gpu, problem, objective;
+  std::string format = "cache", output, db, kernel, gpu, problem, objective;
+  std::string t4_version = "1.0.0";  ///< --format t4: "1.0.0" or "1.1.0"
 };
 /// The winners (filtered as for query) as a wisdom file for cutune::loader.
 int cmd_export_wisdom(const ExportArgs& args);

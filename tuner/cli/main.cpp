@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "interop_commands.hpp"
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
 
@@ -30,11 +31,12 @@ int main(int argc, char** argv) {
 
   auto* kernels = app.add_subcommand("kernels", "List the built-in templates, their parameters and space sizes");
 
-  std::string space_kernel, space_problem;
+  std::string space_kernel, space_problem, space_t1;
   int space_show = 8;
   auto* space = app.add_subcommand("space", "Show a kernel's search space: sizes, restrictions, configurations");
   space->add_option("KERNEL", space_kernel, "Built-in template name or T1 .json file")->required();
   space->add_option("--problem", space_problem, "Problem variables, e.g. n=1000000");
+  space->add_option("--t1", space_t1, "Also write the problem as a T1 file Kernel Tuner reads");
   space->add_option("--show", space_show, "How many valid configurations to print")->check(CLI::Range(0, 1000000));
 
   CompileArgs ca;
@@ -64,6 +66,8 @@ int main(int argc, char** argv) {
   tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
   tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");
   tune->add_option("--device", ta.device, "GPU ordinal");
+  tune->add_option("--cache", ta.kt_cache, "Also append each result to this Kernel Tuner cache file (resumed "
+                                          "when it exists)");
   tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file");
   auto measure_options = [](CLI::App* cmd, MeasureArgs& m) {
     cmd->add_option("--l2", m.l2, "cold: no data in L2 at each sample (flush, or rotated argument sets when "
@@ -124,13 +128,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"time", "energy"}));
   query->add_flag("--json", qa.json, "Print JSON");
 
-  ExportArgs xa;
-  auto* exp = app.add_subcommand("export", "Write the stored winners to a file (wisdom: for cutune::loader)");
-  exp->add_option("--format", xa.format, "wisdom")->check(CLI::IsMember({"wisdom"}));
-  exp->add_option("-o,--output", xa.output, "File to write")->required();
-  for (auto [flag, field] : {std::pair{"--db", &xa.db}, {"--kernel", &xa.kernel}, {"--gpu", &xa.gpu},
-                             {"--problem", &xa.problem}, {"--objective", &xa.objective}})
-    exp->add_option(flag, *field, "Filter or DB, as for query");
+  ImportArgs ia;
+  auto* import_cmd = add_import(app, ia);
+  ExportArgs ea;
+  auto* export_cmd = add_export(app, ea);
 
   // CLI11 would report "a subcommand is required" for a misspelt one; name it instead.
   auto is_subcommand = [&](const std::string& name) {
@@ -140,7 +141,7 @@ int main(int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
     std::cerr << "cutune: unknown subcommand '" << argv[1]
-              << "' (devices, kernels, space, compile, tune, measure, query, export; see --help)\n";
+              << "' (devices, kernels, space, compile, tune, measure, query, import, export; see --help)\n";
     return kBadInput;
   }
   try {
@@ -159,14 +160,18 @@ int main(int argc, char** argv) {
   try {
     if (*devices) return cmd_devices(devices_json);
     if (*kernels) return cmd_kernels();
-    if (*space) return cmd_space(space_kernel, space_problem, space_show);
+    if (*space) return cmd_space(space_kernel, space_problem, space_show, space_t1);
     if (*compile) return cmd_compile(ca);
     if (*tune) {
       ta.command = command_line(argc, argv);
       return cmd_tune(ta);
     }
     if (*query) return cmd_query(qa);
-    if (*exp) return cmd_export_wisdom(xa);
+    if (*import_cmd) {
+      ia.command = command_line(argc, argv);
+      return cmd_import(ia);
+    }
+    if (*export_cmd) return cmd_export(ea);
     if (*measure) {
       ma.command = command_line(argc, argv);
       return cmd_measure(ma);

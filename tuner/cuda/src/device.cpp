@@ -119,6 +119,14 @@ CUfunction Module::function(const std::string& name) const {
   CUTUNE_CU(CU_FN(cuModuleGetFunction)(&f, module_, name.c_str()));
   return f;
 }
+std::optional<std::pair<CUdeviceptr, std::size_t>> Module::global(const std::string& name) const {
+  CUdeviceptr ptr = 0;
+  std::size_t bytes = 0;
+  const CUresult rc = CU_FN(cuModuleGetGlobal)(&ptr, &bytes, module_, name.c_str());
+  if (rc == CUDA_ERROR_NOT_FOUND) return std::nullopt;
+  CUTUNE_CU(rc);
+  return std::pair{ptr, bytes};
+}
 int Module::attribute(CUfunction f, CUfunction_attribute a) {
   int v = 0;
   CUTUNE_CU(CU_FN(cuFuncGetAttribute)(&v, a, f));

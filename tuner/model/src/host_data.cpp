@@ -1,5 +1,7 @@
 #include "cutune/model/host_data.hpp"
 
+#include "cutune/model/errors.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <cmath>
 #include <thread>
 #include <cstring>
+#include <fstream>
 #include <random>
 
 namespace cutune {
@@ -105,6 +108,37 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
     args.push_back(std::move(a));
   }
   return args;
+}
+
+std::vector<HostArgument> reference_outputs(const KernelProblem& problem, const ProblemInstance& instance) {
+  std::vector<HostArgument> out;
+  if (problem.reference_arguments().empty()) return out;
+  for (const auto& spec : problem.arguments()) out.push_back(HostArgument{&spec, 0, {}});
+  for (std::size_t i = 0; i < problem.reference_arguments().size(); ++i) {
+    const ReferenceArgument& ref = problem.reference_arguments()[i];
+    HostArgument& a = out[ref.target];
+    a.count = problem.argument_size(*a.spec, instance);
+    const std::size_t bytes = static_cast<std::size_t>(a.count) * element_size(a.spec->type);
+    if (ref.data_source.empty()) {
+      a.bytes.resize(bytes);
+      const Value fill = problem.reference_fill(ref, instance);
+      dispatch(a.spec->type, [&](auto tag) { fill_typed<decltype(tag)>(a, fill, FillType::Constant, 0); });
+      continue;
+    }
+    std::ifstream in(ref.data_source, std::ios::binary | std::ios::ate);
+    const auto size = in ? static_cast<std::size_t>(in.tellg()) : std::size_t{0};
+    const std::string where = fmt::format("{}: KernelSpecification.ReferenceArguments[{}].DataSource",
+                                          problem.json_file().string(), i);
+    if (!in) throw InputError(fmt::format("{}: cannot read '{}'", where, ref.data_source.string()));
+    if (size != bytes)
+      throw InputError(fmt::format("{}: '{}' has {} bytes; '{}' needs {} ({} x {})", where, ref.data_source.string(),
+                                   size, a.spec->name, bytes, a.count, element_type_name(a.spec->type)));
+    a.bytes.resize(bytes);
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(bytes));
+    if (!in) throw InputError(fmt::format("{}: cannot read '{}'", where, ref.data_source.string()));
+  }
+  return out;
 }
 
 void poison(HostArgument& arg) {

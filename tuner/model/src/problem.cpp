@@ -480,6 +480,13 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
         s.output = o.is_boolean() ? o.get<bool>() : (o.is_number() && o.get<double>() != 0);
       }
       if (s.output && !s.is_vector) L.fail(field + ".Output", "only Vector arguments can be outputs");
+      if (a.contains("MemType")) {
+        const std::string mt = L.string_of(a["MemType"], field + ".MemType");
+        if (mt == "Constant") s.constant_memory = true;
+        else if (mt != "Global") L.fail(field + ".MemType", fmt::format("unsupported '{}' (Constant or Global)", mt));
+      }
+      if (s.constant_memory && (s.output || s.access != AccessType::ReadOnly))
+        L.fail(field + ".MemType", "a Constant argument must be ReadOnly and not an output");
       p.arguments_.push_back(std::move(s));
     }
   }
@@ -543,6 +550,46 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
     if (t.contains("Absolute")) p.tolerance_.absolute = L.number_of(t["Absolute"], "cutune.Tolerance.Absolute");
     if (p.tolerance_.relative < 0 || p.tolerance_.absolute < 0)
       L.fail("cutune.Tolerance", "must not be negative");
+  }
+  // After cutune.Tolerance: a ReferenceArgument without ValidationMethod takes it.
+  if (spec.contains("ReferenceArguments")) {
+    const auto& refs = L.list_of(spec["ReferenceArguments"], "KernelSpecification.ReferenceArguments");
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+      const std::string field = fmt::format("KernelSpecification.ReferenceArguments[{}]", i);
+      const auto& r = refs[i];
+      ReferenceArgument ref;
+      ref.name = L.string_of(L.require(r, "Name", field), field + ".Name");
+      const std::string target = L.string_of(L.require(r, "TargetName", field), field + ".TargetName");
+      const auto it = std::find_if(p.arguments_.begin(), p.arguments_.end(),
+                                   [&](const ArgumentSpec& a) { return a.name == target; });
+      if (it == p.arguments_.end()) L.fail(field + ".TargetName", fmt::format("no argument named '{}'", target));
+      if (!it->is_vector) L.fail(field + ".TargetName", fmt::format("'{}' is not a Vector argument", target));
+      ref.target = static_cast<std::size_t>(it - p.arguments_.begin());
+      it->output = true;  // the reference says what it must hold: it is checked
+      const std::string fill = L.string_of(L.require(r, "FillType", field), field + ".FillType");
+      if (fill == "Constant") {
+        ref.fill_value = L.expression_of(L.require(r, "FillValue", field), field + ".FillValue");
+      } else if (fill == "BinaryRaw") {
+        ref.data_source = json_file.parent_path() /
+                          L.string_of(L.require(r, "DataSource", field), field + ".DataSource");
+        if (!std::filesystem::is_regular_file(ref.data_source))
+          L.fail(field + ".DataSource", fmt::format("cannot read '{}'", ref.data_source.string()));
+      } else {
+        L.fail(field + ".FillType", fmt::format("unsupported '{}' (Constant or BinaryRaw)", fill));
+      }
+      ref.tolerance = p.tolerance_;
+      if (r.contains("ValidationMethod") || r.contains("ValidationThreshold")) {
+        const double threshold = L.number_of(L.require(r, "ValidationThreshold", field), field + ".ValidationThreshold");
+        if (!(threshold >= 0)) L.fail(field + ".ValidationThreshold", "must not be negative");
+        const std::string method = r.contains("ValidationMethod")
+                                       ? L.string_of(r["ValidationMethod"], field + ".ValidationMethod")
+                                       : "AbsoluteDifference";
+        if (method == "AbsoluteDifference" || method == "SideBySideComparison") ref.tolerance = {0.0, threshold};
+        else if (method == "SideBySideRelativeComparison") ref.tolerance = {threshold, 0.0};
+        else L.fail(field + ".ValidationMethod", fmt::format("unknown '{}'", method));
+      }
+      p.reference_arguments_.push_back(std::move(ref));
+    }
   }
   if (cut.contains("Metrics")) {
     L.list_of(cut["Metrics"], "cutune.Metrics");
@@ -695,16 +742,29 @@ std::int64_t KernelProblem::argument_size(const ArgumentSpec& arg, const Problem
                   fmt::format("argument '{}' Size", arg.name));
 }
 
-Value KernelProblem::argument_fill(const ArgumentSpec& arg, const ProblemInstance& instance) const {
+Value KernelProblem::fill_number(const Expression& e, const std::string& what, const ProblemInstance& instance) const {
   MapScope scope = problem_scope(instance, space_.get());
   try {
-    Value v = arg.fill_value.evaluate(scope);
-    if (!v.is_number())
-      Loader{json_file_}.fail(fmt::format("argument '{}' FillValue", arg.name), "is not a number");
+    Value v = e.evaluate(scope);
+    if (!v.is_number()) Loader{json_file_}.fail(what, "is not a number");
     return v;
-  } catch (const ExpressionError& e) {
-    Loader{json_file_}.fail(fmt::format("argument '{}' FillValue", arg.name), e.what());
+  } catch (const ExpressionError& err) {
+    Loader{json_file_}.fail(what, err.what());
   }
+}
+
+Value KernelProblem::argument_fill(const ArgumentSpec& arg, const ProblemInstance& instance) const {
+  return fill_number(arg.fill_value, fmt::format("argument '{}' FillValue", arg.name), instance);
+}
+
+Value KernelProblem::reference_fill(const ReferenceArgument& ref, const ProblemInstance& instance) const {
+  return fill_number(ref.fill_value, fmt::format("reference argument '{}' FillValue", ref.name), instance);
+}
+
+const Tolerance& KernelProblem::tolerance_of(std::size_t argument) const {
+  for (const auto& r : reference_arguments_)
+    if (r.target == argument) return r.tolerance;
+  return tolerance_;
 }
 
 std::vector<std::pair<std::string, double>> KernelProblem::evaluate_metrics(

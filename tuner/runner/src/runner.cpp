@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "cutune/cuda/device.hpp"
+#include "cutune/db/kt_interop.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
@@ -89,6 +90,10 @@ search::Observation observation_of(const db::Measurement& m, bool energy) {
 
 }  // namespace
 
+std::string kernel_source_hash(const KernelProblem& problem) {
+  return content_hash(problem.source() + '\0' + read_file(problem.json_file()));
+}
+
 std::vector<Config> parse_configs(const Space& space, const std::vector<std::string>& texts,
                                   const std::string& option) {
   std::vector<Config> out;
@@ -149,10 +154,13 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   report.default_key = space.key(default_config);
   const std::vector<Config> first = parse_configs(space, options.first, "--try");  // before any write
 
+  db::kt::KtCacheWriter kt_cache;  // before the store: a disagreeing file writes nothing
+  if (!options.kt_cache.empty())
+    kt_cache.open(options.kt_cache,
+                  db::kt::cache_header(problem.kernel_name(), space, instance.problem_size, report.device));
   db::Store store = db::Store::open(options.db, /*create=*/true);
   const auto device_id = store.upsert_device(report.device);
-  const auto kernel_id = store.upsert_kernel(
-      problem.name(), content_hash(problem.source() + '\0' + read_file(problem.json_file())));
+  const auto kernel_id = store.upsert_kernel(problem.name(), kernel_source_hash(problem));
   const auto problem_id = store.upsert_problem(kernel_id, report.problem_key, instance.json());
   report.run_id = store.begin_run(kernel_id, problem_id, device_id, CUTUNE_TOOL_VERSION,
                                   options.strategy, options.seed, options.command);
@@ -181,6 +189,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
                                              : space.count_valid();
   auto record = [&](const Config& c, const db::Measurement& m, bool fresh) {
     strategy->tell(c, observation_of(m, energy));
+    if (kt_cache.is_open()) kt_cache.append(db::kt::entry_of_measurement(m));
     ++done;
     if (m.status != db::Status::Ok) ++report.configs_failed;
     if (m.status == db::Status::Ok && m.median_ms < best_ms) {
@@ -417,6 +426,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
                       report.finalists_json()});
   }
   store.end_run(report.run_id);
+  kt_cache.close();
   {
     // The copy ceiling, measured in the same run: as many bytes as the problem's arguments
     // (at least 256 MiB so that the L2 does not serve it).

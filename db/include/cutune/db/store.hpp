@@ -4,6 +4,7 @@
 // keys on canonical identities so an interrupted run resumes by skipping stored work.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,6 +91,13 @@ struct RunInfo {
   std::string finished_at;  ///< "" while running, or when the run was interrupted
 };
 
+/// A (kernel, problem, device) that has measurements, for exports.
+struct MeasurementTarget {
+  std::int64_t kernel_id = 0, problem_id = 0, device_id = 0;
+  std::string kernel, problem_key, problem_json, gpu_model;
+  std::size_t count = 0;  ///< measurements stored
+};
+
 /// One connection to a cutune DB. Move-only: it owns the sqlite3 connection, which is
 /// closed exactly once, by the destructor of whichever Store holds it last; a copy would
 /// either close it twice or need a second connection with its own transactions and locks,
@@ -144,6 +152,14 @@ class Store {
   void set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
                   std::int64_t run_id, const WinnerChoice& winner);
   std::vector<Winner> winners(const WinnerFilter& filter = {}) const;
+
+  /// The targets with measurements whose kernel, problem and GPU match `filter` as for
+  /// winners() (objective ignored), ordered by kernel, problem, GPU model.
+  std::vector<MeasurementTarget> measurement_targets(const WinnerFilter& filter) const;
+
+  /// Runs `body` as one transaction: committed when it returns true, rolled back (nothing
+  /// stored) when it returns false or throws. The store's own writes nest inside it.
+  void transaction(const std::function<bool()>& body);
 
   /// PRAGMA integrity_check == "ok".
   bool integrity_ok() const;

@@ -2,6 +2,7 @@
 // GPU identity and RAII handles over the run-time-loaded driver (STYLE.md, convention 4).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,9 @@ class Module {
 
   /// The kernel named `name`; throws DriverError when the cubin has none.
   CUfunction function(const std::string& name) const;
+  /// The module-scope variable `name` (a __constant__ or __device__ symbol) and its size in
+  /// bytes; nullopt when the module has none of that name.
+  std::optional<std::pair<CUdeviceptr, std::size_t>> global(const std::string& name) const;
   static int attribute(CUfunction f, CUfunction_attribute a);
 
  private:

@@ -25,6 +25,14 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
                                               const ProblemInstance& instance,
                                               std::uint64_t seed);
 
+/// The outputs the problem's ReferenceArguments define: one entry per argument, in order;
+/// the targets hold the reference data (a Constant fill, or a BinaryRaw file of exactly the
+/// argument's size), every other entry only its spec (count 0, no bytes: an output that no
+/// reference names is not checked). Throws InputError naming
+/// the JSON file, the field and the sizes when a DataSource cannot be read or has the wrong
+/// size. Empty when the problem has no ReferenceArguments.
+std::vector<HostArgument> reference_outputs(const KernelProblem& problem, const ProblemInstance& instance);
+
 /// Bytes of the pattern written into outputs before a verification run, so that an
 /// element the kernel never writes is caught (NaN for floats, 0xA5 bytes for integers).
 void poison(HostArgument& arg);

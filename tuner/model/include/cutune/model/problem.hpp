@@ -35,6 +35,9 @@ struct ArgumentSpec {
   std::optional<Expression> size;  ///< element count (vectors); over problem variables
   Expression fill_value;           ///< constant, or the scale of Random fills; may be an expression
   bool output = false;             ///< compared against the reference
+  /// "MemType": "Constant" (Kernel Tuner's cmem_args): also copied into the kernel's
+  /// __constant__ symbol of the same name before each configuration runs.
+  bool constant_memory = false;
 };
 
 struct ProblemVariable {
@@ -47,6 +50,22 @@ struct ProblemVariable {
 struct Tolerance {
   double relative = 1e-6;
   double absolute = 0.0;
+};
+
+/// KernelSpecification.ReferenceArguments: what an output argument must hold after a run,
+/// so that a T1 problem without a CPU reference is verified against known answers rather
+/// than against the default configuration's output (issue 6).
+struct ReferenceArgument {
+  std::string name;
+  std::size_t target = 0;  ///< index into KernelProblem::arguments() (TargetName); made an output
+  /// FillType "Constant": every element is fill_value. "BinaryRaw": the elements, in the
+  /// target's type and the host's byte order, from data_source (relative to the JSON file).
+  Expression fill_value;
+  std::filesystem::path data_source;  ///< empty for Constant
+  /// ValidationMethod + ValidationThreshold: AbsoluteDifference and SideBySideComparison
+  /// give an absolute bound, SideBySideRelativeComparison a relative one; without them the
+  /// problem's tolerance.
+  Tolerance tolerance;
 };
 
 /// A derived figure such as GB/s: `expression` over problem variables and `time_s`.
@@ -107,6 +126,8 @@ class KernelProblem {
   const std::vector<ProblemVariable>& variables() const { return variables_; }
   const std::string& reference() const { return reference_; }  ///< "" = none
   const Tolerance& tolerance() const { return tolerance_; }
+  /// KernelSpecification.ReferenceArguments (empty: none).
+  const std::vector<ReferenceArgument>& reference_arguments() const { return reference_arguments_; }
   const std::vector<Metric>& metrics() const { return metrics_; }
 
   /// Problem variables from "n=1000,m=7" (others default); throws InputError for an
@@ -127,6 +148,10 @@ class KernelProblem {
   /// Number of elements of a vector argument / the value of a scalar one.
   std::int64_t argument_size(const ArgumentSpec& arg, const ProblemInstance& instance) const;
   Value argument_fill(const ArgumentSpec& arg, const ProblemInstance& instance) const;
+  /// The FillValue of a Constant reference argument.
+  Value reference_fill(const ReferenceArgument& ref, const ProblemInstance& instance) const;
+  /// The tolerance an output is checked with: its ReferenceArgument's, else the problem's.
+  const Tolerance& tolerance_of(std::size_t argument) const;
 
   /// Metric values for a measured time.
   std::vector<std::pair<std::string, double>> evaluate_metrics(const ProblemInstance& instance,
@@ -156,6 +181,9 @@ class KernelProblem {
   const std::vector<std::pair<std::string, std::string>>& local_headers() const { return local_headers_; }
 
  private:
+  /// A FillValue expression over the problem (and the parameter lists), which must give a number.
+  Value fill_number(const Expression& e, const std::string& what, const ProblemInstance& instance) const;
+
   std::string name_, kernel_name_;
   std::filesystem::path json_file_, kernel_file_;
   std::string source_;
@@ -167,6 +195,7 @@ class KernelProblem {
   std::vector<LaunchSpec> launches_;
   std::string reference_;
   Tolerance tolerance_;
+  std::vector<ReferenceArgument> reference_arguments_;
   std::vector<Metric> metrics_;
   std::vector<std::string> launch_only_;
   std::vector<std::pair<std::string, std::string>> local_headers_;

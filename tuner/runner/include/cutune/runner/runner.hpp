@@ -30,6 +30,10 @@ struct TuneOptions {
   std::string objective = "time";
   std::uint64_t data_seed = 42;         ///< input data seed
   std::filesystem::path db;
+  /// Non-empty: also append each configuration's result to this Kernel Tuner cache file as
+  /// it is stored (KtCacheWriter), so Kernel Tuner can resume or simulate it, even after a
+  /// crash. An existing file is resumed; one whose header disagrees is refused (InputError).
+  std::filesystem::path kt_cache;
   int device = 0;
   MeasureOptions measure;
   std::string command;                  ///< the command line, stored with the run
@@ -146,6 +150,10 @@ std::vector<Config> parse_configs(const Space& space, const std::vector<std::str
 
 /// FNV-1a 64-bit hash in hex: the stable identity of a kernel's source and description.
 std::string content_hash(const std::string& data);
+
+/// The kernel's identity in the store: content_hash of its source and its JSON file, so an
+/// edited kernel is a new kernel (tune, and import/export with a named kernel).
+std::string kernel_source_hash(const KernelProblem& problem);
 
 /// {"block_size_x":128,...} for a configuration.
 std::string config_json(const Space& space, const Config& config);

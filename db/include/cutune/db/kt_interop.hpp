@@ -1,0 +1,84 @@
+#pragma once
+// Kernel Tuner files <-> the store (issue 6: `cutune import`, `cutune export`): one results
+// file of either kind (cache or T4) read into a neutral form, and the mapping between one
+// file entry (KtEntry) and one stored Measurement, both ways.
+//
+// The cache fields cutune adds beside Kernel Tuner's "time" (the mean) and "times" (issue 4):
+// "time_median", "time_ci_low", "time_ci_high" (the median's 95% interval) and
+// "time_samples" (how many samples), all in milliseconds. Kernel Tuner keeps fields it does
+// not know and ignores them, so a file with them still resumes and simulates.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cutune/db/kt_cache.hpp"
+#include "cutune/db/store.hpp"
+#include "cutune/model/device_identity.hpp"
+#include "cutune/model/space.hpp"
+
+namespace cutune::db::kt {
+
+inline constexpr const char* kMedianField = "time_median";
+inline constexpr const char* kCiLowField = "time_ci_low";
+inline constexpr const char* kCiHighField = "time_ci_high";
+inline constexpr const char* kSampleCountField = "time_samples";
+/// Header field of a cache cutune wrote: the device's structured identity (to_json), so an
+/// exported file imports back onto the same device row.
+inline constexpr const char* kDeviceField = "cutune_device";
+
+/// What one results file holds, whatever its kind.
+struct ResultsFile {
+  std::string format;            ///< "Kernel Tuner cache", "T4 1.0.0", "T4 1.1.0", "T4"
+  std::string device_name;       ///< "" when the file names none (T4 without metadata.device)
+  /// The structured identity when the file carries one (kDeviceField); else name only.
+  std::optional<DeviceIdentity> device;
+  std::string kernel_name;       ///< "" for T4 (it names no kernel)
+  nlohmann::ordered_json problem_size;  ///< null when the file has none
+  std::vector<std::string> param_names;
+  nlohmann::ordered_json tune_params = nlohmann::ordered_json::object();  ///< cache only
+  std::vector<KtEntry> entries;
+};
+
+/// Reads a Kernel Tuner cache (any generation, .json or .json.gz, open or closed) or T4
+/// results (1.0.0 or 1.1.0), telling them apart by their top-level fields. Throws
+/// InputError (one line naming the file and field) for anything else.
+ResultsFile read_results_file(const std::filesystem::path& path);
+
+/// The device a file's "cutune_device" header describes (DeviceIdentity's to_json form).
+/// Throws InputError naming `where` and the field when it is malformed.
+DeviceIdentity device_from_json(const nlohmann::ordered_json& j, const std::string& where);
+
+/// "2023-12-22 09:54:05.502007+00:00" (kt_timestamp) as the store's ISO form
+/// "2023-12-22T09:54:05.502Z"; nullopt when it is not in that form.
+std::optional<std::string> iso_of_kt_timestamp(const std::string& stamp);
+
+/// JSON text as the store keeps it (nlohmann's dump: NaN as null), with what is not valid
+/// UTF-8 (a lone surrogate, which Python's json reads, or raw bytes) replaced by U+FFFD where
+/// dump() would throw (a fuzz finding: tests/fuzz/corpus/kt_files/finding-invalid-utf8).
+std::string store_json(const nlohmann::ordered_json& j);
+
+/// A parameter value as JSON: bool, int, float; anything else as its str().
+nlohmann::ordered_json value_json(const Value& v);
+
+/// The header of a cache for a kernel whose space cutune knows (tune --cache, export):
+/// tune_params are the declared lists, objective ["time"], and the device's structured
+/// identity in kDeviceField.
+KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
+                           const std::vector<std::int64_t>& problem_size, const DeviceIdentity& device);
+
+/// A file entry as a stored measurement. median_ms: "time_median" when the entry has it,
+/// else the median of "times", else "time"; 0 for a failure. stats_json keeps Kernel
+/// Tuner's mean ("mean_ms"), the interval when given, and every other field of the entry
+/// under "kt" (observers, metrics, benchmark/strategy/framework times). `key` and
+/// `config_json` are the caller's (the space's canonical forms).
+Measurement measurement_of_entry(const KtEntry& entry, const std::string& key,
+                                 const std::string& config_json, const std::string& imported_at);
+
+/// A stored measurement as a cache/T4 entry: "time" is Kernel Tuner's mean of the samples
+/// (kt_mean), "times" the samples; cutune's median, interval and sample count in the fields
+/// above; params from config_json in its order. Failures carry their status.
+KtEntry entry_of_measurement(const Measurement& m);
+
+}  // namespace cutune::db::kt

@@ -1,0 +1,292 @@
+// Kernel Tuner interoperability through the command line (issue 6): cutune import and
+// export, the T1 writer, and tune --cache ([gpu]). The checks against the real Kernel Tuner
+// are in tests/kt/ (Python, CTest "kt-interop:*").
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "cutune/db/kt_interop.hpp"
+#include "cutune/db/store.hpp"
+#include "cutune/db/t4.hpp"
+#include "cutune/model/problem.hpp"
+#include "test_paths.hpp"
+
+using namespace cutune;
+using namespace cutune::testing::cli;
+using cutune::testing::shared_dir;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+fs::path strategies_cache() { return shared_dir() / "formats/kernel_tuner/examples/strategies/test_cache_file.json"; }
+fs::path recorded(const std::string& name) { return shared_dir() / "data/spaces" / name; }
+
+CliResult ok(const std::vector<std::string>& args) {
+  CliResult r = run_cli(args);
+  INFO(describe(args, r));
+  REQUIRE(r.status == 0);
+  return r;
+}
+
+std::size_t count_rows(const std::string& db, const std::string& table) {
+  // A second connection, read-only: what a user would see.
+  const db::Store s = db::Store::open(db, false);
+  const auto targets = s.measurement_targets({});
+  std::size_t n = 0;
+  if (table == "measurements")
+    for (const auto& t : targets) n += t.count;
+  return n;
+}
+
+/// A small cache for vector_add (n = 1000), written with cutune's own writer.
+void write_vector_add_cache(const fs::path& path, const std::vector<std::int64_t>& problem_size,
+                            const std::string& block_value = "128") {
+  const KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  DeviceIdentity d;
+  d.name = "NVIDIA Test GPU";
+  db::kt::KtCacheWriter w;
+  w.open(path, db::kt::cache_header(p.kernel_name(), p.space(), problem_size, d));
+  for (int i = 0; i < 3; ++i) {
+    db::kt::KtEntry e;
+    e.params = json{{"block_size_x", json::parse(block_value)}, {"elements_per_thread", 1 << i}, {"vector_width", 1}};
+    e.times_ms = {1.0 + i, 1.5 + i, 1.25 + i};
+    e.time_ms = db::kt::kt_mean(e.times_ms);
+    if (i == 2) {
+      e.status = db::Status::Compile;
+      e.times_ms.clear();
+    }
+    w.append(e);
+  }
+  w.close();
+}
+
+}  // namespace
+
+TEST_CASE("import: a Kernel Tuner cache, failures included, once however often", "[interop]") {
+  CliTempDir dir;
+  const std::string db = dir / "kt.db";
+  const auto r = ok({"import", strategies_cache().string(), "--db", db});
+  CHECK_THAT(r.out, Contains("15 configurations, 15 stored now"));
+  {
+    const db::Store s = db::Store::open(db, false);
+    const auto targets = s.measurement_targets({});
+    REQUIRE(targets.size() == 1);
+    CHECK(targets[0].kernel == "vector_add");
+    CHECK(targets[0].gpu_model.rfind("NVIDIA RTX A4000/", 0) == 0);
+    CHECK(targets[0].count == 15);
+    const auto ms = s.measurements(targets[0].kernel_id, targets[0].problem_id, targets[0].device_id);
+    const auto found = std::find_if(ms.begin(), ms.end(), [](const auto& m) { return m.config_key == "128,alg_2,15,True,2.45"; });
+    REQUIRE(found != ms.end());
+    CHECK(found->samples_ms.size() > 1);
+    CHECK(found->median_ms > 0);
+    // Provenance: a run with strategy "import" naming the file.
+    const auto run = s.run(1);
+    REQUIRE(run);
+    CHECK(run->strategy == "import");
+    CHECK_THAT(run->command, Contains("test_cache_file.json"));
+    CHECK_THAT(run->command, Contains("Kernel Tuner cache"));
+    CHECK(!run->finished_at.empty());
+    CHECK(s.winners({"vector_add", "", "", "time"}).size() == 1);
+  }
+  const auto again = ok({"import", strategies_cache().string(), "--db", db});
+  CHECK_THAT(again.out, Contains("0 stored now (0 failed), 15 already stored"));
+  const db::Store s = db::Store::open(db, false);
+  CHECK(!s.run(2));  // the second import kept no run either
+  CHECK(count_rows(db, "measurements") == 15);
+}
+
+TEST_CASE("import: failures keep their status", "[interop]") {
+  CliTempDir dir;
+  const std::string db = dir / "v.db";
+  write_vector_add_cache(dir / "va.json", {1000});
+  ok({"import", dir / "va.json", "--db", db, "--kernel", "vector_add", "--problem", "n=1000"});
+  const db::Store s = db::Store::open(db, false);
+  const auto t = s.measurement_targets({"vector_add", "", "n=1000", ""});
+  REQUIRE(t.size() == 1);
+  const auto ms = s.measurements(t[0].kernel_id, t[0].problem_id, t[0].device_id);
+  REQUIRE(ms.size() == 3);
+  CHECK(ms[0].status == db::Status::Ok);
+  CHECK(ms[0].median_ms == Approx(1.25));
+  CHECK(ms[2].status == db::Status::Compile);
+  CHECK(ms[2].error == "CompilationFailedConfig");
+}
+
+TEST_CASE("import: bad input exits 2 with one line and leaves the DB as it was", "[interop]") {
+  CliTempDir dir;
+  const std::string db = dir / "bad.db";
+  SECTION("no DB is created for a bad file") {
+    expect_bad_input({"import", dir.write("x.json", "not json").string(), "--db", db}, {"x.json"});
+    expect_bad_input({"import", dir.write("y.json", R"({"a": 1})").string(), "--db", db}, {"y.json", "cache"});
+    expect_bad_input({"import", dir.write("z.json", R"({"device_name": "d", "kernel_name": "k", "cache": {}})").string(),
+                      "--db", db},
+                     {"z.json", "tune_params_keys"});
+    expect_bad_input({"import", (dir / "absent.json"), "--db", db}, {"absent.json"});
+    CHECK(!fs::exists(db));
+  }
+  SECTION("a cache that disagrees with the named kernel's space") {
+    ok({"import", strategies_cache().string(), "--db", db});
+    const std::string before = slurp(db);
+    expect_bad_input({"import", strategies_cache().string(), "--db", db, "--kernel", "vector_add"},
+                     {"test_cache_file.json", "tune_params_keys"});
+    write_vector_add_cache(dir / "va.json", {1000});
+    expect_bad_input({"import", dir / "va.json", "--db", db, "--kernel", "vector_add", "--problem", "n=2000"},
+                     {"va.json", "problem_size", "2000"});
+    write_vector_add_cache(dir / "va96.json", {1000}, "96");
+    expect_bad_input({"import", dir / "va96.json", "--db", db, "--kernel", "vector_add", "--problem", "n=1000"},
+                     {"va96.json", "96", "block_size_x"});
+    CHECK(slurp(db) == before);
+    CHECK(count_rows(db, "measurements") == 15);
+  }
+  SECTION("a T4 file that names no device or kernel") {
+    const auto t4 = dir.write("r.json", R"({"schema_version": "1.0.0", "results": [{"configuration": {"a": 1},
+      "times": {"runtimes": [1.0]}, "invalidity": "correct", "correctness": 1}]})");
+    expect_bad_input({"import", t4.string(), "--db", db}, {"r.json", "device"});
+    expect_bad_input({"import", t4.string(), "--db", db, "--device-name", "GPU X"}, {"r.json", "kernel"});
+    CHECK(!fs::exists(db));
+    const auto r = ok({"import", t4.string(), "--db", db, "--device-name", "GPU X", "--kernel-name", "k"});
+    CHECK_THAT(r.out, Contains("1 stored now"));
+    CHECK_THAT(r.out, Contains("problem ProblemSize=unknown"));
+  }
+}
+
+TEST_CASE("export: a recorded space round-trips through the DB as a cache and as T4", "[interop]") {
+  CliTempDir dir;
+  const std::string db = dir / "conv.db";
+  const fs::path src = recorded("convolution_A100.json.gz");
+  const db::kt::KtCache original = db::kt::read_cache(src);
+  ok({"import", src.string(), "--db", db});
+
+  const std::string out = dir / "conv_cache.json";
+  ok({"export", "--format", "cache", "--db", db, "-o", out});
+  const db::kt::KtCache back = db::kt::read_cache(out);
+  CHECK(back.file_state == db::kt::KtFileState::Closed);
+  CHECK(back.device_name == original.device_name);
+  CHECK(back.kernel_name == original.kernel_name);
+  CHECK(back.tune_params_keys == original.tune_params_keys);
+  CHECK(back.tune_params == original.tune_params);
+  CHECK(back.problem_size == original.problem_size);
+  REQUIRE(back.entries.size() == original.entries.size());
+  for (std::size_t i = 0; i < back.entries.size(); i += 97) {
+    const auto& a = original.entries[i];
+    const auto& b = back.entries[i];
+    INFO(a.key);
+    CHECK(b.key == a.key);
+    CHECK(b.status == a.status);
+    if (a.status != db::Status::Ok) continue;
+    CHECK(b.times_ms == a.times_ms);
+    CHECK(b.time_ms == db::kt::kt_mean(a.times_ms));  // Kernel Tuner's "time": the mean
+    std::vector<double> sorted = a.times_ms;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    CHECK(b.extra.at(db::kt::kMedianField).get<double>() == median);
+    CHECK(b.extra.at(db::kt::kSampleCountField).get<std::size_t>() == n);
+    CHECK(b.compile_time_ms == a.compile_time_ms);
+  }
+  // The exported file imports back onto the same device row: nothing new.
+  CHECK_THAT(ok({"import", out, "--db", db}).out, Contains("0 stored now"));
+
+  const std::string t4 = dir / "conv_t4.json";
+  ok({"export", "--format", "t4", "--t4-version", "1.1.0", "--db", db, "-o", t4});
+  const auto results = db::kt::read_t4(t4);
+  CHECK(results.schema_version == "1.1.0");
+  CHECK(results.entries.size() == original.entries.size());
+  CHECK(results.metadata.device == original.device_name);
+}
+
+TEST_CASE("export: bad input exits 2", "[interop]") {
+  CliTempDir dir;
+  const std::string db = dir / "two.db";
+  expect_bad_input({"export", "--db", db, "-o", dir / "o.json"}, {"two.db"});
+  ok({"import", strategies_cache().string(), "--db", db});
+  ok({"import", recorded("dedispersion_A100.json.gz").string(), "--db", db});
+  expect_bad_input({"export", "--db", db, "-o", dir / "o.json"}, {"2 kernel/problem/GPU targets", "--kernel"});
+  expect_bad_input({"export", "--db", db, "--kernel", "nosuch", "-o", dir / "o.json"}, {"nosuch"});
+  expect_bad_input({"export", "--db", db, "--format", "wisdom2", "-o", dir / "o.json"}, {"wisdom2"});
+  CHECK(!fs::exists(dir / "o.json"));
+  ok({"export", "--db", db, "--kernel", "vector_add", "--format", "t4", "-o", dir / "o.json"});
+  CHECK(db::kt::read_t4(dir / "o.json").entries.size() == 15);
+}
+
+TEST_CASE("entries and measurements map both ways", "[interop]") {
+  db::kt::KtEntry e;
+  e.params = json{{"a", 1}};
+  e.times_ms = {3.0, 1.0, 2.0, 10.0};
+  e.time_ms = 4.0;
+  e.compile_time_ms = 12.5;
+  e.timestamp = "2023-12-22 09:54:05.502007+00:00";
+  e.extra["GFLOP/s"] = 7.5;
+  const db::Measurement m = db::kt::measurement_of_entry(e, "1", R"({"a":1})", "2026-01-01T00:00:00.000Z");
+  CHECK(m.median_ms == 2.5);
+  CHECK(m.compile_ms == 12.5);
+  CHECK(m.started_at == "2023-12-22T09:54:05.502Z");
+  const json stats = json::parse(m.stats_json);
+  CHECK(stats["mean_ms"] == 4.0);
+  CHECK(stats["kt"]["GFLOP/s"] == 7.5);
+
+  db::Measurement tuned = m;
+  tuned.stats_json = R"({"mean_ms": 4.0, "ci_low_ms": 1.9, "ci_high_ms": 3.1})";
+  const db::kt::KtEntry out = db::kt::entry_of_measurement(tuned);
+  CHECK(out.time_ms == db::kt::kt_mean(e.times_ms));
+  CHECK(out.times_ms == e.times_ms);
+  CHECK(out.extra.at("time_median") == 2.5);
+  CHECK(out.extra.at("time_ci_low") == 1.9);
+  CHECK(out.extra.at("time_ci_high") == 3.1);
+  CHECK(out.extra.at("time_samples") == 4);
+  CHECK(out.timestamp == "2023-12-22 09:54:05.502000+00:00");  // from finished_at
+  CHECK(db::kt::entry_of_measurement(m).timestamp == e.timestamp);  // the file's own, kept in stats_json
+  CHECK(db::kt::entry_of_measurement(m).extra.at("GFLOP/s") == 7.5);
+  // What cutune writes, it reads back with the same median.
+  CHECK(db::kt::measurement_of_entry(out, "1", R"({"a":1})", "").median_ms == 2.5);
+
+  db::Measurement failed;
+  failed.config_json = R"({"a":2})";
+  failed.status = db::Status::Correctness;
+  const auto f = db::kt::entry_of_measurement(failed);
+  CHECK(f.status == db::Status::Correctness);
+  CHECK(f.times_ms.empty());
+  CHECK(std::isnan(f.time_ms));
+}
+
+TEST_CASE("space --t1 writes a T1 file that loads back to the same space", "[interop]") {
+  CliTempDir dir;
+  for (const std::string kernel : {"vector_add", "reduction", "transpose", "matmul"}) {
+    const std::string out = dir / (kernel + "_t1.json");
+    ok({"space", kernel, "--problem", kernel == "matmul" ? "m=512,n=512,k=512" : "", "--t1", out, "--show", "0"});
+    const json doc = json::parse(slurp(out));
+    CHECK(!doc.contains("cutune"));
+    CHECK(fs::path(doc["KernelSpecification"]["KernelFile"].get<std::string>()).is_absolute());
+    const KernelProblem a = KernelProblem::load(testing::template_json(kernel));
+    const KernelProblem b = KernelProblem::load(out);
+    CHECK(a.space().count_valid() == b.space().count_valid());
+  }
+  expect_bad_input({"space", "vector_add", "--t1", dir / "no/such/dir/x.json"}, {"--t1"});
+  // A T1 file whose KernelFile is not there: exit 2 naming the file and the field.
+  const auto t1 = dir.write("nokernel.json", slurp(testing::template_json("vector_add")));
+  expect_bad_input({"space", t1.string()}, {"nokernel.json", "KernelFile"});
+}
+
+TEST_CASE("tune --cache appends Kernel Tuner's cache lines and refuses a disagreeing one", "[interop][gpu]") {
+  CliTempDir dir;
+  const std::string db = dir / "t.db", cache = dir / "va_cache.json";
+  ok({"tune", "vector_add", "--problem", "n=1048576", "--budget", "4", "--finalists", "0", "--db", db, "--cache",
+      cache});
+  const auto c = db::kt::read_cache(cache);
+  CHECK(c.file_state == db::kt::KtFileState::Closed);
+  CHECK(c.kernel_name == "vector_add");
+  CHECK(c.entries.size() == 4);
+  for (const auto& e : c.entries)
+    if (e.status == db::Status::Ok) {
+      CHECK(e.time_ms == db::kt::kt_mean(e.times_ms));
+      CHECK(e.extra.contains("time_median"));
+    }
+  // Resumed with the same problem: the stored configurations are written once.
+  ok({"tune", "vector_add", "--problem", "n=1048576", "--budget", "6", "--finalists", "0", "--db", db, "--cache",
+      cache});
+  CHECK(db::kt::read_cache(cache).entries.size() == 6);
+  const std::string before = slurp(cache);
+  expect_bad_input({"tune", "vector_add", "--problem", "n=2048", "--budget", "2", "--db", db, "--cache", cache},
+                   {"va_cache.json", "problem_size"});
+  CHECK(slurp(cache) == before);
+}

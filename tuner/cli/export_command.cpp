@@ -1,0 +1,159 @@
+// cutune export --format cache|t4: one (kernel, problem, device)'s measurements from the
+// store as a Kernel Tuner file (issue 6). Each format is one function; a new format is one
+// more enumerator and one more case in the dispatch.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <set>
+
+#include "commands.hpp"
+#include "cutune/db/kt_interop.hpp"
+#include "cutune/db/t4.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/model/problem.hpp"
+#include "interop_commands.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace cutune::cli {
+namespace {
+
+enum class ExportFormat { Cache, T4, Wisdom };
+
+ExportFormat parse_format(const std::string& name) {
+  if (name == "cache") return ExportFormat::Cache;
+  if (name == "t4") return ExportFormat::T4;
+  if (name == "wisdom") return ExportFormat::Wisdom;
+  throw InputError(fmt::format("--format {}: must be cache, t4 or wisdom", name));
+}
+
+/// What every format needs: the target, its device and its measurements as file entries.
+struct ExportData {
+  db::MeasurementTarget target;
+  DeviceIdentity device;
+  std::vector<db::kt::KtEntry> entries;
+  std::vector<std::string> param_names;  ///< in the stored configurations' order
+};
+
+/// The header of a cache: the kernel's own when cutune knows a kernel of that name whose
+/// parameters are the stored ones (Kernel Tuner's kernel_name, the declared lists); else
+/// the file's header when the data was imported from a cache; else the values the
+/// measurements hold.
+db::kt::KtCacheHeader header_of(const ExportData& x) {
+  json problem = json::parse(x.target.problem_json, nullptr, /*allow_exceptions=*/false);
+  if (!problem.is_object()) problem = json::object();
+  std::vector<std::int64_t> sizes;
+  if (const auto it = problem.find("ProblemSize"); it != problem.end() && it->is_array())
+    for (const auto& d : *it)
+      if (d.is_number_integer()) sizes.push_back(d.get<std::int64_t>());
+  try {
+    const KernelProblem kp = KernelProblem::load(resolve_kernel(x.target.kernel));
+    auto h = db::kt::cache_header(kp.kernel_name(), kp.space(), sizes, x.device);
+    if (h.tune_params_keys == x.param_names) return h;
+  } catch (const InputError&) {
+    // Not a kernel this cutune knows (imported data): the header from what is stored.
+  }
+  db::kt::KtCacheHeader h;
+  h.device_name = x.device.name;
+  h.kernel_name = x.target.kernel;
+  if (problem.contains("ProblemSize")) h.problem_size = problem["ProblemSize"];
+  h.tune_params_keys = x.param_names;
+  if (const auto it = problem.find("kt_tune_params"); it != problem.end() && it->is_object()) {
+    h.tune_params = *it;
+  } else {
+    for (const auto& name : x.param_names) {
+      json values = json::array();
+      for (const auto& e : x.entries) {
+        const auto& v = e.params[name];
+        if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
+      }
+      h.tune_params[name] = values;
+    }
+  }
+  h.objective = json::array({"time"});
+  h.extra[db::kt::kDeviceField] = to_json(x.device);
+  return h;
+}
+
+/// Written beside `out`, then renamed over it: a failed export leaves no half file.
+fs::path temporary_beside(const fs::path& out) { return out.string() + ".cutune-tmp"; }
+
+void write_cache(const ExportData& x, const fs::path& out) {
+  const db::kt::KtCacheHeader h = header_of(x);
+  const fs::path tmp = temporary_beside(out);
+  fs::remove(tmp);
+  db::kt::KtCacheWriter w;
+  w.open(tmp, h);
+  for (const auto& e : x.entries) w.append(e);
+  w.close();
+  fs::rename(tmp, out);
+}
+
+void write_t4_results(const ExportData& x, const fs::path& out, const std::string& version) {
+  db::kt::T4Metadata md;
+  md.device = x.device.name;
+  md.autotuner_version = CUTUNE_VERSION;
+  md.extra[db::kt::kDeviceField] = to_json(x.device);
+  const fs::path tmp = temporary_beside(out);
+  db::kt::write_t4(tmp, version, md, {"time"}, x.entries);
+  fs::rename(tmp, out);
+}
+
+std::string describe(const db::MeasurementTarget& t) {
+  return fmt::format("{} / {} / {} ({} measurements)", t.kernel, t.problem_key, t.gpu_model, t.count);
+}
+
+}  // namespace
+
+CLI::App* add_export(CLI::App& app, ExportArgs& a) {
+  auto* cmd = app.add_subcommand("export", "Write one kernel/problem/GPU's measurements as a Kernel Tuner cache "
+                                           "or T4 results file, or the stored winners as wisdom (cutune::loader)");
+  cmd->add_option("--format", a.format, "cache (Kernel Tuner's cache layout), t4, or wisdom (winners)")
+      ->check(CLI::IsMember({"cache", "t4", "wisdom"}));
+  cmd->add_option("--objective", a.objective, "wisdom: time or energy winners (default: both)");
+  cmd->add_option("--t4-version", a.t4_version, "T4 version to write")->check(CLI::IsMember({"1.0.0", "1.1.0"}));
+  cmd->add_option("--kernel", a.kernel, "Kernel name");
+  cmd->add_option("--gpu", a.gpu, "GPU name or model (substring)");
+  cmd->add_option("--problem", a.problem, "Problem key, e.g. n=268435456");
+  cmd->add_option("--db", a.db, "SQLite database (default as for tune)");
+  cmd->add_option("-o,--output", a.output, "File to write")->required();
+  return cmd;
+}
+
+int cmd_export(const ExportArgs& a) {
+  const ExportFormat format = parse_format(a.format);
+  if (format == ExportFormat::Wisdom) return cmd_export_wisdom(a);  // winners, not measurements
+  const fs::path path = a.db.empty() ? default_db_path() : fs::path(a.db);
+  const db::Store store = db::Store::open(path, /*create=*/false);
+  const auto targets = store.measurement_targets({a.kernel, a.gpu, a.problem, ""});
+  if (targets.empty())
+    throw InputError(fmt::format("{}: no measurements for --kernel '{}' --gpu '{}' --problem '{}'", path.string(),
+                                 a.kernel, a.gpu, a.problem));
+  if (targets.size() > 1) {
+    std::string list;
+    for (std::size_t i = 0; i < targets.size() && i < 5; ++i) list += (i ? "; " : "") + describe(targets[i]);
+    throw InputError(fmt::format("{}: {} kernel/problem/GPU targets match ({}{}): one file holds one; narrow it "
+                                 "with --kernel, --problem, --gpu",
+                                 path.string(), targets.size(), list, targets.size() > 5 ? "; ..." : ""));
+  }
+  ExportData x;
+  x.target = targets.front();
+  x.device = store.device(x.target.device_id).value();
+  for (const auto& m : store.measurements(x.target.kernel_id, x.target.problem_id, x.target.device_id)) {
+    x.entries.push_back(db::kt::entry_of_measurement(m));
+    if (x.param_names.empty())
+      for (auto it = x.entries.back().params.begin(); it != x.entries.back().params.end(); ++it)
+        x.param_names.push_back(it.key());
+  }
+  switch (format) {
+    case ExportFormat::Cache: write_cache(x, a.output); break;
+    case ExportFormat::T4: write_t4_results(x, a.output, a.t4_version); break;
+    case ExportFormat::Wisdom: break;  // answered above
+  }
+  std::cout << fmt::format("{}: {} configurations of {} as {}\n", a.output, x.entries.size(), describe(x.target),
+                           format == ExportFormat::Cache ? "a Kernel Tuner cache" : "T4 " + a.t4_version);
+  return kOk;
+}
+
+}  // namespace cutune::cli

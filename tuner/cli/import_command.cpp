@@ -1,0 +1,202 @@
+// cutune import FILE: a Kernel Tuner cache or T4 results file into the store (issue 6).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <optional>
+
+#include "commands.hpp"
+#include "cutune/db/kt_interop.hpp"
+#include "cutune/db/python_repr.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/model/problem.hpp"
+#include "cutune/runner/runner.hpp"
+#include "interop_commands.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace cutune::cli {
+namespace {
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return "[" + out + "]";
+}
+
+/// The problem size as a list of ints with trailing 1s dropped (Kernel Tuner writes N, [N]
+/// or [N, 1]); nullopt when it is not ints.
+std::optional<std::vector<std::int64_t>> sizes_of(const json& ps) {
+  std::vector<std::int64_t> out;
+  if (ps.is_number_integer()) out.push_back(ps.get<std::int64_t>());
+  else if (ps.is_array())
+    for (const auto& v : ps) {
+      if (!v.is_number_integer()) return std::nullopt;
+      out.push_back(v.get<std::int64_t>());
+    }
+  else return std::nullopt;
+  while (out.size() > 1 && out.back() == 1) out.pop_back();
+  return out;
+}
+
+/// Where the entries go: the kernel, problem and space they are checked against.
+struct Target {
+  std::string kernel, source_hash, problem_key, problem_json;
+  std::optional<KernelProblem> problem;  ///< with --kernel: its space checks every entry
+};
+
+Target target_of(const ImportArgs& a, const db::kt::ResultsFile& rf) {
+  const std::string file = a.file;
+  Target t;
+  if (!a.kernel.empty()) {
+    t.problem = KernelProblem::load(resolve_kernel(a.kernel));
+    const ProblemInstance inst = t.problem->instantiate(a.problem);
+    std::vector<std::string> names;
+    for (const auto& p : t.problem->space().parameters()) names.push_back(p.name);
+    if (rf.param_names != names)
+      throw InputError(fmt::format("{}: tune_params_keys: the file has {}, {} has {}", file, joined(rf.param_names),
+                                   t.problem->name(), joined(names)));
+    if (!rf.problem_size.is_null()) {
+      const auto theirs = sizes_of(rf.problem_size);
+      std::vector<std::int64_t> ours(inst.problem_size);
+      while (ours.size() > 1 && ours.back() == 1) ours.pop_back();
+      if (theirs != ours)
+        throw InputError(fmt::format("{}: problem_size: the file has {}, {} with problem {} has {}", file,
+                                     db::python_str(rf.problem_size), t.problem->name(), inst.key(),
+                                     db::python_str(json(inst.problem_size))));
+    }
+    t.kernel = t.problem->name();
+    t.source_hash = runner::kernel_source_hash(*t.problem);
+    t.problem_key = inst.key();
+    t.problem_json = inst.json();
+    return t;
+  }
+  t.kernel = !rf.kernel_name.empty() ? rf.kernel_name : a.kernel_name;
+  if (t.kernel.empty())
+    throw InputError(fmt::format("{}: {} names no kernel: give --kernel (a template or T1 file) or --kernel-name",
+                                 file, rf.format));
+  // No source to hash: an imported kernel is identified by its parameters.
+  t.source_hash = "imported:" + joined(rf.param_names);
+  json pj = json::object();
+  if (!a.problem.empty()) {
+    t.problem_key = a.problem;
+  } else if (const auto sizes = sizes_of(rf.problem_size)) {
+    for (auto d : *sizes) t.problem_key += (t.problem_key.empty() ? "" : "x") + std::to_string(d);
+    t.problem_key = "ProblemSize=" + t.problem_key;
+  } else if (!rf.problem_size.is_null()) {
+    t.problem_key = "ProblemSize=" + db::python_str(rf.problem_size);
+  } else {
+    t.problem_key = "ProblemSize=unknown";  // older caches and T4 name none; said in the output
+  }
+  if (!rf.problem_size.is_null()) pj["ProblemSize"] = rf.problem_size;
+  // Kept so that an export can write the file's parameter lists back (a cache header).
+  if (!rf.tune_params.empty()) pj["kt_tune_params"] = rf.tune_params;
+  t.problem_json = db::kt::store_json(pj);
+  return t;
+}
+
+/// Every entry as a measurement, each checked against the kernel's space when one is named.
+std::vector<db::Measurement> measurements_of(const ImportArgs& a, const db::kt::ResultsFile& rf, const Target& t) {
+  const std::string now = db::utc_now_iso();
+  std::vector<db::Measurement> out;
+  out.reserve(rf.entries.size());
+  for (const auto& e : rf.entries) {
+    const std::string where = fmt::format("{}: configuration \"{}\"", a.file, e.key);
+    std::string key, config_json;
+    if (t.problem) {
+      const Space& space = t.problem->space();
+      Config c;
+      for (std::size_t i = 0; i < space.parameters().size(); ++i) {
+        const auto& name = space.parameters()[i].name;
+        const auto v = e.params.find(name);
+        if (v == e.params.end()) throw InputError(fmt::format("{}: no value for {}", where, name));
+        try {
+          c.index.push_back(space.find_value(i, db::python_str(*v)));
+        } catch (const InputError& err) {
+          throw InputError(fmt::format("{}: {} of {}", where, err.what(), t.kernel));
+        }
+      }
+      if (e.status == db::Status::Ok)
+        if (std::string r = space.violated_restriction(c); !r.empty())
+          throw InputError(fmt::format("{}: measured, but violates {}'s restriction \"{}\"", where, t.kernel, r));
+      key = space.key(c);
+      config_json = runner::config_json(space, c);
+    } else {
+      json params = json::object();
+      for (const auto& name : rf.param_names) {
+        const auto v = e.params.find(name);
+        if (v == e.params.end()) throw InputError(fmt::format("{}: no value for {}", where, name));
+        params[name] = *v;
+      }
+      key = db::kt::config_key(params, rf.param_names);
+      config_json = db::kt::store_json(params);
+    }
+    out.push_back(db::kt::measurement_of_entry(e, key, config_json, now));
+  }
+  return out;
+}
+
+}  // namespace
+
+CLI::App* add_import(CLI::App& app, ImportArgs& a) {
+  auto* cmd = app.add_subcommand("import", "Import a Kernel Tuner cache (.json, .json.gz) or T4 results file "
+                                           "into the database");
+  cmd->add_option("FILE", a.file, "Cache or T4 file")->required();
+  cmd->add_option("--db", a.db, "SQLite database (default as for tune)");
+  cmd->add_option("--kernel", a.kernel, "Check every configuration against this kernel's space (built-in "
+                                        "template or T1 .json) and store under it");
+  cmd->add_option("--problem", a.problem, "With --kernel: its problem variables (n=2**24); without: the "
+                                          "problem key to store under (default: the file's problem_size)");
+  cmd->add_option("--kernel-name", a.kernel_name, "Kernel name for a file that names none (T4), without --kernel");
+  cmd->add_option("--device-name", a.device_name, "GPU name for a file that names none (T4 without metadata.device)");
+  return cmd;
+}
+
+int cmd_import(const ImportArgs& a) {
+  // Everything is read and checked before the store is opened: bad input changes nothing.
+  const db::kt::ResultsFile rf = db::kt::read_results_file(a.file);
+  DeviceIdentity device;
+  if (rf.device) device = *rf.device;
+  else device.name = !rf.device_name.empty() ? rf.device_name : a.device_name;
+  if (device.name.empty())
+    throw InputError(fmt::format("{}: {} names no device: give --device-name", a.file, rf.format));
+  const Target t = target_of(a, rf);
+  const std::vector<db::Measurement> ms = measurements_of(a, rf, t);
+
+  const fs::path db_path = a.db.empty() ? default_db_path() : fs::path(a.db);
+  if (db_path.has_parent_path()) fs::create_directories(db_path.parent_path());
+  db::Store store = db::Store::open(db_path, /*create=*/true);
+  std::size_t added = 0, failed = 0;
+  store.transaction([&] {
+    const auto device_id = store.upsert_device(device);
+    const auto kernel_id = store.upsert_kernel(t.kernel, t.source_hash);
+    const auto problem_id = store.upsert_problem(kernel_id, t.problem_key, t.problem_json);
+    // The run says where the data came from: strategy "import", the file in the command.
+    const auto run_id = store.begin_run(kernel_id, problem_id, device_id, CUTUNE_VERSION, "import", 0,
+                                        fmt::format("{} [{} {}]", a.command, rf.format, fs::absolute(a.file).string()));
+    const db::Measurement* best = nullptr;
+    for (const auto& m : ms) {
+      if (!store.add_measurement(run_id, kernel_id, problem_id, device_id, m)) continue;
+      ++added;
+      if (m.status != db::Status::Ok) ++failed;
+      else if (!best || m.median_ms < best->median_ms) best = &m;
+    }
+    if (added == 0) return false;  // all stored already: not even the run is kept
+    // A winner for a target that has none; a measured winner is never replaced by an import.
+    bool has_winner = false;
+    for (const auto& w : store.winners({t.kernel, "", t.problem_key, "time"}))
+      has_winner = has_winner || w.gpu_model == device.model_key();
+    if (best && !has_winner)
+      store.set_winner(kernel_id, problem_id, device_id, run_id,
+                       {best->config_key, best->config_json, best->median_ms, 0.0, "time", 0.0, "screening", "[]"});
+    store.end_run(run_id);
+    return true;
+  });
+  std::cout << fmt::format("{} ({}): {} configurations, {} stored now ({} failed), {} already stored\n"
+                           "  kernel {}, problem {}, device {} -> {}\n",
+                           a.file, rf.format, ms.size(), added, failed, ms.size() - added, t.kernel, t.problem_key,
+                           device.name, db_path.string());
+  return kOk;
+}
+
+}  // namespace cutune::cli

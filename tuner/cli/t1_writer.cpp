@@ -1,0 +1,57 @@
+// The T1 writer behind `cutune space KERNEL --t1 OUT.json` (issue 6): a problem as Kernel
+// Tuner's tune_kernel_T1 reads it.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cutune/db/kt_interop.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/model/problem.hpp"
+#include "interop_commands.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+namespace cutune::cli {
+
+
+void write_t1(const KernelProblem& p, const ProblemInstance& inst, const fs::path& out) {
+  // Start from the file cutune read, so every field Kernel Tuner reads (and those it reads
+  // beyond the schema) stays as written; only what names cutune's problem variables, which
+  // Kernel Tuner does not have, is replaced by the instance's values.
+  std::ifstream in(p.json_file(), std::ios::binary);
+  json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) throw InputError(fmt::format("{}: cannot be re-read", p.json_file().string()));
+  doc.erase("cutune");
+  json& spec = doc["KernelSpecification"];
+  spec["KernelFile"] = fs::absolute(p.kernel_file()).string();
+  spec["ProblemSize"] = inst.problem_size;
+  if (spec.contains("GlobalSize") && spec["GlobalSize"].is_object()) {
+    const char* axes[] = {"X", "Y", "Z"};
+    for (std::size_t d = 0; d < 3; ++d)
+      spec["GlobalSize"][axes[d]] = std::to_string(d < inst.problem_size.size() ? inst.problem_size[d] : 1);
+  }
+  if (spec.contains("Arguments") && spec["Arguments"].is_array()) {
+    for (json& a : spec["Arguments"]) {
+      const std::string name = a.value("Name", "");
+      for (const auto& arg : p.arguments()) {
+        if (arg.name != name) continue;
+        if (arg.is_vector) a["Size"] = p.argument_size(arg, inst);
+        else a["FillValue"] = db::kt::value_json(p.argument_fill(arg, inst));
+        if (arg.is_vector && a.contains("FillValue")) a["FillValue"] = db::kt::value_json(p.argument_fill(arg, inst));
+      }
+    }
+  }
+  if (spec.contains("ReferenceArguments") && spec["ReferenceArguments"].is_array())
+    for (const auto& ref : p.reference_arguments())
+      for (json& r : spec["ReferenceArguments"])
+        if (r.value("Name", "") == ref.name && !ref.data_source.empty())
+          r["DataSource"] = fs::absolute(ref.data_source).string();
+  std::ofstream os(out, std::ios::binary);
+  if (!os) throw InputError(fmt::format("--t1 {}: cannot be written", out.string()));
+  os << doc.dump(4) << '\n';
+  if (!os.flush()) throw InputError(fmt::format("--t1 {}: cannot be written", out.string()));
+}
+
+}  // namespace cutune::cli
