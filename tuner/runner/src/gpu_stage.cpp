@@ -121,11 +121,11 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   };
   {
     HostData d = host_data_.get();
-    initial_ = std::move(d.initial);
-    expected_ = std::move(d.expected);
     verification_source_ = d.has_reference        ? "reference"
                            : !d.expected.empty() ? "ReferenceArguments"  // T1's known answers
                                                  : "default configuration";
+    initial_ = std::move(d.initial);
+    expected_ = std::move(d.expected);
     // Overlapped with the context: reported beside the phases, not added to them.
     overlapped_ms_ = {{"host_data", d.host_data_ms}, {"reference", d.reference_ms}};
   }
