@@ -257,7 +257,7 @@ TEST_CASE("cold samples: an L2 flush and rotated argument sets both defeat the L
 
 TEST_CASE("activity timing: the work's own GPU time, without the event pair's offset", "[gpu]") {
   // A small vector_add (~5 us): the event pair around one launch adds ~1 us more than
-  // CUPTI's kernel timestamps (H100: results/nvidia-h100-80gb-hbm3/measurement_activity_timer.json).
+  // CUPTI's kernel timestamps (H100: results/nvidia-h100-80gb-hbm3/measurement.json, fidelity).
   KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
   auto measure = [&](const char* timer) {
     runner::MeasureOptions o;
