@@ -1,109 +1,46 @@
 #include "cutune/search/strategy.hpp"
 
 #include <fmt/format.h>
-
-#include <algorithm>
-#include <random>
-#include <set>
+#include <fmt/ranges.h>
 
 #include "cutune/model/errors.hpp"
+#include "strategies/strategies.hpp"
 
 namespace cutune::search {
 namespace {
 
-// Every valid configuration in enumeration order, lazily, up to the budget.
-class BruteForce final : public Strategy {
- public:
-  BruteForce(const Space& space, std::optional<std::uint64_t> budget)
-      : space_(space), budget_(budget) {}
-
-  std::vector<Config> ask(std::size_t max) override {
-    std::vector<Config> out;
-    while (!done_ && out.size() < max && (!budget_ || proposed_ < *budget_)) {
-      if (!space_.next_valid(cursor_)) {
-        done_ = true;
-        break;
-      }
-      out.push_back(cursor_);
-      ++proposed_;
-    }
-    return out;
-  }
-  void tell(const Config&, const Observation&) override {}
-
- private:
-  const Space& space_;
-  std::optional<std::uint64_t> budget_;
-  Config cursor_;
-  std::uint64_t proposed_ = 0;
-  bool done_ = false;
+using Factory = std::unique_ptr<Strategy> (*)(const Space&, const StrategyOptions&);
+struct Entry {
+  const char* name;
+  Factory make;
 };
-
-// Uniform sampling without replacement from the valid configurations: rejection sampling
-// over the index space (no enumeration of the Cartesian product); when valid points are
-// too rare for that to work, it falls back to a lazy shuffled walk of the valid set.
-class RandomSampling final : public Strategy {
- public:
-  RandomSampling(const Space& space, std::uint64_t seed, std::optional<std::uint64_t> budget)
-      : space_(space), rng_(seed), budget_(budget) {}
-
-  std::vector<Config> ask(std::size_t max) override {
-    std::vector<Config> out;
-    while (out.size() < max && (!budget_ || seen_.size() < *budget_)) {
-      auto c = draw();
-      if (!c) break;
-      out.push_back(*c);
-    }
-    return out;
-  }
-  void tell(const Config&, const Observation&) override {}
-
- private:
-  std::optional<Config> draw() {
-    if (!fallback_) {
-      const auto& params = space_.parameters();
-      for (int attempt = 0; attempt < 10000; ++attempt) {
-        Config c;
-        for (const auto& p : params) {
-          std::uniform_int_distribution<std::uint32_t> d(0, static_cast<std::uint32_t>(p.values.size() - 1));
-          c.index.push_back(d(rng_));
-        }
-        if (seen_.count(c) || !space_.is_valid(c)) continue;
-        seen_.insert(c);
-        return c;
-      }
-      // Valid points are rare (or nearly all seen): list the remaining valid ones once.
-      fallback_ = true;
-      space_.for_each_valid([&](const Config& c) {
-        if (!seen_.count(c)) remaining_.push_back(c);
-        return true;
-      });
-      std::shuffle(remaining_.begin(), remaining_.end(), rng_);
-    }
-    if (remaining_.empty()) return std::nullopt;
-    Config c = remaining_.back();
-    remaining_.pop_back();
-    seen_.insert(c);
-    return c;
-  }
-
-  const Space& space_;
-  std::mt19937_64 rng_;
-  std::optional<std::uint64_t> budget_;
-  std::set<Config> seen_;
-  bool fallback_ = false;
-  std::vector<Config> remaining_;
+// Names as Kernel Tuner's where it has the strategy.
+constexpr Entry kStrategies[] = {
+    {"brute_force", make_brute_force},
+    {"random", make_random},
+    {"greedy_ils", make_greedy_ils},
+    {"mls", make_mls},
+    {"simulated_annealing", make_simulated_annealing},
+    {"dual_annealing", make_dual_annealing},
+    {"genetic_algorithm", make_genetic_algorithm},
+    {"diff_evo", make_diff_evo},
+    {"pso", make_pso},
+    {"bayes_opt", make_bayes_opt},
+    {"bandit_portfolio", make_bandit_portfolio},
 };
 
 }  // namespace
 
-std::vector<std::string> strategy_names() { return {"brute_force", "random"}; }
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> names;
+  for (const auto& e : kStrategies) names.emplace_back(e.name);
+  return names;
+}
 
 std::unique_ptr<Strategy> make_strategy(const Space& space, const StrategyOptions& options) {
-  if (options.name == "brute_force") return std::make_unique<BruteForce>(space, options.budget);
-  if (options.name == "random")
-    return std::make_unique<RandomSampling>(space, options.seed, options.budget);
-  throw InputError(fmt::format("unknown strategy '{}' (known: brute_force, random)", options.name));
+  for (const auto& e : kStrategies)
+    if (options.name == e.name) return e.make(space, options);
+  throw InputError(fmt::format("unknown strategy '{}' (known: {})", options.name, fmt::join(strategy_names(), ", ")));
 }
 
 }  // namespace cutune::search

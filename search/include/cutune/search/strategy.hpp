@@ -1,7 +1,16 @@
 #pragma once
 // Search strategies behind one small ask/tell interface over the index space of a Space
-// (STYLE.md, convention 7). Strategies are seeded explicitly and never propose an invalid
-// configuration or the same configuration twice.
+// (STYLE.md, convention 7). The contract (issue 7), tested for every strategy in
+// tests/test_strategies.cpp:
+// - ask(max) returns up to `max` configurations, all valid (moves that land on an invalid
+//   point are repaired to the nearest valid one, see neighbourhood.hpp); it may be called
+//   again before earlier proposals are told, and results may arrive in any order;
+// - ask returns empty only when the strategy has nothing more to propose;
+// - a strategy may propose a configuration it proposed before (GA/PSO do): the caller
+//   answers revisits from stored results without re-running or counting them;
+// - tell accepts failures (valid = false) and configurations the strategy did not propose
+//   (the caller's default configuration, resumed results);
+// - deterministic for a seed: same tells in the same order give the same proposals.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -20,16 +29,18 @@ struct Observation {
 class Strategy {
  public:
   virtual ~Strategy() = default;
-  /// Up to `max` configurations to evaluate next; empty when the search is over.
+  /// Up to `max` valid configurations to evaluate next; empty only when the search is over.
   virtual std::vector<Config> ask(std::size_t max) = 0;
-  /// The result of a configuration that ask() proposed.
+  /// The result of a configuration (usually one that ask() proposed; any valid one is accepted).
   virtual void tell(const Config& config, const Observation& observation) = 0;
 };
 
 struct StrategyOptions {
   std::string name = "brute_force";
   std::uint64_t seed = 1;
-  std::optional<std::uint64_t> budget;  ///< unique evaluations; none = the whole space
+  /// Unique evaluations; none = the whole space. The caller enforces it; brute_force and
+  /// random also stop proposing at it, the others adapt (e.g. bayes_opt's initial sample).
+  std::optional<std::uint64_t> budget;
 };
 
 /// Names accepted by make_strategy.

@@ -1,0 +1,61 @@
+#include "searcher.hpp"
+
+#include <algorithm>
+
+namespace cutune::search {
+
+Searcher::Searcher(const Space& space, std::uint64_t seed)
+    : space_(space), rng_(seed), sampler_(space) {
+  Config first;
+  has_valid_ = space.next_valid(first);
+}
+
+std::optional<Config> Searcher::random_unseen() {
+  return sampler_.unseen(rng_, [this](const Config& c) { return memory_.seen(c); });
+}
+
+std::vector<Config> Searcher::ask(std::size_t max) {
+  std::vector<Config> out;
+  if (!has_valid_) return out;
+  std::size_t stale = 0;
+  while (out.size() < max) {
+    std::optional<Config> c = propose();
+    if (!c) {
+      if (!out.empty()) break;  // waiting: what is proposed already is enough
+      c = random_unseen();
+      if (!c) break;
+    } else if (memory_.seen(*c)) {
+      if (auto f = memory_.fitness(*c)) learn(*c, *f);
+      if (++stale < kStaleLimit) continue;
+      restart();
+      c = random_unseen();
+      if (!c) break;
+    }
+    stale = 0;
+    memory_.mark_pending(*c);
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+void Searcher::tell(const Config& config, const Observation& observation) {
+  memory_.record(config, observation);
+  learn(config, fitness_of(observation));
+}
+
+void Generation::reset(std::vector<Config> members) {
+  members_ = std::move(members);
+  next_ = 0;
+}
+
+std::optional<Config> Generation::take() {
+  if (next_ >= members_.size()) return std::nullopt;
+  return members_[next_++];
+}
+
+bool Generation::resolved(const Memory& memory) const {
+  return next_ >= members_.size() &&
+         std::all_of(members_.begin(), members_.end(), [&](const Config& c) { return memory.is_told(c); });
+}
+
+}  // namespace cutune::search

@@ -1,0 +1,107 @@
+// bandit_portfolio (cutune's own design, none of the peer tuners has it): a UCB1 bandit
+// over a portfolio of the other strategies. Every arm is told every result (so the GP of
+// bayes_opt learns from the local search's points and vice versa); each proposal comes
+// from the arm with the best upper confidence bound, and the arm that proposed a
+// configuration is rewarded with the quantile of its result among all valid results so far
+// (1: better than everything, 0: worst or a failure). Rationale: no single strategy wins
+// on every space (Willemsen et al., FGCS 2024), so let the run choose. Whether it helps
+// is for `cutune score` to say; see README.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "../searcher.hpp"
+#include "strategies.hpp"
+
+namespace cutune::search {
+namespace {
+
+using Factory = std::unique_ptr<Strategy> (*)(const Space&, const StrategyOptions&);
+// The arms: model-based, local, two populations and annealing (ours).
+constexpr Factory kArms[] = {make_bayes_opt, make_greedy_ils, make_genetic_algorithm, make_diff_evo,
+                             make_simulated_annealing};
+constexpr double kExploration = 2.0;  ///< UCB1's constant: sqrt(2 ln N / n_a)
+constexpr double kPriorReward = 0.5;  ///< mean reward of an arm before its first result
+
+struct Arm {
+  std::unique_ptr<Strategy> strategy;
+  std::size_t pulls = 0, rewards = 0;
+  double reward_sum = 0.0;
+  bool exhausted = false;
+};
+
+class BanditPortfolio final : public Searcher {
+ public:
+  BanditPortfolio(const Space& space, const StrategyOptions& options) : Searcher(space, options.seed) {
+    std::uint64_t i = 0;
+    for (Factory make : kArms) {
+      StrategyOptions o = options;
+      o.seed = options.seed * 0x9E3779B97F4A7C15ULL + ++i;  // distinct, reproducible streams
+      arms_.push_back({make(space, o)});
+    }
+  }
+
+ private:
+  std::optional<Config> propose() override {
+    while (true) {
+      Arm* arm = choose();
+      if (!arm) return std::nullopt;
+      auto batch = arm->strategy->ask(1);
+      if (batch.empty()) {
+        arm->exhausted = true;
+        continue;
+      }
+      ++arm->pulls;
+      ++total_pulls_;
+      credit_.try_emplace(batch.front(), static_cast<std::size_t>(arm - arms_.data()));
+      return batch.front();
+    }
+  }
+
+  Arm* choose() {
+    Arm* best = nullptr;
+    double best_score = -INFINITY;
+    for (auto& a : arms_) {
+      if (a.exhausted) continue;
+      if (a.pulls == 0) return &a;
+      const double mean = a.rewards ? a.reward_sum / static_cast<double>(a.rewards) : kPriorReward;
+      const double score = mean + std::sqrt(kExploration * std::log(static_cast<double>(total_pulls_)) /
+                                            static_cast<double>(a.pulls));
+      if (score > best_score) best_score = score, best = &a;
+    }
+    return best;
+  }
+
+  void learn(const Config& c, double fitness) override {
+    if (!told_.insert(c).second) return;  // a revisit: the arms know it already
+    const Observation o{std::isfinite(fitness), std::isfinite(fitness) ? fitness : 0.0};
+    for (auto& a : arms_) a.strategy->tell(c, o);
+    double reward = 0.0;
+    if (o.valid) {
+      auto at = std::upper_bound(valid_.begin(), valid_.end(), fitness);
+      reward = valid_.empty() ? 1.0 : static_cast<double>(valid_.end() - at) / static_cast<double>(valid_.size());
+      valid_.insert(at, fitness);
+    }
+    if (auto it = credit_.find(c); it != credit_.end()) {
+      arms_[it->second].reward_sum += reward;
+      ++arms_[it->second].rewards;
+    }
+  }
+
+  void restart() override {}  // the arms restart themselves
+
+  std::vector<Arm> arms_;
+  std::size_t total_pulls_ = 0;
+  std::map<Config, std::size_t> credit_;
+  std::set<Config> told_;
+  std::vector<double> valid_;  ///< sorted valid fitness values
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_bandit_portfolio(const Space& space, const StrategyOptions& options) {
+  return std::make_unique<BanditPortfolio>(space, options);
+}
+
+}  // namespace cutune::search

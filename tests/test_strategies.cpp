@@ -1,0 +1,285 @@
+// Tests of the search strategies (issue 7) on small synthetic spaces with restrictions,
+// driven by a tiny loop that plays the session wrapper: it answers revisits from a map
+// without counting them and stops at the budget of unique evaluations. Every strategy:
+// never proposes an invalid configuration, honours the budget exactly, is deterministic
+// for a seed, finds the optimum of a convex bowl, survives failures, and ends (empty ask)
+// once every valid configuration is known. Plus the shared repair/neighbourhood helpers.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cutune/model/errors.hpp"
+#include "cutune/search/strategy.hpp"
+#include "neighbourhood.hpp"
+
+using cutune::Config;
+using cutune::Parameter;
+using cutune::Space;
+using cutune::Value;
+using cutune::ValueList;
+namespace search = cutune::search;
+
+namespace {
+
+Parameter range_param(std::string name, int n) {
+  ValueList values;
+  for (int i = 0; i < n; ++i) values.emplace_back(i);
+  return Parameter{std::move(name), values, values.front()};
+}
+
+// 1100 valid of 2400: a + b <= 9 couples two axes, c != 4 punches a hole.
+Space bowl_space() {
+  return Space({range_param("a", 10), range_param("b", 10), range_param("c", 6), range_param("d", 4)},
+               {"a + b <= 9", "c != 4"});
+}
+const Config kBowlOptimum{{3, 6, 2, 2}};  // on the a + b boundary
+std::optional<double> bowl(const Config& c) {
+  auto sq = [](double x) { return x * x; };
+  const auto& i = c.index;
+  return 1.0 + sq(i[0] - 3.0) + 2.0 * sq(i[1] - 6.0) + sq(i[2] - 2.0) + 3.0 * sq(i[3] - 2.0);
+}
+// The bowl where one configuration in five fails (compile/runtime errors are data).
+std::optional<double> bowl_with_failures(const Config& c) {
+  if (c != kBowlOptimum && (c.index[0] + c.index[2]) % 5 == 0) return std::nullopt;
+  return bowl(c);
+}
+
+// 21 valid configurations of 46656: rejection sampling fails here, the fallbacks work.
+Space sparse_space() {
+  std::vector<Parameter> ps;
+  for (int i = 0; i < 6; ++i) ps.push_back(range_param("p" + std::to_string(i), 6));
+  return Space(ps, {"p0 + p1 + p2 + p3 + p4 + p5 == 2"});
+}
+std::optional<double> weighted_sum(const Config& c) {
+  double f = 1.0;
+  for (std::size_t i = 0; i < c.index.size(); ++i) f += static_cast<double>((i + 1) * c.index[i]);
+  return f;
+}
+
+struct Run {
+  std::vector<Config> proposals;  ///< everything ask() returned, in order
+  std::map<Config, std::optional<double>> evaluated;
+  std::size_t invalid = 0;
+  bool ended = false;  ///< ask() returned empty
+  std::optional<Config> best;
+};
+
+// Plays the session: asks in batches, evaluates each configuration once, answers revisits
+// from `evaluated`, stops at `budget` unique evaluations. `late`: results of a batch are
+// told after the next ask, in reverse order (as with a compile pool ahead of the GPU).
+Run drive(const Space& space, const std::string& name, std::uint64_t seed, std::size_t budget,
+          const std::function<std::optional<double>(const Config&)>& objective, bool late = false,
+          std::size_t batch = 4) {
+  search::StrategyOptions options{name, seed, budget};
+  auto strategy = search::make_strategy(space, options);
+  Run run;
+  double best_f = 0.0;
+  std::vector<Config> outstanding;
+  auto tell = [&](const Config& c) {
+    const auto& f = run.evaluated.at(c);
+    strategy->tell(c, {f.has_value(), f.value_or(0.0)});
+  };
+  for (std::size_t round = 0; round < 100 * budget + 1000; ++round) {
+    auto configs = strategy->ask(batch);
+    if (late) {
+      std::for_each(outstanding.rbegin(), outstanding.rend(), tell);
+      outstanding.clear();
+    }
+    if (configs.empty()) {
+      run.ended = true;
+      return run;
+    }
+    for (const auto& c : configs) {
+      run.proposals.push_back(c);
+      if (!space.is_valid(c)) ++run.invalid;
+      if (!run.evaluated.count(c)) {
+        if (run.evaluated.size() >= budget) return run;  // the wrapper stops the search here
+        const auto f = objective(c);
+        run.evaluated[c] = f;
+        if (f && (!run.best || *f < best_f)) run.best = c, best_f = *f;
+      }
+      if (late) outstanding.push_back(c);
+      else tell(c);
+    }
+  }
+  FAIL("strategy " << name << " neither ended nor spent its budget");
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("every strategy is registered and unknown names are input errors") {
+  const auto names = search::strategy_names();
+  for (const char* n : {"brute_force", "random", "greedy_ils", "mls", "simulated_annealing", "dual_annealing",
+                        "genetic_algorithm", "diff_evo", "pso", "bayes_opt", "bandit_portfolio"})
+    CHECK(std::count(names.begin(), names.end(), n) == 1);
+  const Space space = bowl_space();
+  CHECK_THROWS_AS(search::make_strategy(space, {"annealing", 1, {}}), cutune::InputError);
+  CHECK_THROWS_WITH(search::make_strategy(space, {"annealing", 1, {}}),
+                    Catch::Matchers::Contains("unknown strategy 'annealing'"));
+}
+
+TEST_CASE("strategies never propose an invalid configuration") {
+  const std::string name = GENERATE(from_range(search::strategy_names()));
+  const bool late = GENERATE(false, true);
+  INFO(name << (late ? " (late tells)" : ""));
+  const Space bowl_s = bowl_space(), sparse = sparse_space();
+  for (std::uint64_t seed : {1, 2}) {
+    auto a = drive(bowl_s, name, seed, 150, bowl_with_failures, late);
+    CHECK(a.invalid == 0);
+    auto b = drive(sparse, name, seed, 15, weighted_sum, late);
+    CHECK(b.invalid == 0);
+    CHECK(b.proposals.size() >= 15);
+  }
+}
+
+TEST_CASE("strategies honour the evaluation budget exactly") {
+  const std::string name = GENERATE(from_range(search::strategy_names()));
+  INFO(name);
+  const Space space = bowl_space();
+  for (std::size_t budget : {1, 7, 60}) {
+    const auto run = drive(space, name, 3, budget, bowl);
+    CHECK(run.evaluated.size() == budget);
+    // More than `budget` valid configurations remain: only brute_force and random, which
+    // honour the budget themselves, may say they are done.
+    if (name != "brute_force" && name != "random") CHECK_FALSE(run.ended);
+  }
+}
+
+TEST_CASE("strategies are deterministic for a seed") {
+  const std::string name = GENERATE(from_range(search::strategy_names()));
+  INFO(name);
+  const Space space = bowl_space();
+  const auto a = drive(space, name, 42, 120, bowl_with_failures, true);
+  const auto b = drive(space, name, 42, 120, bowl_with_failures, true);
+  CHECK(a.proposals == b.proposals);
+  if (name != "brute_force") {
+    const auto c = drive(space, name, 43, 120, bowl_with_failures, true);
+    CHECK(a.proposals != c.proposals);  // the seed is used
+  }
+}
+
+TEST_CASE("strategies find the optimum of a convex bowl") {
+  const std::string name = GENERATE(from_range(search::strategy_names()));
+  INFO(name);
+  const Space space = bowl_space();
+  const auto valid = space.count_valid();
+  REQUIRE(valid == 1100);
+  REQUIRE(space.is_valid(kBowlOptimum));
+  // Brute force and random do not adapt: they get the whole space, the others a quarter.
+  const bool blind = name == "brute_force" || name == "random";
+  const std::size_t budget = blind ? valid : valid / 4;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    INFO("seed " << seed);
+    const auto run = drive(space, name, seed, budget, bowl, false, 8);
+    REQUIRE(run.best);
+    CHECK(*run.best == kBowlOptimum);
+  }
+}
+
+TEST_CASE("strategies survive failures and end once every valid configuration is known") {
+  const std::string name = GENERATE(from_range(search::strategy_names()));
+  INFO(name);
+  const Space sparse = sparse_space();
+  // Every configuration fails: nothing to learn, the search still covers the space and ends.
+  const auto all_fail = drive(sparse, name, 5, 1000, [](const Config&) { return std::nullopt; });
+  CHECK(all_fail.ended);
+  CHECK(all_fail.evaluated.size() == sparse.count_valid());
+  CHECK(all_fail.invalid == 0);
+  // Some fail: the optimum is still found within the bowl's budget.
+  const Space space = bowl_space();
+  const auto some_fail = drive(space, name, 5, space.count_valid(), bowl_with_failures, true);
+  REQUIRE(some_fail.best);
+  CHECK(*some_fail.best == kBowlOptimum);
+}
+
+TEST_CASE("repair moves to the nearest valid configuration") {
+  const Space space = bowl_space();
+  // a + b <= 9 violated by four: lowering a or b by four are equally near (ties go to the
+  // earlier parameter).
+  auto r = search::repair(space, Config{{9, 4, 0, 0}});
+  REQUIRE(r);
+  CHECK(*r == Config{{5, 4, 0, 0}});
+  // c == 4 is a hole: 3 and 5 are both one away, the smaller index wins.
+  r = search::repair(space, Config{{0, 0, 4, 1}});
+  REQUIRE(r);
+  CHECK(*r == Config{{0, 0, 3, 1}});
+  // Keeping a: only b may move.
+  r = search::repair(space, Config{{9, 9, 0, 0}}, 0);
+  REQUIRE(r);
+  CHECK(*r == Config{{9, 0, 0, 0}});
+  // A valid configuration is its own repair.
+  CHECK(*search::repair(space, kBowlOptimum) == kBowlOptimum);
+
+  // Against an exhaustive search with the documented metric (fewest parameters changed,
+  // then summed index distance) on the sparse space, where two changes often suffice.
+  const Space sparse = sparse_space();
+  std::vector<Config> valid;
+  sparse.for_each_valid([&](const Config& c) {
+    valid.push_back(c);
+    return true;
+  });
+  auto metric = [](const Config& x, const Config& y) {
+    std::size_t changed = 0, distance = 0;
+    for (std::size_t p = 0; p < x.index.size(); ++p) {
+      changed += x.index[p] != y.index[p];
+      distance += x.index[p] > y.index[p] ? x.index[p] - y.index[p] : y.index[p] - x.index[p];
+    }
+    return std::pair{changed, distance};
+  };
+  for (const Config& start : {Config{{1, 1, 1, 0, 0, 0}}, Config{{0, 3, 0, 0, 0, 0}}, Config{{2, 0, 0, 0, 0, 4}}}) {
+    const auto got = search::repair(sparse, start);
+    REQUIRE(got);
+    CHECK(sparse.is_valid(*got));
+    auto nearest = *std::min_element(valid.begin(), valid.end(),
+                                     [&](const Config& x, const Config& y) { return metric(start, x) < metric(start, y); });
+    if (metric(start, nearest).first <= 2) CHECK(metric(start, *got) == metric(start, nearest));
+  }
+}
+
+TEST_CASE("neighbourhoods hold valid configurations one move away") {
+  const Space space = bowl_space();
+  const Config x{{3, 6, 3, 1}};  // on the a + b <= 9 boundary, next to the c hole
+  const auto hamming = search::hamming_neighbours(space, x);
+  const auto adjacent = search::adjacent_neighbours(space, x);
+  for (const auto* list : {&hamming, &adjacent}) {
+    CHECK_FALSE(list->empty());
+    for (const auto& n : *list) {
+      CHECK(space.is_valid(n));
+      CHECK(n != x);
+    }
+  }
+  // Hamming: a = 4 alone is invalid, so the coupled move (a = 4, b lowered) is offered.
+  CHECK(std::count(hamming.begin(), hamming.end(), Config{{4, 5, 3, 1}}) == 1);
+  // Adjacent: c steps over the hole at 4 to 5.
+  CHECK(std::count(adjacent.begin(), adjacent.end(), Config{{3, 6, 5, 1}}) == 1);
+  CHECK(std::count(adjacent.begin(), adjacent.end(), Config{{3, 6, 2, 1}}) == 1);
+}
+
+// Not a check: a table for the README (run: test_search "[measure]"). Unique evaluations
+// until the bowl's optimum is found, median and worst over 21 seeds.
+TEST_CASE("evaluations to the bowl's optimum", "[.][measure]") {
+  const Space space = bowl_space();
+  for (const auto& name : search::strategy_names()) {
+    std::vector<std::size_t> needed;
+    for (std::uint64_t seed = 1; seed <= 21; ++seed) {
+      const auto run = drive(space, name, seed, space.count_valid(), bowl, false, 8);
+      // Position of the optimum among the unique evaluations, in proposal order.
+      std::set<Config> unique;
+      for (const auto& c : run.proposals) {
+        unique.insert(c);
+        if (c == kBowlOptimum) break;
+      }
+      needed.push_back(unique.size());
+    }
+    std::sort(needed.begin(), needed.end());
+    WARN(name << ": median " << needed[needed.size() / 2] << ", worst " << needed.back() << " of "
+              << space.count_valid());
+  }
+}
