@@ -104,12 +104,14 @@ search::RecordedSpace recorded_space_from_cache(const db::kt::KtCache& cache, co
                objectives.empty() ? "time" : objectives.front());
 }
 
-search::RecordedSpace load_recorded_space(const std::filesystem::path& path) {
+search::RecordedSpace load_recorded_space(const std::filesystem::path& path, RecordingOrigin* origin) {
   const std::string name = stem_of(path);
   // A cache file holds "cache", T4 results "results": try the cache reader first.
   db::kt::T4Results r;
   try {
-    return recorded_space_from_cache(db::kt::read_cache(path), name);
+    const db::kt::KtCache cache = db::kt::read_cache(path);
+    if (origin) *origin = RecordingOrigin{cache.device_name, cache.kernel_name};
+    return recorded_space_from_cache(cache, name);
   } catch (const InputError& as_cache) {
     try {
       r = db::kt::read_t4(path);
@@ -118,6 +120,7 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path) {
                                    path.string(), as_cache.what(), as_t4.what()));
     }
   }
+  if (origin) *origin = RecordingOrigin{r.metadata.device, ""};
   // T4 has no tune_params: the values seen, numbers ascending (neighbours in the value
   // order are neighbours for the strategies), anything else in first-seen order.
   std::vector<ValueList> values(r.param_names.size());

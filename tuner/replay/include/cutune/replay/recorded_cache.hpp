@@ -19,7 +19,12 @@ namespace cutune::replay {
 /// sum of its runtimes instead). Throws InputError naming the file
 /// and entry for what cannot be read, a configuration outside tune_params, or a file with
 /// no valid configuration.
-search::RecordedSpace load_recorded_space(const std::filesystem::path& path);
+/// Where a recording came from (for what a simulated run stores).
+struct RecordingOrigin {
+  std::string device_name;  ///< "NVIDIA A100-PCIE-40GB" ("" when the file does not say)
+  std::string kernel_name;  ///< "" when the file does not say
+};
+search::RecordedSpace load_recorded_space(const std::filesystem::path& path, RecordingOrigin* origin = nullptr);
 
 /// The same from a cache already read; `name` names the space in messages.
 search::RecordedSpace recorded_space_from_cache(const db::kt::KtCache& cache, const std::string& name);
