@@ -51,6 +51,7 @@ TEST_CASE("scoring: F(p), T(p), B(t), S(t), P(t) on a 5-configuration space by h
   RecordedSpace space = line_space({5, 4, 3, 2, 1}, {0.25, 0.5, 0.5, 0.5, 0.25});
   ScoringOptions o;
   o.points = 5;
+  o.curve = CurveMethod::Median;
   SpaceScoring s(space, o);
   CHECK(s.size() == 5);
   CHECK(s.optimum() == 1.0);
@@ -76,6 +77,16 @@ TEST_CASE("scoring: F(p), T(p), B(t), S(t), P(t) on a 5-configuration space by h
   // An even number of repeats takes the mean of the two middle ones (numpy.median).
   const auto two = s.strategy_curve({runs[0], runs[1]});
   CHECK(two == std::vector<double>{5, 3, 2.5, 2.5, 1.5});
+
+  // The reference's estimator on the same runs. Points (time, rank of the best so far in v)
+  // within the window plus a margin of 0.1 + 0.25 x 3 runs / 6 evaluations = 0.225 (up to
+  // 1.225 s; A's 1.25 s is out): (0.25, 0) and (0.25, 4) -> 2 with weight 2, (0.5, 3),
+  // (0.75, 2), (1.0, 1). Non-increasing fit: 2 < 3 pools to 7/3 at 0.25 and 0.5; then 2, 1.
+  // At t = 0 .. 1: 7/3, 7/3, 7/3, 2, 1 -> ranks 2 2 2 2 1 -> S = v[rank] = [3 3 3 3 2]. The
+  // runs end (last valid) at 1.25, 0.25, 0.75: median 0.75, next 1.25 is past the window.
+  o.curve = CurveMethod::Isotonic;
+  SpaceScoring iso(space, o);
+  CHECK(iso.strategy_curve(runs) == std::vector<double>{3, 3, 3, 3, 2});
 }
 
 TEST_CASE("scoring: F(p) and B(t) on 9 configurations by hand", "[scoring]") {

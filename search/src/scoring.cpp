@@ -44,7 +44,8 @@ double median_of(std::vector<double> values) {
   return (lower + upper) / 2.0;
 }
 
-SpaceScoring::SpaceScoring(const RecordedSpace& space, ScoringOptions options) : name_(space.name()) {
+SpaceScoring::SpaceScoring(const RecordedSpace& space, ScoringOptions options)
+    : name_(space.name()), method_(options.curve) {
   std::vector<double> costs;
   for (const auto& e : space.entries()) {
     costs.push_back(e.result.cost_s);
@@ -103,7 +104,90 @@ double SpaceScoring::baseline(double t) const {
 
 std::vector<double> SpaceScoring::strategy_curve(const std::vector<std::vector<TraceEntry>>& runs) const {
   if (runs.empty()) throw InputError(fmt::format("{}: no runs to score", name_));
-  std::vector<std::vector<double>> per_run;
+  return method_ == CurveMethod::Median ? median_curve(runs) : isotonic_curve(runs);
+}
+
+std::vector<double> SpaceScoring::isotonic_curve(const std::vector<std::vector<TraceEntry>>& runs) const {
+  // Pooled points (time, rank of the best so far in v), each run's last valid time.
+  std::vector<std::pair<double, double>> points;
+  std::vector<double> last_time;
+  std::size_t all_points = 0;
+  for (const auto& run : runs) {
+    double best = INFINITY, last = NAN;
+    for (const auto& e : run) {
+      ++all_points;
+      if (e.observation.valid && e.observation.objective < best) best = e.observation.objective;
+      if (!std::isfinite(best)) continue;
+      last = e.elapsed_s;
+      // numpy.searchsorted(v, best, side="left")
+      const double rank = static_cast<double>(std::lower_bound(v_.begin(), v_.end(), best) - v_.begin());
+      points.emplace_back(e.elapsed_s, rank);
+    }
+    if (!std::isnan(last)) last_time.push_back(last);
+  }
+  const double margin = 0.1 + 0.25 * static_cast<double>(runs.size()) / static_cast<double>(std::max<std::size_t>(all_points, 1));
+  const double lo = times_.front() * (1 - margin), hi = times_.back() * (1 + margin);
+  std::erase_if(points, [&](const auto& p) { return p.first < lo || p.first > hi; });
+  if (points.empty()) throw InputError(fmt::format("{}: no run has a valid result within the window", name_));
+  std::sort(points.begin(), points.end());
+  // Ties in time averaged (weighted), then pool adjacent violators of "non-increasing".
+  struct Block { double x_first, x_last, sum, weight; };
+  std::vector<double> xs, ys, ws;
+  for (std::size_t i = 0; i < points.size();) {
+    std::size_t j = i;
+    double sum = 0;
+    while (j < points.size() && points[j].first == points[i].first) sum += points[j++].second;
+    xs.push_back(points[i].first);
+    ys.push_back(sum / static_cast<double>(j - i));
+    ws.push_back(static_cast<double>(j - i));
+    i = j;
+  }
+  std::vector<Block> blocks;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    blocks.push_back({xs[i], xs[i], ys[i] * ws[i], ws[i]});
+    while (blocks.size() > 1) {
+      Block& b = blocks.back();
+      Block& a = blocks[blocks.size() - 2];
+      if (a.sum / a.weight >= b.sum / b.weight) break;  // non-increasing: fine
+      a = Block{a.x_first, b.x_last, a.sum + b.sum, a.weight + b.weight};
+      blocks.pop_back();
+    }
+  }
+  std::vector<double> fx, fy;  // fitted value at every distinct time (blocks are in order)
+  std::size_t next = 0;
+  for (const auto& b : blocks)
+    for (; next < xs.size() && xs[next] <= b.x_last; ++next) {
+      fx.push_back(xs[next]);
+      fy.push_back(b.sum / b.weight);
+    }
+  // The reference holds the curve after the first end time above the runs' median end.
+  std::sort(last_time.begin(), last_time.end());
+  double stop = times_.back();
+  if (!last_time.empty()) {
+    const double median_end = median_of(last_time);
+    auto it = std::upper_bound(last_time.begin(), last_time.end(), median_end);
+    if (it != last_time.end()) stop = std::min(stop, *it);
+  }
+  std::vector<double> curve(times_.size());
+  const double max_rank = static_cast<double>(v_.size() - 1);
+  std::size_t stop_index = times_.size();
+  for (std::size_t k = 0; k < times_.size(); ++k) {
+    const double t = times_[k];
+    double y;
+    if (t <= fx.front()) y = fy.front();
+    else if (t >= fx.back()) y = fy.back();
+    else {
+      const std::size_t j = static_cast<std::size_t>(std::upper_bound(fx.begin(), fx.end(), t) - fx.begin());
+      y = fy[j - 1] + (fy[j] - fy[j - 1]) * (t - fx[j - 1]) / (fx[j] - fx[j - 1]);
+    }
+    curve[k] = v_[static_cast<std::size_t>(std::clamp(round_half_even(y), 0.0, max_rank))];
+    if (stop_index == times_.size() && t > stop) stop_index = k;
+  }
+  for (std::size_t k = stop_index; k < curve.size(); ++k) curve[k] = curve[stop_index];
+  return curve;
+}
+
+std::vector<double> SpaceScoring::median_curve(const std::vector<std::vector<TraceEntry>>& runs) const {  std::vector<std::vector<double>> per_run;
   for (const auto& run : runs) per_run.push_back(best_so_far(run, times_, v_.back()));
   std::vector<double> curve(times_.size()), column(runs.size());
   for (std::size_t k = 0; k < times_.size(); ++k) {

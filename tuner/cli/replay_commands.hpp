@@ -33,6 +33,7 @@ struct ScoreArgs {
   std::string json;
   unsigned threads = 0;
   std::size_t points = 1000;
+  std::string curve = "isotonic";  ///< S(t): "isotonic" (the reference's) or "median"
   std::string command;
 };
 CLI::App* add_score_command(CLI::App& app, ScoreArgs& args);
