@@ -1,8 +1,16 @@
 // Scoring by the methodology of Willemsen, van Nieuwpoort and van Werkhoven (issue 7),
 // checked against values computed by hand, and recorded spaces read from Kernel Tuner files.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "cutune/model/errors.hpp"
@@ -30,6 +38,24 @@ RecordedSpace line_space(const std::vector<double>& objective, const std::vector
 
 std::filesystem::path shared_space(const char* name) {
   return std::filesystem::path(CUTUNE_SHARED_DIR) / "data" / "spaces" / name;
+}
+
+struct Cli {
+  int status = -1;
+  std::string out, err;
+};
+
+// cutune with `args` (a shell-quoted string), stdout and stderr captured.
+Cli run_cutune(const std::string& args, const std::filesystem::path& dir) {
+  const auto out = dir / "stdout", err = dir / "stderr";
+  const int rc = std::system(fmt::format("'{}' {} >'{}' 2>'{}'", CUTUNE_CLI_PATH, args, out.string(), err.string()).c_str());
+  auto slurp = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  return Cli{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
 }
 
 }  // namespace
@@ -170,4 +196,54 @@ TEST_CASE("scoring: random search scores about 0, the comparison table", "[scori
   CHECK(format_score_table(t).find("random") != std::string::npos);
   o.strategies = {"no_such"};
   CHECK_THROWS_AS(compare_strategies(spaces, o), InputError);
+}
+
+TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line", "[scoring]") {
+  const auto cache = std::filesystem::path(CUTUNE_SHARED_DIR) / "formats" / "kernel_tuner" / "examples" /
+                     "strategies" / "test_cache_time_energy.json";
+  if (!std::filesystem::exists(cache)) {
+    WARN("SKIPPED: ../shared/formats is not beside the checkout");
+    return;
+  }
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_scoring_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string db = (dir / "sim.db").string(), trace_file = (dir / "trace.json").string();
+  // 15 recorded configurations: a budget of 4, then resumed to 6 from the DB.
+  Cli a = run_cutune(fmt::format("tune --simulate '{}' --strategy random --seed 2 --budget 4 --db '{}' --trace '{}'",
+                                 cache.string(), db, trace_file), dir);
+  INFO(a.out << a.err);
+  REQUIRE(a.status == 0);
+  CHECK(a.out.find("4 evaluations (0 resumed") != std::string::npos);
+  CHECK(std::filesystem::file_size(trace_file) > 0);
+  Cli b = run_cutune(fmt::format("tune --simulate '{}' --strategy random --seed 2 --budget 6 --db '{}'",
+                                 cache.string(), db), dir);
+  INFO(b.out << b.err);
+  CHECK(b.status == 0);
+  CHECK(b.out.find("6 evaluations (4 resumed") != std::string::npos);
+  // Bad input: one line naming what is wrong, exit 2.
+  Cli c = run_cutune("tune --simulate /no/such/cache.json", dir);
+  CHECK(c.status == 2);
+  CHECK(c.err.find("/no/such/cache.json") != std::string::npos);
+  Cli d = run_cutune("tune", dir);
+  CHECK(d.status == 2);
+  CHECK(d.err.find("KERNEL") != std::string::npos);
+  // score with another tool's runs; a key that is not recorded is bad input.
+  {
+    std::ofstream t(dir / "kt.json");
+    t << R"({"traces": [{"space": "test_cache_time_energy", "strategy": "kt:x", "runs": [["128,1080", "256,1080"]]}]})";
+  }
+  Cli e = run_cutune(fmt::format("score --spaces '{}' --strategies random,greedy_ils --repeats 3 --traces '{}' --json '{}'",
+                                 cache.string(), (dir / "kt.json").string(), (dir / "s.json").string()), dir);
+  INFO(e.out << e.err);
+  CHECK(e.status == 0);
+  CHECK(e.out.find("kt:x") != std::string::npos);
+  CHECK(e.out.find("greedy_ils") != std::string::npos);
+  {
+    std::ofstream t(dir / "bad.json");
+    t << R"({"traces": [{"space": "test_cache_time_energy", "strategy": "kt:x", "runs": [["129,1080"]]}]})";
+  }
+  Cli f = run_cutune(fmt::format("score --spaces '{}' --traces '{}'", cache.string(), (dir / "bad.json").string()), dir);
+  CHECK(f.status == 2);
+  CHECK(f.err.find("runs[0]") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }

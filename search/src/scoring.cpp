@@ -127,8 +127,12 @@ std::vector<double> SpaceScoring::isotonic_curve(const std::vector<std::vector<T
   }
   const double margin = 0.1 + 0.25 * static_cast<double>(runs.size()) / static_cast<double>(std::max<std::size_t>(all_points, 1));
   const double lo = times_.front() * (1 - margin), hi = times_.back() * (1 + margin);
-  std::erase_if(points, [&](const auto& p) { return p.first < lo || p.first > hi; });
-  if (points.empty()) throw InputError(fmt::format("{}: no run has a valid result within the window", name_));
+  if (points.empty()) throw InputError(fmt::format("{}: no run has a valid result", name_));
+  // (The reference gives up when no point is near the window, e.g. runs that all end before
+  // it; here the curve then rests on all points: it is held constant outside them.)
+  auto near = points;
+  std::erase_if(near, [&](const auto& p) { return p.first < lo || p.first > hi; });
+  if (!near.empty()) points = std::move(near);
   std::sort(points.begin(), points.end());
   // Ties in time averaged (weighted), then pool adjacent violators of "non-increasing".
   struct Block { double x_first, x_last, sum, weight; };

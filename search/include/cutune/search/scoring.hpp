@@ -13,7 +13,8 @@
 //   S(t), two estimators (ScoringOptions::curve):
 //   - isotonic (the default): as the reference, a monotone (isotonic, pool-adjacent-violators) regression
 //     of the pooled repeats' best-so-far ranks in v against time, fitted to the points within
-//     the window plus a margin (0.1 + 0.25 x repeats / points), interpolated linearly,
+//     the window plus a margin (0.1 + 0.25 x repeats / points; all points if none is that
+//     close, where the reference gives up), interpolated linearly,
 //     rounded to a rank, and held constant after the repeats' median end (the reference's
 //     "real stopping point"). The reference bags 1/sqrt(repeats)-sized bootstrap samples
 //     over that fit; this is the plain fit (tests/crosscheck_scoring.py compares them);
