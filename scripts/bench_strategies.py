@@ -25,7 +25,8 @@ import sys
 import tempfile
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import TimeoutError as FuturesTimeout
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -90,6 +91,42 @@ def kt_run(job):
     return [",".join(str(r[k]) for k in keys) for r in results]
 
 
+def write_markdown(scores, path):
+    """results/strategies.md: the table (losers included), spaces, budgets, settings, command."""
+    spaces = [sp["name"] for sp in scores["spaces"]]
+    lines = ["# Search strategies: cutune's and Kernel Tuner's, scored alike", "",
+             f"Date: {scores['date']}. Scorer: `cutune score` (methodology of Willemsen, van Nieuwpoort and "
+             f"van Werkhoven, FGCS 2024: window T({scores['methodology']['window'][0]})..T({scores['methodology']['window'][1]}), "
+             f"{scores['methodology']['points']} points, calculated random-search baseline, S(t) = "
+             f"{scores['methodology']['curve']}). 0 = as good as random search, 1 = the optimum; the overall score is "
+             "the mean over all spaces together.", "",
+             "| strategy | source | runs per space | " + " | ".join(spaces) + " | overall |",
+             "| --- | --- | --- | " + " | ".join("---:" for _ in spaces) + " | ---: |"]
+    for r in scores["strategies"]:
+        cells = ["-" if r["per_space"][sp] is None else f"{r['per_space'][sp]:.3f}" for sp in spaces]
+        overall = "-" if r["overall"] is None else f"**{r['overall']:.3f}**"
+        runs = sorted(set(r["runs"]))
+        lines.append(f"| {r['strategy']} | {'cutune' if r['source'] == 'cutune' else 'Kernel Tuner'} | "
+                     f"{'/'.join(map(str, runs))} | " + " | ".join(cells) + f" | {overall} |")
+    lines += ["", "Spaces (recorded brute-force measurements; valid = recorded; cost = compile + benchmark + "
+              "verification time):", "",
+              "| space | configurations | valid | optimum (ms) | median (ms) | median cost (s) | window (s) | "
+              "time budget (s) | evaluation budget |", "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
+    for sp in scores["spaces"]:
+        lines.append(f"| {sp['name']} | {sp['configurations']} | {sp['valid']} | {sp['optimum']:.4f} | "
+                     f"{sp['median']:.4f} | {sp['median_cost_s']:.3f} | {sp['window_s'][0]:.1f}..{sp['window_s'][1]:.1f} | "
+                     f"{sp['time_budget_s']:.1f} | {sp['evaluation_budget']} |")
+    kt = scores.get("kernel_tuner", {})
+    lines += ["", f"Budgets: every run, cutune's and Kernel Tuner's, stops at the end of the window (time budget, "
+              f"simulated seconds); cutune's strategies are told the evaluation budget for planning, Kernel Tuner's get "
+              f"it as max_fevals. cutune: {scores['repeats']} runs per strategy and space (seed {scores['seed']} + run), "
+              f"batches of {scores['batch']}. Kernel Tuner: {kt.get('version', '-')}, {kt.get('repeats', '-')} runs per "
+              f"strategy and space (fewer: it is slow in simulation), simulation_mode=True, restrictions = "
+              f"the recorded configurations.", "",
+              "Command:", "", "```sh", scores.get("bench_command", scores["command"]), "```", ""]
+    Path(path).write_text("\n".join(lines))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--spaces", nargs="+", default=[str(p) for p in DEFAULT_SPACES])
@@ -98,6 +135,8 @@ def main():
     ap.add_argument("--kt-strategies", default=",".join(KT_STRATEGIES))
     ap.add_argument("--strategies", default="", help="cutune's (default: all)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kt-deadline", type=float, default=None,
+                    help="seconds for Kernel Tuner's runs; those not done by then are left out")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
     ap.add_argument("--out", default=str(ROOT / "results" / "strategies"))
     ap.add_argument("--cutune", default=str(ROOT / "build" / "tuner" / "cli" / "cutune"))
@@ -114,24 +153,33 @@ def main():
         spaces = json.loads(info.read_text())["spaces"]
 
         # Kernel Tuner reads plain .json caches.
-        jobs, where = [], []
+        plain = {}
         for space in spaces:
-            plain = Path(tmp) / (space["name"] + ".json")
-            plain.write_text(json.dumps(load_cache(space["file"])))
-            for strategy in args.kt_strategies.split(","):
-                for r in range(args.kt_repeats):
-                    jobs.append((str(plain), strategy, args.seed + r, space["time_budget_s"], space["evaluation_budget"]))
-                    where.append((space["name"], strategy))
+            plain[space["name"]] = Path(tmp) / (space["name"] + ".json")
+            plain[space["name"]].write_text(json.dumps(load_cache(space["file"])))
+        # Repeat-major order, so that every strategy has runs on every space early: with
+        # --kt-deadline the runs done by then are kept (the table says how many).
+        jobs = [(space, strategy, r) for r in range(args.kt_repeats) for space in spaces
+                for strategy in args.kt_strategies.split(",")]
         t0 = time.time()
         runs = {}
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            for (space, strategy), keys in zip(where, pool.map(kt_run, jobs)):
-                runs.setdefault((space, strategy), []).append(keys)
-        kt_s = time.time() - t0
-        traces = {"tool": f"kernel_tuner {kernel_tuner.__version__}" if hasattr(kernel_tuner, "__version__") else "kernel_tuner",
-                  "traces": [{"space": s, "strategy": "kt:" + st, "runs": v} for (s, st), v in runs.items()]}
         trace_file = out.with_suffix(".kt_traces.json")
         trace_file.parent.mkdir(parents=True, exist_ok=True)
+        tool = f"kernel_tuner {getattr(kernel_tuner, '__version__', '1.5.0')}"
+        pool = ProcessPoolExecutor(max_workers=args.jobs)
+        futures = {pool.submit(kt_run, (str(plain[sp["name"]]), st, args.seed + r, sp["time_budget_s"],
+                                        sp["evaluation_budget"])): (sp["name"], st) for sp, st, r in jobs}
+        try:
+            for f in as_completed(futures, timeout=args.kt_deadline):
+                runs.setdefault(futures[f], []).append(f.result())
+        except FuturesTimeout:
+            print(f"Kernel Tuner: --kt-deadline {args.kt_deadline} s reached, {sum(map(len, runs.values()))} of "
+                  f"{len(jobs)} runs done; scoring those", file=sys.stderr)
+        for p in getattr(pool, "_processes", {}).values():  # the unfinished runs are not waited for
+            p.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        kt_s = time.time() - t0
+        traces = {"tool": tool, "traces": [{"space": s, "strategy": "kt:" + st, "runs": v} for (s, st), v in runs.items()]}
         trace_file.write_text(json.dumps(traces))
 
     cmd = [args.cutune, "score", "--spaces", *args.spaces, "--repeats", str(args.repeats), "--seed", str(args.seed),
@@ -141,9 +189,11 @@ def main():
     subprocess.run(cmd, check=True)
     scores = json.loads(out.with_suffix(".json").read_text())
     scores["kernel_tuner"] = {"version": traces["tool"], "repeats": args.kt_repeats, "wall_s": round(kt_s, 1),
+                              "deadline_s": args.kt_deadline,
                               "strategy_options": "time_limit = time_budget_s, max_fevals = evaluation_budget"}
-    scores["bench_command"] = " ".join(sys.argv)
+    scores["bench_command"] = "scripts/bench_strategies.py " + " ".join(sys.argv[1:])
     out.with_suffix(".json").write_text(json.dumps(scores, indent=1) + "\n")
+    write_markdown(scores, out.with_suffix(".md"))
     best = {src: max((r for r in scores["strategies"] if (r["source"] == "cutune") == (src == "cutune")
                       and r["overall"] is not None), key=lambda r: r["overall"], default=None)
             for src in ("cutune", "kt")}
