@@ -8,6 +8,7 @@
 #include "replay_commands.hpp"
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
+#include "cutune/search/strategy.hpp"
 
 namespace {
 
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
   auto* tune = app.add_subcommand("tune", "Tune a kernel on a GPU and store every measurement");
   tune->add_option("KERNEL", ta.kernel, "Built-in template name or T1 .json file (required unless --simulate)");
   tune->add_option("--problem", ta.problem, "Problem variables, e.g. n=268435456 (or n=2**28)");
-  tune->add_option("--strategy", ta.strategy, "A search strategy (cutune score --help lists them: see README)");
+  tune->add_option("--strategy", ta.strategy,
+                   fmt::format("One of {} (default brute_force)", fmt::join(cutune::search::strategy_names(), ", ")));
   tune->add_option("--budget", ta.budget, "Evaluate at most N configurations");
   tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
   tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");
