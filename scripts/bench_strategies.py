@@ -123,7 +123,9 @@ def write_markdown(scores, path):
               f"batches of {scores['batch']}. Kernel Tuner: {kt.get('version', '-')}, {kt.get('repeats', '-')} runs per "
               f"strategy and space (fewer: it is slow in simulation), simulation_mode=True, restrictions = "
               f"the recorded configurations.", "",
-              "Command:", "", "```sh", scores.get("bench_command", scores["command"]), "```", ""]
+              "Command:", "", "```sh"]
+    lines += ([scores["cutune_command"]] if "cutune_command" in scores else [])
+    lines += [scores.get("bench_command", scores["command"]), "```", ""]
     Path(path).write_text("\n".join(lines))
 
 
@@ -135,6 +137,10 @@ def main():
     ap.add_argument("--kt-strategies", default=",".join(KT_STRATEGIES))
     ap.add_argument("--strategies", default="", help="cutune's (default: all)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--kt-traces", default=None, help="reuse Kernel Tuner's runs from an earlier OUT.kt_traces.json")
+    ap.add_argument("--cutune-scores", default=None,
+                    help="reuse cutune's rows from an earlier `cutune score --json` on the same spaces "
+                         "(its repeats and seed are kept)")
     ap.add_argument("--kt-deadline", type=float, default=None,
                     help="seconds for Kernel Tuner's runs; those not done by then are left out")
     ap.add_argument("--jobs", type=int, default=os.cpu_count())
@@ -154,13 +160,13 @@ def main():
 
         # Kernel Tuner reads plain .json caches.
         plain = {}
-        for space in spaces:
+        for space in (spaces if not args.kt_traces else []):
             plain[space["name"]] = Path(tmp) / (space["name"] + ".json")
             plain[space["name"]].write_text(json.dumps(load_cache(space["file"])))
         # Repeat-major order, so that every strategy has runs on every space early: with
         # --kt-deadline the runs done by then are kept (the table says how many).
         jobs = [(space, strategy, r) for r in range(args.kt_repeats) for space in spaces
-                for strategy in args.kt_strategies.split(",")]
+                for strategy in args.kt_strategies.split(",")] if not args.kt_traces else []
         t0 = time.time()
         runs = {}
         trace_file = out.with_suffix(".kt_traces.json")
@@ -180,14 +186,35 @@ def main():
         pool.shutdown(wait=False, cancel_futures=True)
         kt_s = time.time() - t0
         traces = {"tool": tool, "traces": [{"space": s, "strategy": "kt:" + st, "runs": v} for (s, st), v in runs.items()]}
+        if args.kt_traces:
+            traces = json.loads(Path(args.kt_traces).read_text())
         trace_file.write_text(json.dumps(traces))
 
     cmd = [args.cutune, "score", "--spaces", *args.spaces, "--repeats", str(args.repeats), "--seed", str(args.seed),
            "--traces", str(trace_file), "--json", str(out.with_suffix(".json"))]
     if args.strategies:
         cmd += ["--strategies", args.strategies]
-    subprocess.run(cmd, check=True)
+    if args.cutune_scores:  # Kernel Tuner's runs only (beside one random run, dropped), then cutune's earlier rows
+        cmd[cmd.index("--repeats") + 1] = "1"
+        cmd += ["--strategies", "random"]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if args.cutune_scores else None)
     scores = json.loads(out.with_suffix(".json").read_text())
+    if args.cutune_scores:
+        earlier = json.loads(Path(args.cutune_scores).read_text())
+        if [sp["name"] for sp in earlier["spaces"]] != [sp["name"] for sp in scores["spaces"]] or \
+                earlier["methodology"] != scores["methodology"]:
+            sys.exit("--cutune-scores: other spaces or another methodology than this run")
+        rows = [r for r in scores["strategies"] if r["source"] != "cutune"] + earlier["strategies"]
+        scores["strategies"] = sorted(rows, key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
+        scores.update(repeats=earlier["repeats"], seed=earlier["seed"], cutune_command=earlier["command"])
+    rows = scores["strategies"]
+    width = max(len(r["strategy"]) for r in rows)
+    names = [sp["name"] for sp in scores["spaces"]]
+    print(f"{'strategy':<{width}}  " + "  ".join(names) + "  overall")
+    for r in rows:
+        cells = ["-" if r["per_space"][n] is None else f"{r['per_space'][n]:.3f}" for n in names]
+        print(f"{r['strategy']:<{width}}  " + "  ".join(f"{c:>{len(n)}}" for c, n in zip(cells, names)) +
+              f"  {'-' if r['overall'] is None else format(r['overall'], '.3f'):>7}")
     scores["kernel_tuner"] = {"version": traces["tool"], "repeats": args.kt_repeats, "wall_s": round(kt_s, 1),
                               "deadline_s": args.kt_deadline,
                               "strategy_options": "time_limit = time_budget_s, max_fevals = evaluation_budget"}
