@@ -472,3 +472,24 @@ TEST_CASE("space: default_config, assignments, value, index_of", "[space]") {
   CHECK_FALSE(r.is_valid(Config{{0}}));
   CHECK_FALSE(r.is_valid(Config{{5, 0}}));
 }
+
+TEST_CASE("space: a membership predicate narrows validity at the leaf", "[space]") {
+  // 3 x 3 with restriction a <= b (6 valid); membership keeps those with a + b odd:
+  // (0,1), (1,2) -> 2 members. A recorded space uses this to mean "in the recording".
+  Space s({param("a", {0, 1, 2}), param("b", {0, 1, 2})}, {"a <= b"});
+  REQUIRE(s.count_valid() == 6);
+  s.set_membership([](const Config& c) { return (c.index[0] + c.index[1]) % 2 == 1; });
+  CHECK(s.count_valid() == 2);
+  CHECK(brute_force(s) == std::vector<Config>{Config{{0, 1}}, Config{{1, 2}}});
+  CHECK(s.is_valid(Config{{0, 1}}));
+  CHECK_FALSE(s.is_valid(Config{{0, 2}}));  // passes the restriction, not a member
+  CHECK(s.violated_restriction(Config{{0, 2}}) == "<not a member>");
+  CHECK(s.violated_restriction(Config{{2, 1}}) == "a <= b");  // restrictions come first
+  // next_valid skips non-members, also when resuming from one.
+  Config c{{0, 2}};
+  REQUIRE(s.next_valid(c));
+  CHECK(c == Config{{1, 2}});
+  CHECK_FALSE(s.next_valid(c));
+  s.set_membership(nullptr);
+  CHECK(s.count_valid() == 6);
+}

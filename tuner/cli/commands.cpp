@@ -282,6 +282,7 @@ int cmd_tune(const TuneArgs& a) {
   o.problem = a.problem;
   o.strategy = a.strategy;
   o.budget = a.budget;
+  o.time_budget_s = a.time_budget_s;
   o.seed = a.seed;
   o.db = db_path;
   o.kt_cache = a.kt_cache;

@@ -62,6 +62,7 @@ struct TuneArgs {
   std::string command;
   CompilePoolArgs pool;
   double timeout_s = 5.0;             ///< floor of the per-configuration hang timeout
+  std::optional<double> time_budget_s;  ///< --time-budget: sum of evaluation costs, seconds
 };
 int cmd_tune(const TuneArgs& args);
 struct MeasureConfigArgs {

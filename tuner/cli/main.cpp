@@ -6,8 +6,10 @@
 
 #include "commands.hpp"
 #include "interop_commands.hpp"
+#include "replay_commands.hpp"
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
+#include "cutune/search/strategy.hpp"
 
 namespace {
 
@@ -59,9 +61,10 @@ int main(int argc, char** argv) {
 
   TuneArgs ta;
   auto* tune = app.add_subcommand("tune", "Tune a kernel on a GPU and store every measurement");
-  tune->add_option("KERNEL", ta.kernel, "Built-in template name or T1 .json file")->required();
+  tune->add_option("KERNEL", ta.kernel, "Built-in template name or T1 .json file (required unless --simulate)");
   tune->add_option("--problem", ta.problem, "Problem variables, e.g. n=268435456 (or n=2**28)");
-  tune->add_option("--strategy", ta.strategy, "brute_force or random");
+  tune->add_option("--strategy", ta.strategy,
+                   fmt::format("One of {} (default brute_force)", fmt::join(cutune::search::strategy_names(), ", ")));
   tune->add_option("--budget", ta.budget, "Evaluate at most N configurations");
   tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
   tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");
@@ -103,6 +106,11 @@ int main(int argc, char** argv) {
                    "Re-measure the best N and the default thoroughly, interleaved, to declare the winner (0: off)")
       ->check(CLI::Range(0, 100));
 
+  SimulateArgs sa;
+  add_simulate_options(tune, sa);
+  ScoreArgs sca;
+  auto* score = add_score_command(app, sca);
+
   MeasureConfigArgs ma;
   auto* measure = app.add_subcommand("measure", "Measure one configuration thoroughly (verified first)");
   measure->add_option("KERNEL", ma.kernel, "Built-in template name or T1 .json file")->required();
@@ -141,7 +149,7 @@ int main(int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
     std::cerr << "cutune: unknown subcommand '" << argv[1]
-              << "' (devices, kernels, space, compile, tune, measure, query, import, export; see --help)\n";
+              << "' (devices, kernels, space, compile, tune, measure, query, import, export, score; see --help)\n";
     return kBadInput;
   }
   try {
@@ -162,8 +170,15 @@ int main(int argc, char** argv) {
     if (*kernels) return cmd_kernels();
     if (*space) return cmd_space(space_kernel, space_problem, space_show, space_t1);
     if (*compile) return cmd_compile(ca);
+    if (*score) {
+      sca.command = command_line(argc, argv);
+      return cmd_score(sca);
+    }
     if (*tune) {
       ta.command = command_line(argc, argv);
+      if (!sa.cache.empty()) return cmd_simulate(sa, ta.strategy, ta.budget, ta.seed, ta.db, ta.command);
+      if (ta.kernel.empty()) throw cutune::InputError("tune: KERNEL is required (or --simulate CACHE)");
+      ta.time_budget_s = sa.time_budget_s;
       return cmd_tune(ta);
     }
     if (*query) return cmd_query(qa);

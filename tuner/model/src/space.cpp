@@ -173,7 +173,11 @@ bool Space::next_valid(Config& config) const {
   while (true) {
     if (descend) {
       if (check(config.index, depth)) {
-        if (depth == last) return true;
+        if (depth == last) {
+          if (!membership_ || membership_(config)) return true;
+          descend = false;  // not a member: advance the last level
+          continue;
+        }
         config.index[++depth] = 0;
         continue;
       }
@@ -217,6 +221,7 @@ std::string Space::violated_restriction(const Config& config) const {
       throw InputError(fmt::format("restriction \"{}\": {}", r.expression.text(), e.what()));
     }
   }
+  if (membership_ && !membership_(config)) return "<not a member>";
   return "";
 }
 

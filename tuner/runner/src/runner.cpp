@@ -24,6 +24,7 @@
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_stage.hpp"
 #include "cutune/runner/gpu_worker.hpp"
+#include "cutune/search/session.hpp"
 #include "cutune/search/strategy.hpp"
 
 namespace cutune::runner {
@@ -187,8 +188,22 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   std::uint64_t done = 0;
   const std::uint64_t total = options.budget ? std::min<std::uint64_t>(*options.budget, space.count_valid())
                                              : space.count_valid();
+  // The session asks the strategy, answers revisits and stored measurements (resume) from
+  // results, and keeps the budgets (issue 7).
+  search::SessionOptions session_options;
+  session_options.max_evaluations = options.budget;
+  session_options.max_time_s = options.time_budget_s;
+  search::Session session(*strategy, session_options, &space);
+  auto cost_s = [](const db::Measurement& m) {
+    return (m.compile_ms + m.verify_ms + std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0)) / 1e3;
+  };
+  for (const auto& [key, m] : stored) {
+    // A stored key outside the declared space cannot be proposed: nothing to resume.
+    if (Config c; [&] { try { c = space.parse_key(key); return true; } catch (const InputError&) { return false; } }())
+      session.add_stored(c, observation_of(m, energy), cost_s(m));
+  }
   auto record = [&](const Config& c, const db::Measurement& m, bool fresh) {
-    strategy->tell(c, observation_of(m, energy));
+    if (fresh) session.tell(c, observation_of(m, energy), cost_s(m));
     if (kt_cache.is_open()) kt_cache.append(db::kt::entry_of_measurement(m));
     ++done;
     if (m.status != db::Status::Ok) ++report.configs_failed;
@@ -215,42 +230,22 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   };
 
   // The default configuration goes first: it is the baseline of the reported speedup and
-  // (without a CPU reference) the definition of a correct answer.
-  std::deque<Config> queue{default_config};
-  for (const Config& c : first) queue.push_back(c);
-  bool strategy_done = false;
+  // (without a CPU reference) the definition of a correct answer. The budget counts unique
+  // configurations, the default included, resumed ones too.
+  session.add_first(default_config);
+  for (const Config& c : first) session.add_first(c);
   // As many as the pool may hold: its workers compile ahead while the GPU worker sets up.
   const std::size_t lookahead = 4 * compiler.workers();
-  std::set<std::string> submitted;
-  // The budget counts unique configurations, the default included, resumed ones too.
-  auto budget_spent = [&] { return options.budget && submitted.size() >= *options.budget; };
   auto feed = [&] {
-    while (!strategy_done && compiler.pending() < lookahead) {
-      if (budget_spent()) {
-        strategy_done = true;
-        break;
+    while (!session.done() && compiler.pending() < lookahead) {
+      const search::Session::Batch batch = session.ask(8);
+      for (std::size_t i : batch.stored) {
+        ++report.configs_resumed;
+        const Config& c = session.trace()[i].config;
+        record(c, stored.at(space.key(c)), false);
       }
-      std::vector<Config> batch;
-      if (!queue.empty()) {
-        batch.push_back(queue.front());
-        queue.pop_front();
-      } else {
-        batch = strategy->ask(8);
-        if (batch.empty()) strategy_done = true;
-      }
-      for (const auto& c : batch) {
-        if (budget_spent()) break;
-        std::string key = space.key(c);
-        if (!submitted.insert(key).second) {
-          continue;  // the default proposed again by the strategy
-        }
-        if (auto it = stored.find(key); it != stored.end()) {
-          ++report.configs_resumed;
-          record(c, it->second, false);
-          continue;
-        }
-        compiler.submit(c);
-      }
+      for (const auto& c : batch.evaluate) compiler.submit(c);
+      if (batch.evaluate.empty() && batch.stored.empty()) break;  // wait for those in flight
     }
   };
 
@@ -272,7 +267,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     auto compiled = compiler.next();
     report.compile_wait_ms += ms_since(t_wait);
     if (!compiled) {
-      if (strategy_done) break;
+      if (session.done() || session.in_flight() == 0) break;
       continue;
     }
     db::Measurement m;

@@ -59,7 +59,14 @@ class Space {
   /// Lets a strategy enumerate lazily, one configuration per ask.
   bool next_valid(Config& config) const;
 
-  /// The text of the first restriction the configuration violates, or "" when valid.
+  /// Narrows the space to the configurations `member` accepts, checked after every
+  /// restriction at the leaf, so is_valid, next_valid, for_each_valid and count_valid honour
+  /// it. A recorded space (a Kernel Tuner cache holds only configurations that passed the
+  /// restrictions) uses it to make "valid" mean "in the recording". nullptr removes it.
+  void set_membership(std::function<bool(const Config&)> member) { membership_ = std::move(member); }
+
+  /// The text of the first restriction the configuration violates, "<not a member>" when
+  /// the membership predicate rejects it, or "" when valid.
   std::string violated_restriction(const Config& config) const;
   bool is_valid(const Config& config) const { return violated_restriction(config).empty(); }
 
@@ -86,6 +93,7 @@ class Space {
   std::vector<Restriction> restrictions_;
   std::map<std::string, Value> constants_;
   std::vector<std::vector<std::size_t>> checks_at_;  ///< restriction indices per depth
+  std::function<bool(const Config&)> membership_;   ///< empty: every valid configuration
 };
 
 }  // namespace cutune

@@ -21,6 +21,8 @@ struct TuneOptions {
   std::string problem;                  ///< "n=1000" overrides of problem variables
   std::string strategy = "brute_force";
   std::optional<std::uint64_t> budget;  ///< unique configurations to evaluate
+  /// Stop proposing once the evaluations (compile + verify + samples) have cost this much.
+  std::optional<double> time_budget_s;
   std::uint64_t seed = 1;               ///< strategy seed (stored with the run)
   /// Configurations ("k=v,...", others default) evaluated right after the default and
   /// before the strategy's own: a user's or another GPU's candidates. They count against

@@ -1,0 +1,58 @@
+#pragma once
+// The strategy comparison of issue 7: every strategy simulated `repeats` times on every
+// recorded space, runs of other tools (Kernel Tuner's, as traces) beside them, all scored by
+// the same SpaceScoring, one table.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cutune/search/recorded_space.hpp"
+#include "cutune/search/scoring.hpp"
+
+namespace cutune::search {
+
+struct ComparisonOptions {
+  std::vector<std::string> strategies;  ///< cutune's (make_strategy names)
+  unsigned repeats = 100;
+  std::uint64_t seed = 1;  ///< repeat r of every strategy on every space uses seed + r
+  ScoringOptions scoring;
+  std::size_t batch = 8;   ///< as the real tuning loop asks
+  unsigned threads = 0;    ///< 0: one per core
+};
+
+/// Runs of another tool on one space (e.g. "kernel_tuner:genetic_algorithm").
+struct ExternalRuns {
+  std::string strategy;
+  std::string space;  ///< a RecordedSpace name
+  std::vector<std::vector<TraceEntry>> runs;
+};
+
+struct ScoreRow {
+  std::string strategy;
+  std::string source;            ///< "cutune" or "trace"
+  std::vector<double> per_space; ///< NaN where it has no runs
+  std::vector<std::size_t> runs; ///< per space
+  double overall = 0.0;          ///< mean over spaces (NaN unless every space has runs)
+};
+
+struct ScoreTable {
+  std::vector<std::string> spaces;
+  /// Per space: the window end T(p_end) (each run's time budget) and the evaluation budget
+  /// given to cutune's strategies for planning (2x what random search makes by then, at
+  /// most the space).
+  std::vector<double> time_budget_s;
+  std::vector<std::uint64_t> evaluation_budget;
+  std::vector<ScoreRow> rows;  ///< best overall first
+};
+
+/// Throws InputError for an unknown strategy, or external runs naming an unknown space.
+ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const ComparisonOptions& options,
+                              const std::vector<ExternalRuns>& external = {});
+
+/// The evaluation budget a strategy gets on a space (see ScoreTable::evaluation_budget).
+std::uint64_t planning_budget(const SpaceScoring& scoring);
+
+/// A plain-text table: one row per strategy, a column per space and the overall score.
+std::string format_score_table(const ScoreTable& table);
+
+}  // namespace cutune::search

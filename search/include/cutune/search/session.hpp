@@ -1,0 +1,103 @@
+#pragma once
+// A tuning session around a Strategy (issue 7): budgets, revisits, stored results, trace.
+//
+// - Only unique evaluations count. A configuration proposed again is a revisit: it is
+//   answered from this session's results (told back to the strategy at once), never run
+//   and never counted. A revisit of one still being evaluated is told when its result
+//   arrives.
+// - Stored results (a resumed session's measurements) are results too: when the strategy
+//   proposes one, it is told the stored result instead of running it again. It counts as
+//   an evaluation (with its stored cost), so an interrupted session resumed with the same
+//   seed ends where an uninterrupted one would.
+// - The evaluation budget is exact: never more unique configurations in flight or done.
+//   The time budget is the sum of the evaluations' costs (seconds): once it is reached no
+//   more configurations are proposed; those in flight still finish and are told.
+// - A strategy that proposes `max_consecutive_revisits` configurations in a row without a
+//   new one is ended (end reason "revisits only"): it is stuck, and every revisit is free,
+//   so it would otherwise never stop. Revisits of configurations still in flight do not
+//   count towards that: the strategy is waiting for their results.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cutune/search/strategy.hpp"
+
+namespace cutune::search {
+
+struct SessionOptions {
+  std::optional<std::uint64_t> max_evaluations;  ///< unique evaluations; none = no limit
+  std::optional<double> max_time_s;              ///< sum of the evaluations' costs
+  std::uint64_t max_consecutive_revisits = 1000;
+};
+
+/// One unique evaluation, in the order results arrived.
+struct TraceEntry {
+  Config config;
+  Observation observation;
+  double cost_s = 0.0;     ///< what evaluating it cost
+  double elapsed_s = 0.0;  ///< cumulative cost up to and including this one
+  bool stored = false;     ///< answered from stored results, not run in this session
+};
+
+enum class SessionEnd { Running, StrategyDone, EvaluationBudget, TimeBudget, RevisitsOnly };
+const char* session_end_name(SessionEnd end);
+
+class Session {
+ public:
+  /// `space`, when given, is checked: a strategy proposing a configuration it rejects is a
+  /// bug in the strategy (std::logic_error naming it), never evaluated.
+  Session(Strategy& strategy, SessionOptions options, const Space* space = nullptr);
+
+  /// A result known before the session (stored by an earlier one): used instead of running
+  /// the configuration if it is proposed.
+  void add_stored(const Config& config, const Observation& observation, double cost_s);
+  /// A configuration to evaluate before the strategy's own proposals (the template
+  /// default, a user's candidates): it counts like any other, and the strategy is told.
+  void add_first(const Config& config);
+
+  struct Batch {
+    std::vector<Config> evaluate;     ///< new configurations to run, then tell() each
+    std::vector<std::size_t> stored;  ///< trace indices answered from stored results
+  };
+  /// Up to `max` new configurations to evaluate. Revisits and stored results are answered
+  /// inside. An empty `evaluate` with !done() means: wait for the ones in flight.
+  Batch ask(std::size_t max);
+  /// The result of a configuration that ask() returned.
+  void tell(const Config& config, const Observation& observation, double cost_s);
+
+  /// No more configurations will be proposed (some may still be in flight).
+  bool done() const { return end_ != SessionEnd::Running; }
+  SessionEnd end_reason() const { return end_; }
+  std::size_t in_flight() const { return in_flight_.size(); }
+  std::uint64_t evaluations() const { return trace_.size(); }
+  std::uint64_t revisits() const { return revisits_; }
+  double elapsed_s() const { return elapsed_s_; }
+  const std::vector<TraceEntry>& trace() const { return trace_; }
+
+ private:
+  bool budget_left() const;
+  void end(SessionEnd why);
+  std::size_t record(const Config& config, const Observation& observation, double cost_s,
+                     bool stored);
+  void check_valid(const Config& config) const;
+  /// Handles one proposal; returns true when it is new (to evaluate or answered from store).
+  enum class Outcome { New, Stored, Revisit, Waiting };
+  Outcome take(const Config& config, Batch& out, bool from_strategy);
+
+  Strategy& strategy_;
+  SessionOptions options_;
+  const Space* space_;
+  std::map<Config, std::pair<Observation, double>> stored_;
+  std::deque<Config> first_;
+  std::map<Config, std::size_t> done_;         ///< config -> trace index
+  std::map<Config, std::uint64_t> in_flight_;  ///< config -> revisits waiting for it
+  std::vector<TraceEntry> trace_;
+  double elapsed_s_ = 0.0;
+  std::uint64_t revisits_ = 0, streak_ = 0;
+  SessionEnd end_ = SessionEnd::Running;
+};
+
+}  // namespace cutune::search

@@ -1,0 +1,130 @@
+#include "cutune/search/scoring_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "cutune/model/errors.hpp"
+#include "cutune/search/simulation.hpp"
+
+namespace cutune::search {
+
+std::uint64_t planning_budget(const SpaceScoring& scoring) {
+  return std::min<std::uint64_t>(2 * scoring.expected_evaluations(), scoring.size());
+}
+
+ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const ComparisonOptions& options,
+                              const std::vector<ExternalRuns>& external) {
+  const auto known = strategy_names();
+  for (const auto& s : options.strategies)
+    if (std::find(known.begin(), known.end(), s) == known.end())
+      throw InputError(fmt::format("unknown strategy '{}' (known: {})", s, fmt::join(known, ", ")));
+  if (options.repeats == 0) throw InputError("--repeats must be at least 1");
+
+  ScoreTable table;
+  std::vector<SpaceScoring> scorings;
+  for (const auto& s : spaces) {
+    scorings.emplace_back(s, options.scoring);
+    table.spaces.push_back(s.name());
+    table.time_budget_s.push_back(scorings.back().window_end_s());
+    table.evaluation_budget.push_back(planning_budget(scorings.back()));
+  }
+
+  // runs[strategy][space][repeat], filled by worker threads (one task per strategy, space).
+  const std::size_t ns = options.strategies.size(), nsp = spaces.size();
+  std::vector<std::vector<std::vector<std::vector<TraceEntry>>>> runs(
+      ns, std::vector<std::vector<std::vector<TraceEntry>>>(nsp, std::vector<std::vector<TraceEntry>>(options.repeats)));
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const std::size_t tasks = ns * nsp * options.repeats;
+  auto work = [&] {
+    for (std::size_t t = next++; t < tasks; t = next++) {
+      const std::size_t st = t / (nsp * options.repeats), sp = (t / options.repeats) % nsp,
+                        r = t % options.repeats;
+      try {
+        StrategyOptions so{options.strategies[st], options.seed + r, table.evaluation_budget[sp]};
+        auto strategy = make_strategy(spaces[sp].space(), so);
+        SimulationOptions sim;
+        sim.batch = options.batch;
+        sim.session.max_time_s = table.time_budget_s[sp];
+        runs[st][sp][r] = simulate(spaces[sp], *strategy, sim).trace;
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        next = tasks;
+      }
+    }
+  };
+  const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < std::min<std::size_t>(threads, tasks); ++i) pool.emplace_back(work);
+  for (auto& th : pool) th.join();
+  if (failure) std::rethrow_exception(failure);
+
+  auto finish = [&](ScoreRow row) {
+    double sum = 0.0;
+    bool complete = true;
+    for (double s : row.per_space) {
+      if (std::isnan(s)) complete = false;
+      else sum += s;
+    }
+    row.overall = complete ? sum / static_cast<double>(nsp) : std::nan("");
+    table.rows.push_back(std::move(row));
+  };
+  for (std::size_t st = 0; st < ns; ++st) {
+    ScoreRow row{options.strategies[st], "cutune", {}, {}, 0.0};
+    for (std::size_t sp = 0; sp < nsp; ++sp) {
+      row.per_space.push_back(scorings[sp].score(runs[st][sp]));
+      row.runs.push_back(options.repeats);
+    }
+    finish(std::move(row));
+  }
+  // Other tools' runs, grouped by strategy in the order first seen.
+  std::vector<std::string> names;
+  for (const auto& e : external) {
+    if (std::find(table.spaces.begin(), table.spaces.end(), e.space) == table.spaces.end())
+      throw InputError(fmt::format("runs of '{}' name space '{}', which is not among --spaces", e.strategy, e.space));
+    if (std::find(names.begin(), names.end(), e.strategy) == names.end()) names.push_back(e.strategy);
+  }
+  for (const auto& name : names) {
+    ScoreRow row{name, "trace", std::vector<double>(nsp, std::nan("")), std::vector<std::size_t>(nsp, 0), 0.0};
+    for (std::size_t sp = 0; sp < nsp; ++sp) {
+      std::vector<std::vector<TraceEntry>> pooled;
+      for (const auto& e : external)
+        if (e.strategy == name && e.space == table.spaces[sp]) pooled.insert(pooled.end(), e.runs.begin(), e.runs.end());
+      if (pooled.empty()) continue;
+      row.per_space[sp] = scorings[sp].score(pooled);
+      row.runs[sp] = pooled.size();
+    }
+    finish(std::move(row));
+  }
+  std::stable_sort(table.rows.begin(), table.rows.end(), [](const ScoreRow& a, const ScoreRow& b) {
+    const double x = std::isnan(a.overall) ? -INFINITY : a.overall, y = std::isnan(b.overall) ? -INFINITY : b.overall;
+    return x > y;
+  });
+  return table;
+}
+
+std::string format_score_table(const ScoreTable& table) {
+  std::size_t name_width = 8;
+  for (const auto& r : table.rows) name_width = std::max(name_width, r.strategy.size());
+  std::string out = fmt::format("{:<{}}", "strategy", name_width);
+  for (const auto& s : table.spaces) out += fmt::format("  {:>{}}", s, std::max<std::size_t>(s.size(), 7));
+  out += "  overall\n";
+  auto cell = [](double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.3f}", v); };
+  for (const auto& r : table.rows) {
+    out += fmt::format("{:<{}}", r.strategy, name_width);
+    for (std::size_t i = 0; i < table.spaces.size(); ++i)
+      out += fmt::format("  {:>{}}", cell(r.per_space[i]), std::max<std::size_t>(table.spaces[i].size(), 7));
+    out += fmt::format("  {:>7}\n", cell(r.overall));
+  }
+  return out;
+}
+
+}  // namespace cutune::search

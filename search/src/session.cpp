@@ -1,0 +1,135 @@
+#include "cutune/search/session.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace cutune::search {
+
+const char* session_end_name(SessionEnd end) {
+  switch (end) {
+    case SessionEnd::Running: return "running";
+    case SessionEnd::StrategyDone: return "strategy done";
+    case SessionEnd::EvaluationBudget: return "evaluation budget";
+    case SessionEnd::TimeBudget: return "time budget";
+    case SessionEnd::RevisitsOnly: return "revisits only";
+  }
+  return "?";
+}
+
+Session::Session(Strategy& strategy, SessionOptions options, const Space* space)
+    : strategy_(strategy), options_(options), space_(space) {
+  if (!budget_left()) end(options_.max_evaluations ? SessionEnd::EvaluationBudget : SessionEnd::TimeBudget);
+}
+
+void Session::add_stored(const Config& config, const Observation& observation, double cost_s) {
+  stored_[config] = {observation, cost_s};
+}
+
+void Session::add_first(const Config& config) { first_.push_back(config); }
+
+bool Session::budget_left() const {
+  if (options_.max_evaluations && trace_.size() + in_flight_.size() >= *options_.max_evaluations)
+    return false;
+  if (options_.max_time_s && elapsed_s_ >= *options_.max_time_s) return false;
+  return true;
+}
+
+void Session::end(SessionEnd why) {
+  if (end_ == SessionEnd::Running) end_ = why;
+}
+
+void Session::check_valid(const Config& config) const {
+  if (space_ && !space_->is_valid(config))
+    throw std::logic_error(fmt::format("the strategy proposed configuration {} which is not valid ({})",
+                                       space_->key(config), space_->violated_restriction(config)));
+}
+
+std::size_t Session::record(const Config& config, const Observation& observation, double cost_s,
+                            bool stored) {
+  elapsed_s_ += cost_s;
+  trace_.push_back(TraceEntry{config, observation, cost_s, elapsed_s_, stored});
+  done_[config] = trace_.size() - 1;
+  return trace_.size() - 1;
+}
+
+Session::Outcome Session::take(const Config& config, Batch& out, bool from_strategy) {
+  if (auto it = done_.find(config); it != done_.end()) {
+    if (from_strategy) {
+      ++revisits_;
+      strategy_.tell(config, trace_[it->second].observation);
+    }
+    return Outcome::Revisit;
+  }
+  if (auto it = in_flight_.find(config); it != in_flight_.end()) {
+    if (from_strategy) {
+      ++revisits_;
+      ++it->second;  // told when its result arrives
+    }
+    return Outcome::Waiting;
+  }
+  check_valid(config);
+  if (auto it = stored_.find(config); it != stored_.end()) {
+    out.stored.push_back(record(config, it->second.first, it->second.second, true));
+    strategy_.tell(config, it->second.first);
+    return Outcome::Stored;
+  }
+  in_flight_.emplace(config, 0);
+  out.evaluate.push_back(config);
+  return Outcome::New;
+}
+
+Session::Batch Session::ask(std::size_t max) {
+  Batch out;
+  // Each pass either takes something new, answers revisits (the streak grows), or stops.
+  while (!done() && out.evaluate.size() < max) {
+    if (!budget_left()) {
+      end(options_.max_time_s && elapsed_s_ >= *options_.max_time_s ? SessionEnd::TimeBudget
+                                                                     : SessionEnd::EvaluationBudget);
+      break;
+    }
+    if (!first_.empty()) {
+      Config c = first_.front();
+      first_.pop_front();
+      take(c, out, /*from_strategy=*/false);
+      continue;
+    }
+    std::size_t room = max - out.evaluate.size();
+    if (options_.max_evaluations)
+      room = std::min<std::uint64_t>(room, *options_.max_evaluations - trace_.size() - in_flight_.size());
+    const std::vector<Config> proposals = strategy_.ask(room);
+    if (proposals.empty()) {
+      end(SessionEnd::StrategyDone);
+      break;
+    }
+    bool waiting = false, progress = false;
+    for (const Config& c : proposals) {
+      if (!budget_left()) break;  // more than asked for, or a stored result spent the budget
+      switch (take(c, out, /*from_strategy=*/true)) {
+        case Outcome::New:
+        case Outcome::Stored: streak_ = 0; progress = true; break;
+        case Outcome::Revisit: ++streak_; break;
+        case Outcome::Waiting: waiting = true; break;
+      }
+    }
+    if (streak_ >= options_.max_consecutive_revisits) end(SessionEnd::RevisitsOnly);
+    // Nothing new but revisits of configurations in flight: let their results arrive first.
+    if (waiting && !progress) break;
+  }
+  return out;
+}
+
+void Session::tell(const Config& config, const Observation& observation, double cost_s) {
+  auto it = in_flight_.find(config);
+  if (it == in_flight_.end())
+    throw std::logic_error("Session::tell: a configuration that ask() did not return, or told twice");
+  const std::uint64_t waiting = it->second;
+  in_flight_.erase(it);
+  record(config, observation, cost_s, false);
+  strategy_.tell(config, observation);
+  for (std::uint64_t i = 0; i < waiting; ++i) strategy_.tell(config, observation);
+  if (options_.max_time_s && elapsed_s_ >= *options_.max_time_s) end(SessionEnd::TimeBudget);
+  if (options_.max_evaluations && trace_.size() >= *options_.max_evaluations) end(SessionEnd::EvaluationBudget);
+}
+
+}  // namespace cutune::search

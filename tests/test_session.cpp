@@ -1,0 +1,220 @@
+// The session around a strategy (issue 7): exact budgets, revisits answered from results,
+// stored results used instead of re-running, the revisit-only rule, and simulation.
+#include <catch2/catch.hpp>
+#include <deque>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "cutune/model/errors.hpp"
+#include "cutune/search/recorded_space.hpp"
+#include "cutune/search/session.hpp"
+#include "cutune/search/simulation.hpp"
+
+using namespace cutune;
+using namespace cutune::search;
+
+namespace {
+
+Config cfg(std::uint32_t i) { return Config{{i}}; }
+
+// Proposes a fixed script of batches (repeats included) and records what it is told.
+class Scripted final : public Strategy {
+ public:
+  explicit Scripted(std::deque<std::vector<Config>> script) : script_(std::move(script)) {}
+  std::vector<Config> ask(std::size_t max) override {
+    asked_max.push_back(max);
+    if (script_.empty()) return {};
+    auto b = script_.front();
+    script_.pop_front();
+    return b;
+  }
+  void tell(const Config& c, const Observation& o) override { told.emplace_back(c, o); }
+  std::vector<std::pair<Config, Observation>> told;
+  std::vector<std::size_t> asked_max;
+
+ private:
+  std::deque<std::vector<Config>> script_;
+};
+
+// Always proposes the same configuration.
+class Stuck final : public Strategy {
+ public:
+  std::vector<Config> ask(std::size_t) override { return {cfg(0)}; }
+  void tell(const Config&, const Observation&) override { ++told; }
+  int told = 0;
+};
+
+// x in 0..4, objective 5 - x (x = 4 best), cost 0.25 s for x = 0 and 4, else 0.5 s; x = 2 failed.
+RecordedSpace tiny() {
+  std::vector<RecordedSpace::Entry> e;
+  for (std::uint32_t x = 0; x < 5; ++x)
+    e.push_back({cfg(x), RecordedResult{Observation{x != 2, 5.0 - x}, (x == 0 || x == 4) ? 0.25 : 0.5}});
+  return RecordedSpace("tiny", {Parameter{"x", {0, 1, 2, 3, 4}, 0}}, e);
+}
+
+}  // namespace
+
+TEST_CASE("session: revisits are told from results, never re-run, never counted", "[session]") {
+  Scripted s({{cfg(0), cfg(1)}, {cfg(1), cfg(0), cfg(2)}, {cfg(2)}});
+  Session session(s, SessionOptions{});
+  auto b1 = session.ask(2);
+  REQUIRE(b1.evaluate == std::vector<Config>{cfg(0), cfg(1)});
+  session.tell(cfg(0), {true, 3.0}, 1.0);
+  session.tell(cfg(1), {true, 2.0}, 2.0);
+  // ask() fills the batch: {1, 0, 2} gives cfg(2), then {2} is a revisit of cfg(2) in
+  // flight, so it stops there and waits.
+  auto b2 = session.ask(8);
+  CHECK(b2.evaluate == std::vector<Config>{cfg(2)});
+  // cfg(1) and cfg(0) were told again at once with their results.
+  REQUIRE(s.told.size() == 4);
+  CHECK(s.told[2].first == cfg(1));
+  CHECK(s.told[2].second.objective == 2.0);
+  CHECK(s.told[3].first == cfg(0));
+  CHECK(session.revisits() == 3);  // cfg(2) waiting included
+  session.tell(cfg(2), {false, 0.0}, 0.5);
+  CHECK(s.told.size() == 6);  // its result, and the revisit that waited for it
+  CHECK(session.ask(8).evaluate.empty());  // the script ends
+  CHECK(session.done());
+  CHECK(session.end_reason() == SessionEnd::StrategyDone);
+  CHECK(session.evaluations() == 3);
+  CHECK(session.revisits() == 3);
+  REQUIRE(session.trace().size() == 3);
+  CHECK(session.trace()[2].elapsed_s == Approx(3.5));
+  CHECK_FALSE(session.trace()[2].observation.valid);
+}
+
+TEST_CASE("session: the evaluation budget is exact, in flight included", "[session]") {
+  Scripted s({{cfg(0), cfg(1), cfg(2)}, {cfg(3), cfg(4)}});
+  Session session(s, SessionOptions{4, std::nullopt});
+  auto b1 = session.ask(3);
+  CHECK(s.asked_max.front() == 3);
+  CHECK(b1.evaluate.size() == 3);
+  auto b2 = session.ask(8);  // 3 in flight: room for 1
+  CHECK(s.asked_max.back() == 1);
+  CHECK(b2.evaluate == std::vector<Config>{cfg(3)});  // cfg(4) is dropped: over budget
+  CHECK(session.done());
+  CHECK(session.end_reason() == SessionEnd::EvaluationBudget);
+  for (std::uint32_t i = 0; i < 4; ++i) session.tell(cfg(i), {true, 1.0}, 1.0);
+  CHECK(session.evaluations() == 4);
+  CHECK_THROWS_AS(session.tell(cfg(4), {true, 1.0}, 1.0), std::logic_error);
+}
+
+TEST_CASE("session: the time budget is the sum of the costs", "[session]") {
+  Scripted s({{cfg(0)}, {cfg(1)}, {cfg(2)}, {cfg(3)}});
+  Session session(s, SessionOptions{std::nullopt, 2.5});
+  for (std::uint32_t i = 0; !session.done(); ++i) {
+    auto b = session.ask(1);
+    for (const auto& c : b.evaluate) session.tell(c, {true, 1.0}, 1.0);
+  }
+  CHECK(session.evaluations() == 3);  // 1 + 1 < 2.5, the third reaches 3.0 and ends it
+  CHECK(session.end_reason() == SessionEnd::TimeBudget);
+  CHECK(session.elapsed_s() == Approx(3.0));
+}
+
+TEST_CASE("session: a strategy that only revisits is ended", "[session]") {
+  Stuck s;
+  SessionOptions o;
+  o.max_consecutive_revisits = 50;
+  Session session(s, o);
+  auto b = session.ask(8);  // cfg(0), then a revisit of it in flight: wait
+  REQUIRE(b.evaluate.size() == 1);
+  CHECK_FALSE(session.done());
+  session.tell(cfg(0), {true, 1.0}, 1.0);
+  CHECK(session.ask(8).evaluate.empty());
+  CHECK(session.done());
+  CHECK(session.end_reason() == SessionEnd::RevisitsOnly);
+  CHECK(session.revisits() == 51);  // the one that waited, then 50 in a row
+  CHECK(s.told == 52);
+  CHECK(session.evaluations() == 1);
+}
+
+TEST_CASE("session: a revisit of a configuration in flight waits for its result", "[session]") {
+  Scripted s({{cfg(0)}, {cfg(0)}, {cfg(1)}});
+  Session session(s, SessionOptions{});
+  CHECK(session.ask(1).evaluate == std::vector<Config>{cfg(0)});
+  auto b = session.ask(1);  // only a revisit of cfg(0), still in flight: wait
+  CHECK(b.evaluate.empty());
+  CHECK_FALSE(session.done());
+  CHECK(s.told.empty());
+  session.tell(cfg(0), {true, 7.0}, 1.0);
+  CHECK(s.told.size() == 2);  // the result, and the waiting revisit
+  CHECK(session.ask(1).evaluate == std::vector<Config>{cfg(1)});
+}
+
+TEST_CASE("session: stored results are told instead of re-run, and count", "[session]") {
+  Scripted s({{cfg(0), cfg(1), cfg(2)}});
+  Session session(s, SessionOptions{3, std::nullopt});
+  session.add_stored(cfg(1), {true, 4.0}, 2.0);
+  session.add_first(cfg(3));  // e.g. the template default
+  auto b = session.ask(8);
+  CHECK(b.evaluate == std::vector<Config>{cfg(3), cfg(0)});  // cfg(1) from the store; cfg(2) over budget
+  REQUIRE(b.stored.size() == 1);
+  CHECK(session.trace()[b.stored[0]].stored);
+  CHECK(session.trace()[b.stored[0]].config == cfg(1));
+  REQUIRE(s.told.size() == 1);
+  CHECK(s.told[0].second.objective == 4.0);
+  CHECK(session.elapsed_s() == Approx(2.0));
+  CHECK(session.done());
+}
+
+TEST_CASE("session: an invalid proposal is a strategy bug", "[session]") {
+  RecordedSpace space = tiny();
+  Scripted s({{Config{{7}}}});
+  Session session(s, SessionOptions{}, &space.space());
+  CHECK_THROWS_AS(session.ask(8), std::logic_error);
+}
+
+TEST_CASE("recorded space: validity means recorded; duplicates are rejected", "[session]") {
+  std::vector<RecordedSpace::Entry> e{{cfg(0), {}}, {cfg(3), {}}};
+  RecordedSpace r("two", {Parameter{"x", {0, 1, 2, 3}, 0}}, e);
+  CHECK(r.space().count_valid() == 2);
+  CHECK(r.space().is_valid(cfg(3)));
+  CHECK_FALSE(r.space().is_valid(cfg(1)));
+  CHECK(r.find(cfg(1)) == nullptr);
+  e.push_back({cfg(0), {}});
+  CHECK_THROWS_AS(RecordedSpace("dup", {Parameter{"x", {0, 1, 2, 3}, 0}}, e), InputError);
+}
+
+TEST_CASE("simulation: brute force replays the recording in simulated time", "[session]") {
+  RecordedSpace space = tiny();
+  auto strategy = make_strategy(space.space(), StrategyOptions{"brute_force", 1, std::nullopt});
+  SimulationOptions o;
+  o.batch = 2;
+  auto r = simulate(space, *strategy, o);
+  REQUIRE(r.trace.size() == 5);
+  CHECK(r.end == SessionEnd::StrategyDone);
+  CHECK(r.trace.back().elapsed_s == Approx(2.0));  // 0.25 + 3 x 0.5 + 0.25
+  CHECK(r.trace[4].observation.objective == 1.0);
+  CHECK_FALSE(r.trace[2].observation.valid);
+
+  // With a time budget of 1 s: x0 (0.25), x1 (0.75): batch of 2 in flight, x2 (1.25) and x3 ends.
+  auto again = make_strategy(space.space(), StrategyOptions{"brute_force", 1, std::nullopt});
+  o.session.max_time_s = 1.0;
+  auto limited = simulate(space, *again, o);
+  CHECK(limited.end == SessionEnd::TimeBudget);
+  CHECK(limited.trace.size() == 4);
+}
+
+TEST_CASE("simulation: random search is deterministic for a seed and honours the budget", "[session]") {
+  RecordedSpace space = tiny();
+  auto run = [&](std::uint64_t seed) {
+    auto s = make_strategy(space.space(), StrategyOptions{"random", seed, 3});
+    SimulationOptions o;
+    o.session.max_evaluations = 3;
+    return simulate(space, *s, o).trace;
+  };
+  auto a = run(5), b = run(5);
+  REQUIRE(a.size() == 3);
+  for (std::size_t i = 0; i < a.size(); ++i) CHECK(a[i].config == b[i].config);
+}
+
+TEST_CASE("simulation: another tool's run replays with the same costs", "[session]") {
+  RecordedSpace space = tiny();
+  auto t = replay_trace(space, {cfg(4), cfg(4), cfg(1)}, "kt run 0");
+  REQUIRE(t.size() == 2);  // the repeat is a revisit
+  CHECK(t[1].elapsed_s == Approx(0.75));
+  CHECK_THROWS_WITH(replay_trace(space, {Config{{9}}}, "kt run 3"),
+                    Catch::Matchers::Contains("kt run 3"));
+}

@@ -1,0 +1,42 @@
+#pragma once
+// Issue 7 on the command line: `cutune tune --simulate CACHE` (a tuning session replayed
+// from a recorded space, no GPU) and `cutune score` (strategies compared by the FGCS 2024
+// methodology). Kept apart from commands.cpp: these need no CUDA, only search and replay.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace cutune::cli {
+
+struct SimulateArgs {
+  std::string cache;                   ///< --simulate: a Kernel Tuner cache or T4 file
+  std::optional<double> time_budget_s; ///< --time-budget (tune: also for real runs)
+  std::string trace;                   ///< --trace: write the session's trace as JSON
+};
+/// Adds --simulate, --time-budget and --trace to `tune`.
+void add_simulate_options(CLI::App* tune, SimulateArgs& args);
+/// The simulated session: prints one line per evaluation and a summary as tune does, and
+/// with --db stores the run and its measurements (resuming what that DB already holds).
+int cmd_simulate(const SimulateArgs& args, const std::string& strategy, std::optional<std::uint64_t> budget,
+                 std::uint64_t seed, const std::string& db, const std::string& command);
+
+struct ScoreArgs {
+  std::vector<std::string> spaces, traces;
+  std::string strategies;  ///< comma-separated; "" = every strategy
+  unsigned repeats = 100;
+  std::uint64_t seed = 1;
+  std::string json;
+  unsigned threads = 0;
+  std::size_t points = 1000;
+  std::string curve = "isotonic";  ///< S(t): "isotonic" (the reference's) or "median"
+  std::string command;
+};
+CLI::App* add_score_command(CLI::App& app, ScoreArgs& args);
+int cmd_score(const ScoreArgs& args);
+
+}  // namespace cutune::cli

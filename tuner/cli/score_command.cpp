@@ -1,0 +1,174 @@
+// cutune score: strategies compared on recorded spaces by the FGCS 2024 methodology.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "commands.hpp"
+#include "cutune/db/store.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/replay/recorded_cache.hpp"
+#include "cutune/search/scoring_table.hpp"
+#include "cutune/search/simulation.hpp"
+#include "replay_commands.hpp"
+
+namespace cutune::cli {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// Runs of another tool: {"traces": [{"space": NAME, "strategy": NAME, "runs": [[KEY, ...], ...]}]},
+// each run the configuration keys in the order that tool evaluated them.
+std::vector<search::ExternalRuns> read_traces(const std::string& file,
+                                              const std::vector<search::RecordedSpace>& spaces) {
+  std::ifstream in(file);
+  if (!in) throw InputError(fmt::format("{}: cannot be read", file));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: not JSON ({})", file, e.what()));
+  }
+  if (!j.is_object() || !j.contains("traces") || !j["traces"].is_array())
+    throw InputError(fmt::format("{}: expected an object with a \"traces\" list", file));
+  std::vector<search::ExternalRuns> out;
+  for (std::size_t i = 0; i < j["traces"].size(); ++i) {
+    const auto& t = j["traces"][i];
+    const std::string where = fmt::format("{}: traces[{}]", file, i);
+    if (!t.is_object() || !t.contains("space") || !t["space"].is_string() || !t.contains("strategy") ||
+        !t["strategy"].is_string() || !t.contains("runs") || !t["runs"].is_array())
+      throw InputError(fmt::format("{}: expected \"space\", \"strategy\" (strings) and \"runs\" (a list)", where));
+    search::ExternalRuns runs{t["strategy"].get<std::string>(), t["space"].get<std::string>(), {}};
+    const search::RecordedSpace* space = nullptr;
+    for (const auto& s : spaces)
+      if (s.name() == runs.space) space = &s;
+    if (!space) throw InputError(fmt::format("{}.space: '{}' is not among --spaces", where, runs.space));
+    for (std::size_t r = 0; r < t["runs"].size(); ++r) {
+      const auto& keys = t["runs"][r];
+      const std::string at = fmt::format("{}.runs[{}]", where, r);
+      if (!keys.is_array()) throw InputError(fmt::format("{}: expected a list of configuration keys", at));
+      std::vector<Config> configs;
+      for (const auto& k : keys) {
+        if (!k.is_string()) throw InputError(fmt::format("{}: a configuration key must be a string", at));
+        try {
+          configs.push_back(space->space().parse_key(k.get<std::string>()));
+        } catch (const InputError& e) {
+          throw InputError(fmt::format("{}: {}", at, e.what()));
+        }
+      }
+      runs.runs.push_back(search::replay_trace(*space, configs, at));
+    }
+    out.push_back(std::move(runs));
+  }
+  return out;
+}
+
+}  // namespace
+
+CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
+  auto* score = app.add_subcommand(
+      "score", "Compare search strategies on recorded spaces (FGCS 2024 methodology; simulated, no GPU)");
+  score->add_option("--spaces", a.spaces, "Recorded spaces: Kernel Tuner cache or T4 files (.json[.gz])")
+      ->required()
+      ->expected(1, -1);
+  score->add_option("--strategies", a.strategies, "Comma-separated strategy names (default: all)");
+  score->add_option("--repeats", a.repeats, "Runs per strategy and space")->check(CLI::Range(1u, 100000u));
+  score->add_option("--seed", a.seed, "Run r of every strategy uses seed + r");
+  score->add_option("--traces", a.traces, "Other tools' runs (JSON: {\"traces\": [{space, strategy, runs}]}), "
+                                          "scored beside cutune's")
+      ->expected(1, -1);
+  score->add_option("--json", a.json, "Write the table, spaces and settings as JSON to this file");
+  score->add_option("--threads", a.threads, "Simulation threads (default: one per core)");
+  score->add_option("--points", a.points, "Points in the time window")->check(CLI::Range(2, 1000000));
+  score->add_option("--curve", a.curve, "S(t): median of the repeats, or isotonic regression of the pooled "
+                                        "repeats (the reference implementation's)")
+      ->check(CLI::IsMember({"median", "isotonic"}));
+  return score;
+}
+
+int cmd_score(const ScoreArgs& a) {
+  std::vector<search::RecordedSpace> spaces;
+  for (const auto& f : a.spaces) {
+    spaces.push_back(replay::load_recorded_space(f));
+    for (std::size_t i = 0; i + 1 < spaces.size(); ++i)
+      if (spaces[i].name() == spaces.back().name())
+        throw InputError(fmt::format("--spaces: two files are named {}", spaces.back().name()));
+  }
+  std::vector<search::ExternalRuns> external;
+  for (const auto& f : a.traces) {
+    auto runs = read_traces(f, spaces);
+    external.insert(external.end(), runs.begin(), runs.end());
+  }
+  search::ComparisonOptions o;
+  o.strategies = a.strategies.empty() ? search::strategy_names() : split_commas(a.strategies);
+  o.repeats = a.repeats;
+  o.seed = a.seed;
+  o.threads = a.threads;
+  o.scoring.points = a.points;
+  o.scoring.curve = a.curve == "isotonic" ? search::CurveMethod::Isotonic : search::CurveMethod::Median;
+  const auto t0 = std::chrono::steady_clock::now();
+  const search::ScoreTable table = search::compare_strategies(spaces, o, external);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  std::cout << search::format_score_table(table);
+  std::cout << fmt::format("{} repeats per strategy and space, window T({})..T({}), {} points, S(t): {}; {:.1f} s\n",
+                           a.repeats, o.scoring.p_start, o.scoring.p_end, o.scoring.points,
+                           a.curve == "median" ? "median of the repeats" : "isotonic regression of the pooled repeats",
+                           wall_s);
+  if (!a.json.empty()) {
+    nlohmann::ordered_json j;
+    j["date"] = db::utc_now_iso();
+    j["command"] = a.command;
+    j["methodology"] = {{"window", {o.scoring.p_start, o.scoring.p_end}},
+                        {"points", o.scoring.points},
+                        {"curve", a.curve == "median" ? "median of the repeats' best-so-far"
+                                                   : "isotonic regression of the pooled repeats' best-so-far ranks"},
+                        {"baseline", "calculated random search, tau = mean cost"}};
+    j["repeats"] = a.repeats;
+    j["seed"] = a.seed;
+    j["batch"] = o.batch;
+    auto& js = j["spaces"] = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < spaces.size(); ++i) {
+      const search::SpaceScoring s(spaces[i], o.scoring);
+      js.push_back({{"name", spaces[i].name()},
+                    {"file", a.spaces[i]},
+                    {"configurations", spaces[i].entries().size()},
+                    {"valid", s.size()},
+                    {"optimum", s.optimum()},
+                    {"median", s.median()},
+                    {"median_cost_s", s.median_cost_s()},
+                    {"mean_cost_s", s.mean_cost_s()},
+                    {"window_s", {s.window_start_s(), s.window_end_s()}},
+                    {"time_budget_s", table.time_budget_s[i]},
+                    {"evaluation_budget", table.evaluation_budget[i]}});
+    }
+    auto& jr = j["strategies"] = nlohmann::ordered_json::array();
+    for (const auto& r : table.rows) {
+      nlohmann::ordered_json per = nlohmann::ordered_json::object();
+      for (std::size_t i = 0; i < table.spaces.size(); ++i)
+        per[table.spaces[i]] = std::isnan(r.per_space[i]) ? nlohmann::ordered_json(nullptr)
+                                                          : nlohmann::ordered_json(r.per_space[i]);
+      jr.push_back({{"strategy", r.strategy},
+                    {"source", r.source},
+                    {"overall", std::isnan(r.overall) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.overall)},
+                    {"per_space", per},
+                    {"runs", r.runs}});
+    }
+    std::ofstream out(a.json);
+    if (!out) throw InputError(fmt::format("--json {}: cannot be written", a.json));
+    out << j.dump(1) << '\n';
+  }
+  return kOk;
+}
+
+}  // namespace cutune::cli

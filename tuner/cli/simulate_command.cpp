@@ -1,0 +1,124 @@
+// cutune tune --simulate CACHE: a tuning session replayed from a recorded space.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "cutune/db/store.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/replay/recorded_cache.hpp"
+#include "cutune/search/simulation.hpp"
+#include "replay_commands.hpp"
+
+namespace cutune::cli {
+
+void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
+  tune->add_option("--simulate", args.cache,
+                   "Replay a recorded space (Kernel Tuner cache or T4 file, .json[.gz]) instead of a GPU: "
+                   "each evaluation returns its recorded result and costs its recorded time (no KERNEL)");
+  tune->add_option("--time-budget", args.time_budget_s,
+                   "Stop proposing once the evaluations have cost S seconds (compile + verify + benchmark; "
+                   "simulated time with --simulate)")
+      ->check(CLI::PositiveNumber);
+  tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file");
+}
+
+int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std::optional<std::uint64_t> budget,
+                 std::uint64_t seed, const std::string& db_path, const std::string& command) {
+  replay::RecordingOrigin origin;
+  const search::RecordedSpace recorded = replay::load_recorded_space(args.cache, &origin);
+  const Space& space = recorded.space();
+  auto strategy = search::make_strategy(space, search::StrategyOptions{strategy_name, seed, budget});
+
+  // With --db: the run and every evaluation are stored as a real run stores them, under the
+  // recording's GPU and kernel; what that DB already holds is resumed, not re-run.
+  std::optional<db::Store> store;
+  std::int64_t device_id = 0, kernel_id = 0, problem_id = 0, run_id = 0;
+  std::vector<std::pair<Config, search::RecordedResult>> stored;
+  if (!db_path.empty()) {
+    store = db::Store::open(db_path, /*create=*/true);
+    DeviceIdentity device;
+    device.name = origin.device_name.empty() ? "unknown" : origin.device_name;
+    device_id = store->upsert_device(device);
+    kernel_id = store->upsert_kernel(origin.kernel_name.empty() ? recorded.name() : origin.kernel_name,
+                                     "recorded:" + recorded.name());
+    problem_id = store->upsert_problem(kernel_id, "recorded:" + recorded.name(), "{}");
+    run_id = store->begin_run(kernel_id, problem_id, device_id, CUTUNE_VERSION, strategy_name, seed, command);
+    for (const auto& m : store->measurements(kernel_id, problem_id, device_id)) {
+      const Config c = space.parse_key(m.config_key);
+      const search::RecordedResult* r = recorded.find(c);
+      if (r) stored.emplace_back(c, *r);  // the recorded cost: resuming is free of re-measuring
+    }
+  }
+
+  search::SimulationOptions options;
+  options.session.max_evaluations = budget;
+  options.session.max_time_s = args.time_budget_s;
+  const auto result = search::simulate(recorded, *strategy, options, stored);
+
+  double best = INFINITY;
+  std::string best_key;
+  std::uint64_t failed = 0, resumed = 0;
+  for (std::size_t i = 0; i < result.trace.size(); ++i) {
+    const auto& e = result.trace[i];
+    const std::string key = space.key(e.config);
+    if (!e.observation.valid) ++failed;
+    else if (e.observation.objective < best) {
+      best = e.observation.objective;
+      best_key = key;
+    }
+    if (e.stored) {
+      ++resumed;
+      continue;
+    }
+    std::cout << fmt::format("[{}] {} {} (simulated {:.1f} s){}\n", i + 1, key,
+                             e.observation.valid ? fmt::format("{:.4f}", e.observation.objective) : "failed",
+                             e.elapsed_s, std::isfinite(best) ? fmt::format(" best {:.4f}", best) : "");
+    if (store) {
+      db::Measurement m;
+      m.config_key = key;
+      nlohmann::ordered_json cj = nlohmann::ordered_json::object();
+      for (const auto& [name, value] : space.assignments(e.config)) cj[name] = value.str();
+      m.config_json = cj.dump();
+      m.status = e.observation.valid ? db::Status::Ok : db::Status::Runtime;
+      if (!e.observation.valid) m.error = "failed in the recording";
+      m.median_ms = e.observation.valid ? e.observation.objective : 0.0;
+      m.compile_ms = 0.0;
+      m.stats_json = fmt::format(R"({{"simulated_cost_s":{}}})", e.cost_s);
+      m.started_at = m.finished_at = db::utc_now_iso();
+      store->add_measurement(run_id, kernel_id, problem_id, device_id, m);
+    }
+  }
+  if (store) store->end_run(run_id);
+  std::cout << fmt::format(
+      "simulated {} on {}: {} evaluations ({} resumed, {} failed), {} revisits, {:.1f} s simulated, ended by {}\n",
+      strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,
+      result.trace.empty() ? 0.0 : result.trace.back().elapsed_s, search::session_end_name(result.end));
+  if (std::isfinite(best)) std::cout << fmt::format("best: {} {:.4f}\n", best_key, best);
+
+  if (!args.trace.empty()) {
+    nlohmann::ordered_json j;
+    j["space"] = recorded.name();
+    j["strategy"] = strategy_name;
+    j["seed"] = seed;
+    j["end"] = search::session_end_name(result.end);
+    j["revisits"] = result.revisits;
+    auto& t = j["trace"] = nlohmann::ordered_json::array();
+    for (const auto& e : result.trace)
+      t.push_back({{"key", space.key(e.config)},
+                   {"valid", e.observation.valid},
+                   {"objective", e.observation.valid ? nlohmann::ordered_json(e.observation.objective) : nullptr},
+                   {"cost_s", e.cost_s},
+                   {"elapsed_s", e.elapsed_s},
+                   {"stored", e.stored}});
+    std::ofstream out(args.trace);
+    if (!out) throw InputError(fmt::format("--trace {}: cannot be written", args.trace));
+    out << j.dump(1) << '\n';
+  }
+  return kOk;
+}
+
+}  // namespace cutune::cli

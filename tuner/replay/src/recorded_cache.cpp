@@ -1,0 +1,139 @@
+#include "cutune/replay/recorded_cache.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <numeric>
+
+#include "cutune/db/t4.hpp"
+#include "cutune/model/errors.hpp"
+
+namespace cutune::replay {
+namespace {
+
+using nlohmann::ordered_json;
+
+Value value_of(const ordered_json& j, const std::string& where) {
+  if (j.is_boolean()) return Value(j.get<bool>());
+  if (j.is_number_integer()) return Value(j.get<std::int64_t>());
+  if (j.is_number()) return Value(j.get<double>());
+  if (j.is_string()) return Value(j.get<std::string>());
+  if (j.is_array()) {
+    ValueList list;
+    for (const auto& x : j) list.push_back(value_of(x, where));
+    return Value(std::move(list));
+  }
+  throw InputError(fmt::format("{}: a parameter value must be a number, string, bool or list, got {}", where,
+                               j.dump()));
+}
+
+// Kernel Tuner's rule (autotuning_methodology does the same): throughput objectives are
+// maximised, times and anything else minimised.
+bool maximised(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* m : {"score", "gflop/s", "gflops", "gb/s", "tflop/s"})
+    if (name.find(m) != std::string::npos) return true;
+  return false;
+}
+
+std::string stem_of(const std::filesystem::path& path) {
+  std::string name = path.filename().string();
+  for (const char* ext : {".json.gz", ".json"})
+    if (name.size() > std::string(ext).size() && name.ends_with(ext)) return name.substr(0, name.size() - std::string(ext).size());
+  return name;
+}
+
+search::RecordedSpace build(const std::string& name, const std::vector<std::string>& keys,
+                            std::vector<ValueList> values, const std::vector<db::kt::KtEntry>& entries,
+                            const std::string& objective) {
+  std::vector<Parameter> params;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (values[i].empty()) throw InputError(fmt::format("{}: tune_params[\"{}\"] has no values", name, keys[i]));
+    Value first = values[i].front();
+    params.push_back(Parameter{keys[i], std::move(values[i]), std::move(first)});
+  }
+  const bool maximise = maximised(objective);
+  std::vector<search::RecordedSpace::Entry> out;
+  bool any_valid = false;
+  for (const auto& e : entries) {
+    const std::string where = fmt::format("{}: cache[\"{}\"]", name, e.key);
+    search::RecordedSpace::Entry r;
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (!e.params.contains(params[i].name))
+        throw InputError(fmt::format("{}: parameter '{}' is missing", where, params[i].name));
+      const Value v = value_of(e.params.at(params[i].name), where);
+      auto it = std::find(params[i].values.begin(), params[i].values.end(), v);
+      if (it == params[i].values.end())
+        throw InputError(fmt::format("{}: {} = {} is not one of tune_params", where, params[i].name, v.repr()));
+      r.config.index.push_back(static_cast<std::uint32_t>(it - params[i].values.begin()));
+    }
+    double value = std::nan("");
+    if (e.status == db::Status::Ok) {
+      if (objective == "time") value = e.time_ms;
+      else if (e.extra.contains(objective) && e.extra.at(objective).is_number()) value = e.extra.at(objective).get<double>();
+    }
+    r.result.observation.valid = std::isfinite(value);
+    r.result.observation.objective = r.result.observation.valid ? (maximise ? -value : value) : 0.0;
+    any_valid = any_valid || r.result.observation.valid;
+    // T4 files from Kernel Tuner have no "benchmark" time: the timed runs stand in for it.
+    const double benchmark_ms = e.benchmark_time_ms ? *e.benchmark_time_ms
+                                                    : std::accumulate(e.times_ms.begin(), e.times_ms.end(), 0.0);
+    r.result.cost_s = (e.compile_time_ms.value_or(0.0) + benchmark_ms + e.verification_time_ms.value_or(0.0)) / 1e3;
+    out.push_back(std::move(r));
+  }
+  if (!any_valid)
+    throw InputError(fmt::format("{}: no configuration has a valid '{}'", name, objective));
+  return search::RecordedSpace(name, std::move(params), std::move(out));
+}
+
+}  // namespace
+
+search::RecordedSpace recorded_space_from_cache(const db::kt::KtCache& cache, const std::string& name) {
+  std::vector<ValueList> values;
+  for (const auto& k : cache.tune_params_keys) {
+    if (!cache.tune_params.contains(k) || !cache.tune_params.at(k).is_array())
+      throw InputError(fmt::format("{}: tune_params has no list for \"{}\"", name, k));
+    ValueList list;
+    for (const auto& v : cache.tune_params.at(k)) list.push_back(value_of(v, fmt::format("{}: tune_params[\"{}\"]", name, k)));
+    values.push_back(std::move(list));
+  }
+  const auto objectives = cache.objectives();
+  return build(name, cache.tune_params_keys, std::move(values), cache.entries,
+               objectives.empty() ? "time" : objectives.front());
+}
+
+search::RecordedSpace load_recorded_space(const std::filesystem::path& path, RecordingOrigin* origin) {
+  const std::string name = stem_of(path);
+  // A cache file holds "cache", T4 results "results": try the cache reader first.
+  db::kt::T4Results r;
+  try {
+    const db::kt::KtCache cache = db::kt::read_cache(path);
+    if (origin) *origin = RecordingOrigin{cache.device_name, cache.kernel_name};
+    return recorded_space_from_cache(cache, name);
+  } catch (const InputError& as_cache) {
+    try {
+      r = db::kt::read_t4(path);
+    } catch (const InputError& as_t4) {
+      throw InputError(fmt::format("{}: neither a Kernel Tuner cache file ({}) nor T4 results ({})",
+                                   path.string(), as_cache.what(), as_t4.what()));
+    }
+  }
+  if (origin) *origin = RecordingOrigin{r.metadata.device, ""};
+  // T4 has no tune_params: the values seen, numbers ascending (neighbours in the value
+  // order are neighbours for the strategies), anything else in first-seen order.
+  std::vector<ValueList> values(r.param_names.size());
+  for (const auto& e : r.entries)
+    for (std::size_t i = 0; i < r.param_names.size(); ++i) {
+      if (!e.params.contains(r.param_names[i])) continue;
+      Value v = value_of(e.params.at(r.param_names[i]), name);
+      if (std::find(values[i].begin(), values[i].end(), v) == values[i].end()) values[i].push_back(std::move(v));
+    }
+  for (auto& list : values)
+    if (std::all_of(list.begin(), list.end(), [](const Value& v) { return v.is_number(); }))
+      std::sort(list.begin(), list.end(), [](const Value& a, const Value& b) { return a.to_double() < b.to_double(); });
+  return build(name, r.param_names, std::move(values), r.entries, r.objectives.empty() ? "time" : r.objectives.front());
+}
+
+}  // namespace cutune::replay
