@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cutune/search/strategy.hpp"
+
 namespace cutune::cli {
 
 /// Exit codes: 0 success, 1 a failure that is not the user's input (e.g. a configuration
@@ -50,7 +52,7 @@ struct MeasureArgs {
   std::string timer = "events";       ///< "events" or "activity" (CUPTI)
 };
 struct TuneArgs {
-  std::string kernel, problem, strategy = "brute_force";
+  std::string kernel, problem, strategy = search::kDefaultStrategy;
   std::optional<std::uint64_t> budget;
   std::uint64_t seed = 1;
   std::string db, report;

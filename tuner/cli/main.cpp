@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   tune->add_option("KERNEL", ta.kernel, "Built-in template name or T1 .json file (required unless --simulate)");
   tune->add_option("--problem", ta.problem, "Problem variables, e.g. n=268435456 (or n=2**28)");
   tune->add_option("--strategy", ta.strategy,
-                   fmt::format("One of {} (default brute_force)", fmt::join(cutune::search::strategy_names(), ", ")));
+                   fmt::format("One of {} (default {})", fmt::join(cutune::search::strategy_names(), ", "),
+                               cutune::search::kDefaultStrategy));
   tune->add_option("--budget", ta.budget, "Evaluate at most N configurations");
   tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
   tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");

@@ -13,13 +13,14 @@
 #include "cutune/db/store.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_stage.hpp"
+#include "cutune/search/strategy.hpp"
 #include "cutune/model/problem.hpp"
 
 namespace cutune::runner {
 
 struct TuneOptions {
   std::string problem;                  ///< "n=1000" overrides of problem variables
-  std::string strategy = "brute_force";
+  std::string strategy = search::kDefaultStrategy;
   std::optional<std::uint64_t> budget;  ///< unique configurations to evaluate
   /// Stop proposing once the evaluations (compile + verify + samples) have cost this much.
   std::optional<double> time_budget_s;
