@@ -630,14 +630,18 @@ def main():
         "the search loop alone (waiting for compiles, GPU evaluations with their verification, warm-up, L2 "
         "flushes and clock probes, and SQLite commits, minus the timed launches): what each further "
         "configuration costs.",
-        "Order: an OS warm-up (one cutune compile and one device query, so that neither tool pays for reading "
-        "NVRTC and the driver from disk), then cutune cold, cutune warm, Kernel Tuner cold (and warm), compile "
+        "Order: an OS warm-up (cutune compiles the whole space once without its cache, and one device query, so "
+        "that neither tool pays for the machine's first NVRTC and driver use), then cutune cold, cutune warm, Kernel Tuner cold (and warm), compile "
         "scaling. 'Cold' means an empty compile cache (cutune's cubin cache, Kernel Tuner's driver JIT cache), "
         "not an empty OS page cache.",
     ]
     b.save()
     b.step("device", b.device)
-    b.step("os_warmup", lambda: b.run([b.cutune, "compile", args.spec, "--no-cache"], 120))
+    # The whole space, not one configuration: on a fresh lent machine the first NVRTC run of
+    # many processes costs ~7x the CPU of later ones (H100, 2026-11-23: `compile --all
+    # --no-cache` 5.3 s, then 1.15 s; results/nvidia-h100-80gb-hbm3/first_compile_fresh_machine.txt),
+    # which the first tool timed would otherwise pay alone.
+    b.step("os_warmup", lambda: b.run([b.cutune, "compile", args.spec, "--all", "--no-cache", "--quiet"], 120))
     b.step("space", b.space)
     if args.kt_space_only:
         b.step("kernel_tuner_space", b.kt_space)

@@ -159,6 +159,22 @@ TEST_CASE("session: stored results are told instead of re-run, and count", "[ses
   CHECK(session.done());
 }
 
+TEST_CASE("session: stored results spend the budget up front, whatever the strategy proposes", "[session]") {
+  // Resuming with an adaptive strategy: it proposes other configurations than the first run
+  // did (its tells arrived in another order), yet a finished session evaluates nothing more.
+  Scripted s({{cfg(0), cfg(1)}});
+  Session session(s, SessionOptions{2, std::nullopt});
+  session.add_stored(cfg(2), {true, 3.0}, 1.0);
+  session.add_stored(cfg(3), {true, 5.0}, 1.0);
+  CHECK(s.told.size() == 2);  // the strategy knows them before it proposes anything
+  auto b = session.ask(8);
+  CHECK(b.evaluate.empty());
+  CHECK(b.stored.size() == 2);
+  CHECK(session.done());
+  CHECK(session.end_reason() == SessionEnd::EvaluationBudget);
+  CHECK(session.evaluations() == 2);
+}
+
 TEST_CASE("session: an invalid proposal is a strategy bug", "[session]") {
   RecordedSpace space = tiny();
   Scripted s({{Config{{7}}}});

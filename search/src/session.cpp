@@ -23,7 +23,11 @@ Session::Session(Strategy& strategy, SessionOptions options, const Space* space)
 }
 
 void Session::add_stored(const Config& config, const Observation& observation, double cost_s) {
-  stored_[config] = {observation, cost_s};
+  if (done_.count(config)) return;
+  check_valid(config);
+  stored_unreported_.push_back(record(config, observation, cost_s, /*stored=*/true));
+  stored_.insert(config);
+  strategy_.tell(config, observation);
 }
 
 void Session::add_first(const Config& config) { first_.push_back(config); }
@@ -55,6 +59,9 @@ std::size_t Session::record(const Config& config, const Observation& observation
 
 Session::Outcome Session::take(const Config& config, Batch& out, bool from_strategy) {
   if (auto it = done_.find(config); it != done_.end()) {
+    // A stored result proposed for the first time is progress, not a revisit: resuming a
+    // large space must not look like a strategy stuck on what it has seen.
+    if (stored_.erase(config)) return from_strategy ? Outcome::Stored : Outcome::Revisit;
     if (from_strategy) {
       ++revisits_;
       strategy_.tell(config, trace_[it->second].observation);
@@ -69,11 +76,6 @@ Session::Outcome Session::take(const Config& config, Batch& out, bool from_strat
     return Outcome::Waiting;
   }
   check_valid(config);
-  if (auto it = stored_.find(config); it != stored_.end()) {
-    out.stored.push_back(record(config, it->second.first, it->second.second, true));
-    strategy_.tell(config, it->second.first);
-    return Outcome::Stored;
-  }
   in_flight_.emplace(config, 0);
   out.evaluate.push_back(config);
   return Outcome::New;
@@ -81,6 +83,8 @@ Session::Outcome Session::take(const Config& config, Batch& out, bool from_strat
 
 Session::Batch Session::ask(std::size_t max) {
   Batch out;
+  out.stored = std::move(stored_unreported_);
+  stored_unreported_.clear();
   // Each pass either takes something new, answers revisits (the streak grows), or stops.
   while (!done() && out.evaluate.size() < max) {
     if (!budget_left()) {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,8 +52,11 @@ class Session {
   /// bug in the strategy (std::logic_error naming it), never evaluated.
   Session(Strategy& strategy, SessionOptions options, const Space* space = nullptr);
 
-  /// A result known before the session (stored by an earlier one): used instead of running
-  /// the configuration if it is proposed.
+  /// A result known before the session (stored by an earlier one): it counts against the
+  /// budgets at once and the strategy is told at once, so that resuming a session, whatever
+  /// order an adaptive strategy proposes in, never evaluates more than the budget in all
+  /// (a re-run of a finished session evaluates nothing). The next ask() reports it in
+  /// Batch::stored; if the strategy proposes it, it is answered from the store.
   void add_stored(const Config& config, const Observation& observation, double cost_s);
   /// A configuration to evaluate before the strategy's own proposals (the template
   /// default, a user's candidates): it counts like any other, and the strategy is told.
@@ -90,7 +94,8 @@ class Session {
   Strategy& strategy_;
   SessionOptions options_;
   const Space* space_;
-  std::map<Config, std::pair<Observation, double>> stored_;
+  std::set<Config> stored_;                    ///< added by add_stored, not proposed yet
+  std::vector<std::size_t> stored_unreported_;  ///< trace indices for the next Batch::stored
   std::deque<Config> first_;
   std::map<Config, std::size_t> done_;         ///< config -> trace index
   std::map<Config, std::uint64_t> in_flight_;  ///< config -> revisits waiting for it
