@@ -315,12 +315,29 @@ class Bench:
     @staticmethod
     def steady_overhead(report, configs):
         # The search loop only (start-up and shutdown excluded): what each further
-        # configuration costs beyond its timed launches.
+        # configuration costs beyond its timed launches. search_ms is the loop's wall time
+        # (its parts overlap: the previous result is stored while the next one is measured).
         tb, t = report.get("time_breakdown") or {}, report.get("timed_ms_total")
-        keys = ("compile_wait_ms", "evaluate_ms", "store_ms")
-        if not configs or not isinstance(t, (int, float)) or not all(k in tb for k in keys):
+        if not configs or not isinstance(t, (int, float)):
+            return None
+        if "search_ms" in tb:
+            return (tb["search_ms"] - t) / configs
+        keys = ("compile_wait_ms", "evaluate_ms", "store_ms")  # reports before search_ms
+        if not all(k in tb for k in keys):
             return None
         return (sum(tb[k] for k in keys) - t) / configs
+
+    @staticmethod
+    def process_phases(wall_s, report):
+        # Where the process's wall time goes outside the tuning itself (issue 5): before
+        # tune() (loading, parsing), the tuning (report wall_s), and after the report (exit).
+        tb = report.get("time_breakdown") or {}
+        before, at_report = tb.get("process_before_tune_s"), tb.get("process_at_report_s")
+        if not isinstance(before, (int, float)) or not isinstance(at_report, (int, float)) or before < 0:
+            return None
+        return {"before_tune_s": before, "tune_s": report.get("wall_s"), "at_report_s": at_report,
+                "after_report_s": wall_s - at_report,
+                "note": "from /proc/self/stat's start time (10 ms ticks) and the process wall time"}
 
     def tune_cold(self):
         self.doc.setdefault("cutune", {})
@@ -335,6 +352,7 @@ class Bench:
         self.doc["overhead_ms_per_config"] = self.overhead(res["wall_s"], rep, configs)
         self.doc["steady_overhead_ms_per_config"] = self.steady_overhead(rep, configs)
         self.doc["startup_s"] = (rep.get("time_breakdown") or {}).get("startup_s")
+        self.doc["process_phases"] = self.process_phases(res["wall_s"], rep)
         if self.doc["overhead_ms_per_config"] is None:
             self.doc["notes"].append("overhead_ms_per_config: the report has no timed_ms_total")
         self.headline()
@@ -349,6 +367,7 @@ class Bench:
         w.update(configs=configs, cutune_wall_s=res["wall_s"],
                  overhead_ms_per_config=self.overhead(res["wall_s"], rep, configs),
                  steady_overhead_ms_per_config=self.steady_overhead(rep, configs),
+                 process_phases=self.process_phases(res["wall_s"], rep),
                  compiled=rep.get("compiled"), cache_hits=rep.get("cache_hits"))
         self.headline()
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "cutune/cuda/device.hpp"
 #include "cutune/cuda/nvml.hpp"
 #include "cutune/measure/gpu_helpers.hpp"
+#include "cutune/measure/sampler.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/templates/catalog.hpp"
@@ -137,7 +139,7 @@ TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]")
   CHECK(third.configs_resumed == p.space().count_valid());
   CHECK(third.winner_key == second.winner_key);
   auto store = db::Store::open(db.path(), false);
-  auto winners = store.winners({"vector_add", "", "n=100000"});
+  auto winners = store.winners({"vector_add", "", "n=100000", ""});
   REQUIRE(winners.size() == 1);
   CHECK(winners[0].config_key == third.winner_key);
   CHECK(store.integrity_ok());
@@ -182,7 +184,7 @@ TEST_CASE("failures are data: compile, resources, wrong results, illegal address
   // Measured after the worker was lost twice: the restarted worker works.
   CHECK(by_key["256,0"].status == db::Status::Ok);
   CHECK(by_key["256,0"].median_ms > 0);
-  auto winners = store.winners({"faulty", "", ""});
+  auto winners = store.winners({"faulty", "", "", ""});
   REQUIRE(winners.size() == 1);
   CHECK((winners[0].config_key == "64,0" || winners[0].config_key == "256,0" || winners[0].config_key == "64,3"));
   CHECK(store.integrity_ok());
@@ -215,7 +217,7 @@ TEST_CASE("the thorough stage re-measures the finalists and declares the winner 
   CHECK(r.screening_ms_per_config > 0);
   CHECK(r.thorough_ms_per_config > 0);
   auto store = db::Store::open(db.path(), false);
-  auto w = store.winners({"vector_add", "", "n=16777216"});
+  auto w = store.winners({"vector_add", "", "n=16777216", ""});
   REQUIRE(w.size() == 1);
   CHECK(w[0].verdict == r.verdict);
   CHECK(w[0].config_key == r.winner_key);
@@ -304,6 +306,37 @@ TEST_CASE("the clock probe reads the SM clock NVML reports", "[gpu]") {
   CHECK_FALSE(helpers.block_timed_out());
 }
 
+TEST_CASE("a batch of samples reads what the same samples read one at a time", "[gpu]") {
+  // Issue 5: samples queued behind one blocking kernel, each with its own flush, events and
+  // clock probe. The work timed is a spin of 20 us of %globaltimer (a second GpuHelpers'
+  // probe), so the expected time is known and does not depend on caches.
+  cuda::Context ctx(0);
+  const DeviceIdentity d = cuda::identify(0);
+  measure::Sampler sampler(static_cast<std::size_t>(d.l2_bytes), d.sm_count, d.sm_clock_khz / 1000.0);
+  measure::GpuHelpers work;
+  auto spin = [&] { work.probe_clock(nullptr, 20000); };
+  std::vector<double> single, batched;
+  for (int i = 0; i < 16; ++i) single.push_back(sampler.sample_call(spin).ms);
+  const std::vector<std::function<void()>> calls(16, spin);
+  const auto timed = sampler.sample_calls(calls);
+  REQUIRE(timed.size() == 16);
+  for (const auto& t : timed) {
+    batched.push_back(t.ms);
+    CHECK(t.clock_mhz > 200);  // each sample has its own probe slot, all filled
+    CHECK_FALSE(t.block_timed_out);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return measure::sorted_median(v);
+  };
+  INFO("single " << median(single) << " ms, batched " << median(batched) << " ms");
+  CHECK(median(single) > 0.020);
+  CHECK(median(single) < 0.025);
+  CHECK(std::abs(median(batched) - median(single)) < 0.03 * median(single));
+  CHECK_THROWS_AS(sampler.sample_calls(std::vector<std::function<void()>>(measure::GpuHelpers::kProbeSlots + 1, spin)),
+                  std::invalid_argument);
+}
+
 TEST_CASE("energy as the objective: ranked by energy per launch, a winner of its own", "[gpu]") {
   KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
   TempPath db("cutune-energy.db");
@@ -330,7 +363,7 @@ TEST_CASE("energy as the objective: ranked by energy per launch, a winner of its
   auto t = runner::tune(p, o);  // resumes every configuration, then re-measures for time
   CHECK(t.configs_tried == 0);
   auto store = db::Store::open(db.path(), false);
-  auto w = store.winners({"vector_add"});
+  auto w = store.winners({"vector_add", "", "", ""});
   REQUIRE(w.size() == 2);  // one per objective; the time tuning did not replace the energy winner
   CHECK(w[0].objective == "energy");
   CHECK(w[0].config_key == e.winner_key);

@@ -9,6 +9,8 @@
 #include <map>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <iterator>
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/db/store.hpp"
@@ -27,6 +29,23 @@ using json = nlohmann::ordered_json;
 
 namespace cutune::cli {
 namespace {
+
+/// Seconds since this process started (the kernel's start time in /proc, 10 ms ticks):
+/// where a tuning's process wall time goes before the tuning starts (issue 5). -1 if unknown.
+double process_age_s() {
+  std::ifstream stat("/proc/self/stat"), uptime("/proc/uptime");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  double up = 0;
+  const auto close = text.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos || !(uptime >> up)) return -1;
+  std::istringstream rest(text.substr(close + 2));
+  std::string field;
+  for (int i = 3; i < 22 && rest >> field; ++i) {
+  }
+  unsigned long long start_ticks = 0;
+  if (!(rest >> start_ticks)) return -1;
+  return up - static_cast<double>(start_ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
 
 std::vector<std::string> builtin_names() {
   std::vector<std::string> names;
@@ -298,6 +317,7 @@ int cmd_tune(const TuneArgs& a) {
   o.timeout_floor_s = a.timeout_s;
   ProgressPrinter progress(std::cerr);
   if (progress.live()) o.progress = [&](const runner::TuneOptions::Progress& p) { progress.update(p); };
+  const double age_at_tune_s = process_age_s();
   runner::TuneReport r = runner::tune(p, o);
 
   std::cout << fmt::format("\n{} on {} ({}), problem {}\n", r.kernel, r.device.name, r.device.arch(), r.problem_key);
@@ -373,7 +393,11 @@ int cmd_tune(const TuneArgs& a) {
                                {"verify_ms", r.verify_ms},
                                {"sampling_ms", r.sampling_ms},
                                {"store_ms", r.store_ms},
-                               {"after_search_ms", r.after_search_ms}}}};
+                               {"search_ms", r.search_ms},
+                               {"after_search_ms", r.after_search_ms},
+                               // Process start to the tuning's start, and to this report.
+                               {"process_before_tune_s", age_at_tune_s},
+                               {"process_at_report_s", process_age_s()}}}};
     json fails = json::object();
     for (const auto& [status, n] : r.failures_by_status) fails[status] = n;
     j["failures_by_status"] = fails;

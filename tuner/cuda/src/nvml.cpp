@@ -123,4 +123,30 @@ std::string nvml_driver_release() {
   return buf;
 }
 
+NvmlMonitor::NvmlMonitor(const NvmlDevice& device, std::chrono::milliseconds period) : device_(device) {
+  auto read = [this] {
+    Reading r{device_.sm_clock_mhz(), device_.temperature_c(), device_.power_w()};
+    std::lock_guard lock(mutex_);
+    latest_ = r;
+  };
+  if (!device_.available()) return;
+  read();
+  thread_ = std::jthread([this, read, period](std::stop_token stop) {
+    std::mutex m;
+    std::unique_lock lock(m);
+    while (true) {
+      wake_.wait_for(lock, stop, period, [] { return false; });  // a stop request wakes it at once
+      if (stop.stop_requested()) return;
+      read();
+    }
+  });
+}
+
+NvmlMonitor::~NvmlMonitor() = default;  // jthread: requests stop, wakes the wait, joins
+
+NvmlMonitor::Reading NvmlMonitor::latest() const {
+  std::lock_guard lock(mutex_);
+  return latest_;
+}
+
 }  // namespace cutune::cuda

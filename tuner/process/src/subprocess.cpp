@@ -116,6 +116,21 @@ Subprocess::Subprocess(const std::vector<std::string>& argv) {
   ::signal(SIGPIPE, SIG_IGN);
 }
 
+void Subprocess::detach() {
+  if (to_child_ >= 0) ::close(to_child_);
+  if (from_child_ >= 0) ::close(from_child_);
+  to_child_ = from_child_ = -1;
+  if (pid_ > 0 && !status_) {
+    // Reaped in the background, so that no zombie outlives it in a long-lived process.
+    std::thread([pid = pid_] {
+      int status = 0;
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }).detach();
+  }
+  pid_ = -1;
+}
+
 Subprocess::~Subprocess() {
   // Closing its stdin asks a worker to exit (a GPU worker then releases its context
   // cleanly); one that does not within the grace period is killed.

@@ -169,6 +169,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   }
   phase("rotation");
   sampler_.emplace(l2, device_.sm_count, device_.sm_clock_khz / 1000.0, ss);
+  if (nvml_.available()) nvml_monitor_.emplace(nvml_, std::chrono::milliseconds(50));
   phase("sampler");
 }
 
@@ -341,18 +342,21 @@ MeasuredStats GpuStage::finish(const char* level, measure::SampleSet set, const 
   if (set.samples_ms.empty()) set.samples_ms = set.discarded_ms;
   st.summary = measure::summarize(set.samples_ms, options_.thorough.confidence);
   st.set = std::move(set);
-  // The readings are part of what measuring a configuration costs: counted in wall_ms.
-  // NVML queries cost up to a millisecond each, and temperature and power change over
-  // tens of milliseconds: while screening, a reading younger than 50 ms is reused.
-  const auto t0 = std::chrono::steady_clock::now();
-  if (std::string_view(level) != "screening" || t0 - nvml_read_at_ > std::chrono::milliseconds(50)) {
-    nvml_reading_ = {nvml_.sm_clock_mhz(), nvml_.temperature_c(), nvml_.power_w()};
-    nvml_read_at_ = t0;
+  // Thorough: fresh readings, counted in wall_ms (a reading costs up to a millisecond).
+  // Screening: the monitor's latest, at most 50 ms old (temperature and power change over
+  // tens of milliseconds), read on its own thread so that searching does not wait for them.
+  if (std::string_view(level) != "screening" || !nvml_monitor_) {
+    const auto t0 = std::chrono::steady_clock::now();
+    st.nvml_sm_clock_mhz = nvml_.sm_clock_mhz();
+    st.temperature_c = nvml_.temperature_c();
+    st.power_w = nvml_.power_w();
+    st.set.wall_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  } else {
+    const cuda::NvmlMonitor::Reading r = nvml_monitor_->latest();
+    st.nvml_sm_clock_mhz = r.sm_clock_mhz;
+    st.temperature_c = r.temperature_c;
+    st.power_w = r.power_w;
   }
-  st.nvml_sm_clock_mhz = nvml_reading_[0];
-  st.temperature_c = nvml_reading_[1];
-  st.power_w = nvml_reading_[2];
-  st.set.wall_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   // Energy is a separate measurement (a window of back-to-back launches), not sampling.
   if (energy) st.energy_mj_per_launch = energy_mj_per_launch(seq, st.summary.median);
   return st;
@@ -374,10 +378,11 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
     measure::SampleSet set;
     if (thorough) {
       measure::NoiseCriterion c(options_.thorough);
-      set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true);
+      set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true, ev.verify_ms);
     } else {
       measure::ScreeningCriterion c(options_.screening, best_ms);
-      set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true);
+      // The verification's wall time bounds a launch's: it sizes the first batch of samples.
+      set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true, ev.verify_ms);
     }
     ev.stats = finish(thorough ? "thorough" : "screening", std::move(set), loaded->rotation.front(),
                       thorough || options_.energy_every_config);

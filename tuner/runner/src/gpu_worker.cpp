@@ -59,11 +59,23 @@ void GpuWorker::wait_ready() {
 std::optional<nlohmann::json> GpuWorker::call(const nlohmann::json& header,
                                               const std::vector<const std::vector<char>*>& cubins,
                                               std::chrono::milliseconds timeout, GpuEvaluation& failure) {
+  const bool sent = send(header, cubins);
+  return await(sent, std::chrono::steady_clock::now() + timeout, timeout, failure);
+}
+
+bool GpuWorker::send(const nlohmann::json& header, const std::vector<const std::vector<char>*>& cubins) {
   wait_ready();
   bool sent = proc_->send(header.dump());
   for (const auto* c : cubins) sent = sent && proc_->send(process::Frame(c->begin(), c->end()));
+  return sent;
+}
+
+std::optional<nlohmann::json> GpuWorker::await(bool sent, std::chrono::steady_clock::time_point deadline,
+                                               std::chrono::milliseconds timeout, GpuEvaluation& failure) {
   std::optional<process::Frame> reply;
-  if (sent) reply = proc_->receive(timeout);
+  if (sent)
+    reply = proc_->receive(std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                      deadline - std::chrono::steady_clock::now())));
   if (reply) {
     auto j = nlohmann::json::parse(*reply);
     if (!j.contains("fatal")) return j;
@@ -86,10 +98,29 @@ std::optional<nlohmann::json> GpuWorker::call(const nlohmann::json& header,
 
 GpuEvaluation GpuWorker::evaluate(const Config& config, const std::vector<char>& cubin,
                                   std::optional<double> best_ms, bool thorough) {
+  submit(config, cubin, best_ms, thorough);
+  return collect();
+}
+
+void GpuWorker::submit(const Config& config, const std::vector<char>& cubin, std::optional<double> best_ms,
+                       bool thorough) {
+  if (pending_) throw std::logic_error("GpuWorker::submit: an evaluation is already in flight");
   nlohmann::json header{{"op", "evaluate"}, {"config", problem_.space().key(config)}, {"thorough", thorough}};
   if (best_ms) header["best_ms"] = *best_ms;
+  Pending p;
+  p.sent = send(header, {&cubin});
+  p.timeout = timeout_;
+  p.deadline = std::chrono::steady_clock::now() + timeout_;
+  if (!reference_ && verification_source_ == "default configuration") p.candidate = GpuStage::Candidate{config, cubin};
+  pending_ = std::move(p);
+}
+
+GpuEvaluation GpuWorker::collect() {
+  if (!pending_) throw std::logic_error("GpuWorker::collect: nothing in flight");
+  Pending p = std::move(*pending_);
+  pending_.reset();
   GpuEvaluation failure;
-  auto j = call(header, {&cubin}, timeout_, failure);
+  auto j = await(p.sent, p.deadline, p.timeout, failure);
   if (!j) return failure;
   GpuEvaluation ev = protocol::evaluation_from_json(*j);
   if (ev.context_lost) {
@@ -100,9 +131,13 @@ GpuEvaluation GpuWorker::evaluate(const Config& config, const std::vector<char>&
     wait_ready();
     ev.context_lost = false;
   }
-  if (!reference_ && verification_source_ == "default configuration" && ev.status == db::Status::Ok)
-    reference_ = GpuStage::Candidate{config, cubin};
+  if (!reference_ && p.candidate && ev.status == db::Status::Ok) reference_ = std::move(p.candidate);
   return ev;
+}
+
+void GpuWorker::release() {
+  if (proc_) proc_->detach();
+  proc_.reset();
 }
 
 std::vector<GpuEvaluation> GpuWorker::remeasure(const std::vector<GpuStage::Candidate>& candidates) {

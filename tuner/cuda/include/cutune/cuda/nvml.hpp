@@ -2,9 +2,13 @@
 // NVML, loaded at run time like the driver (ARCHITECTURE.md, decision 1): the GPU's clocks,
 // temperature, power and energy counter, read around measurements (issue 4). NVML is
 // optional: without it every reading is empty and measurements go on, saying so.
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace cutune::cuda {
 
@@ -29,6 +33,30 @@ class NvmlDevice {
  private:
   void* handle_ = nullptr;  ///< nvmlDevice_t
   std::string why_;
+};
+
+/// SM clock, temperature and power of one device, read every `period` on a thread of its
+/// own: a reading costs up to a millisecond, which a measurement loop of about 2 ms per
+/// configuration should not wait for (issue 5), and these values change over tens of
+/// milliseconds anyway. Nothing runs when the device reads nothing.
+class NvmlMonitor {
+ public:
+  struct Reading {
+    std::optional<double> sm_clock_mhz, temperature_c, power_w;
+  };
+  NvmlMonitor(const NvmlDevice& device, std::chrono::milliseconds period);
+  ~NvmlMonitor();
+  NvmlMonitor(const NvmlMonitor&) = delete;
+  NvmlMonitor& operator=(const NvmlMonitor&) = delete;
+  /// The latest reading; the first is taken before the constructor returns.
+  Reading latest() const;
+
+ private:
+  const NvmlDevice& device_;
+  mutable std::mutex mutex_;
+  Reading latest_;
+  std::condition_variable_any wake_;
+  std::jthread thread_;  ///< last: started once everything it uses exists
 };
 
 /// "580.159" from NVML, or "" when NVML is not there.

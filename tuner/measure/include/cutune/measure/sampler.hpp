@@ -5,9 +5,11 @@
 // blocking kernel, start event, the launches, stop event, clock probe, release, sync.
 // A stopping criterion decides how many samples; throttled samples are discarded with a
 // back-off.
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -76,14 +78,24 @@ class Sampler {
   /// The same for any work `enqueue` queues on the legacy default stream (a library call
   /// such as CUB or cuBLAS), so that a comparison times both sides alike.
   Timed sample_call(const std::function<void()>& enqueue);
+  /// Several cold samples queued behind one blocking kernel and synchronised once (at most
+  /// GpuHelpers::kProbeSlots): each has its own flush, events and probe, as sample() does,
+  /// without one host round trip per sample (issue 5). The activity timer takes them one
+  /// at a time.
+  std::vector<Timed> sample_batch(const std::vector<const LaunchSequence*>& seqs);
+  std::vector<Timed> sample_calls(const std::vector<std::function<void()>>& enqueues);
 
   /// Warm-up, then samples until `criterion` is done. `rotation` holds one launch sequence
   /// per argument set (size 1 without rotation); sample i uses rotation[i % size].
   /// Criterion: NoiseCriterion or ScreeningCriterion (add, set_elapsed_s, done, reason).
   /// `warmed_up`: the caller has just launched rotation.front() (a verification launch),
   /// which did all a warm-up does (module loaded, code and data touched): none is added.
+  /// Samples the criterion is certain to ask for (below its minimum) are queued as one
+  /// batch, bounded by its time cap at `expected_ms` per sample (0: unknown, then the
+  /// first sample is taken alone to learn it).
   template <class Criterion>
-  SampleSet measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up = false);
+  SampleSet measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up = false,
+                    double expected_ms = 0.0);
 
   /// The thorough stage's interleaving: round-robin one sample per candidate that is not
   /// done yet, back to back, so that drift (clocks, temperature) affects all alike.
@@ -95,12 +107,16 @@ class Sampler {
   /// Takes one sample of `seq` into `out`, through the throttle filter; sleeps when it asks.
   template <class Criterion>
   void take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilter& filter, SampleSet& out);
+  /// Files one timed sample into `out` and the criterion, through the throttle filter.
+  template <class Criterion>
+  void file(const Timed& t, Criterion& criterion, ThrottleFilter& filter, SampleSet& out);
 
   SamplerSettings settings_;
   double rated_clock_mhz_;
   GpuHelpers helpers_;
   std::optional<L2Flush> flush_;
-  cuda::Event start_, stop_;  ///< reused by every sample (each sample ends synchronised)
+  /// Event pairs of a batch, reused by every batch (each batch ends synchronised).
+  std::vector<std::unique_ptr<cuda::Event>> starts_, stops_;
   cuda::ActivityTrace* activity_ = nullptr;  ///< set when samples are activity-timed
   std::string timer_;
 };
@@ -108,7 +124,11 @@ class Sampler {
 template <class Criterion>
 void Sampler::take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilter& filter,
                    SampleSet& out) {
-  const Timed t = sample(seq);
+  file(sample(seq), criterion, filter, out);
+}
+
+template <class Criterion>
+void Sampler::file(const Timed& t, Criterion& criterion, ThrottleFilter& filter, SampleSet& out) {
   out.timer = timer_;
   if (t.block_timed_out) ++out.block_timeouts;
   if (t.timer_fell_back) ++out.timer_fallbacks;
@@ -128,15 +148,29 @@ void Sampler::take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilt
 }
 
 template <class Criterion>
-SampleSet Sampler::measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up) {
+SampleSet Sampler::measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up,
+                           double expected_ms) {
   SampleSet out;
   const auto t0 = Clock::now();
   ThrottleSettings ts = settings_.throttle;
   ts.reference_clock_mhz = rated_clock_mhz_;
   ThrottleFilter filter(ts);
   if (!warmed_up) warm_up(rotation.front());
-  for (std::size_t i = 0; !criterion.done(); ++i) {
-    take(rotation[i % rotation.size()], criterion, filter, out);
+  std::vector<const LaunchSequence*> batch;
+  for (std::size_t i = 0; !criterion.done();) {
+    // How many to queue at once: what the criterion will take anyway, as many as fit in
+    // its time cap at the expected time each; one when nothing is known yet.
+    std::size_t k = std::max<std::size_t>(1, criterion.certain_remaining());
+    const double per_ms = !out.samples_ms.empty() ? out.samples_ms.back() : expected_ms;
+    if (per_ms <= 0.0)
+      k = 1;
+    else
+      k = std::clamp<std::size_t>(static_cast<std::size_t>(criterion.time_left_s() * 1e3 / per_ms), 1, k);
+    k = std::min(k, GpuHelpers::kProbeSlots);
+    batch.clear();
+    for (std::size_t j = 0; j < k; ++j) batch.push_back(&rotation[(i + j) % rotation.size()]);
+    i += k;
+    for (const Timed& t : sample_batch(batch)) file(t, criterion, filter, out);
     criterion.set_elapsed_s(std::chrono::duration<double>(Clock::now() - t0).count());
   }
   out.reason = criterion.reason();

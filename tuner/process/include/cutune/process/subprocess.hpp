@@ -43,6 +43,9 @@ class Subprocess {
   /// Reaps it, waiting up to a second if it has not ended yet (then kills it).
   std::string exit_description();
   pid_t pid() const { return pid_; }
+  /// Closes the pipes (a worker then exits by itself) and lets the child finish on its own:
+  /// it is reaped in the background, and the destructor then does nothing.
+  void detach();
 
  private:
   void reap(bool block);

@@ -135,8 +135,7 @@ class GpuStage {
   cuda::DeviceLimits limits_;
   MeasureOptions options_;
   cuda::NvmlDevice nvml_;
-  std::array<std::optional<double>, 3> nvml_reading_;  ///< SM clock, temperature, power
-  std::chrono::steady_clock::time_point nvml_read_at_{};
+  std::optional<cuda::NvmlMonitor> nvml_monitor_;  ///< screening's readings, off the measurement's path
   std::optional<measure::Sampler> sampler_;
   std::vector<HostArgument> initial_;   ///< inputs as generated
   std::vector<HostArgument> expected_;  ///< outputs the reference computed (empty until known)

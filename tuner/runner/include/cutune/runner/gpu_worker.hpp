@@ -29,9 +29,20 @@ class GpuWorker {
   GpuWorker(const GpuWorker&) = delete;
   GpuWorker& operator=(const GpuWorker&) = delete;
 
-  /// As GpuStage::evaluate, bounded by timeout().
+  /// As GpuStage::evaluate, bounded by timeout(): submit() then collect().
   GpuEvaluation evaluate(const Config& config, const std::vector<char>& cubin, std::optional<double> best_ms,
                          bool thorough = false);
+  /// Sends an evaluation and returns at once, so that the caller's bookkeeping (storing the
+  /// previous result, feeding the compile pool) overlaps the worker's measurement (issue 5).
+  /// One evaluation at a time: a submit() with one already in flight throws std::logic_error.
+  void submit(const Config& config, const std::vector<char>& cubin, std::optional<double> best_ms,
+              bool thorough = false);
+  bool in_flight() const { return pending_.has_value(); }
+  /// The answer to the submitted evaluation; the timeout counts from submit().
+  GpuEvaluation collect();
+  /// Asks the worker to exit and does not wait for it to release its context (hundreds of
+  /// milliseconds with large allocations): for the end of a tuning, whose results are stored.
+  void release();
   /// As GpuStage::remeasure; a failure fails every candidate with the same status.
   std::vector<GpuEvaluation> remeasure(const std::vector<GpuStage::Candidate>& candidates);
   /// Device-to-device copy bandwidth in GB/s (measure::copy_bandwidth_gbps), in the worker.
@@ -55,6 +66,10 @@ class GpuWorker {
   /// worker died or timed out; `failure` then says which, and the worker is restarted.
   std::optional<nlohmann::json> call(const nlohmann::json& header, const std::vector<const std::vector<char>*>& cubins,
                                      std::chrono::milliseconds timeout, GpuEvaluation& failure);
+  /// The two halves of call(). send() false: the worker is gone (await then says why).
+  bool send(const nlohmann::json& header, const std::vector<const std::vector<char>*>& cubins);
+  std::optional<nlohmann::json> await(bool sent, std::chrono::steady_clock::time_point deadline,
+                                      std::chrono::milliseconds timeout, GpuEvaluation& failure);
 
   const KernelProblem& problem_;
   std::string problem_text_;
@@ -70,6 +85,14 @@ class GpuWorker {
   /// Without a CPU reference the first configuration that runs defines the answer: kept so
   /// that a restarted worker is given the same answer before anything else runs.
   std::optional<GpuStage::Candidate> reference_;
+  struct Pending {
+    bool sent = false;
+    std::chrono::steady_clock::time_point deadline;
+    std::chrono::milliseconds timeout;
+    /// Kept only while it may become reference_ (no CPU reference, none learned yet).
+    std::optional<GpuStage::Candidate> candidate;
+  };
+  std::optional<Pending> pending_;
 };
 
 }  // namespace cutune::runner

@@ -109,8 +109,10 @@ struct TuneReport {
   double startup_s = 0.0;
   std::string gpu_setup_ms = "{}";  ///< the GPU worker's set-up by phase (JSON object)
   double compile_ms_median = 0.0;   ///< over the NVRTC compiles of this session (not cache hits)
+  /// search_ms: the search loop's wall time. The parts overlap since one evaluation stays in
+  /// flight while the previous one is stored: they do not add up to it.
   double compile_wait_ms = 0.0, evaluate_ms = 0.0, verify_ms = 0.0, sampling_ms = 0.0, store_ms = 0.0,
-         after_search_ms = 0.0;
+         search_ms = 0.0, after_search_ms = 0.0;
   /// The JSON array stored with the winner (db::Winner::finalists_json).
   std::string finalists_json() const;
 };
