@@ -70,6 +70,7 @@ runner::MeasureOptions measure_options(const MeasureArgs& a) {
   o.thorough.time_cap_s = a.time_cap_s;
   o.energy_every_config = a.energy;
   o.sampler.timer = a.timer;
+  o.sampler.flush_l2_multiple = a.flush_size;
   return o;
 }
 
@@ -290,13 +291,6 @@ int cmd_tune(const TuneArgs& a) {
   runner::parse_configs(p.space(), a.first, "--try");                 // validates --try
   fs::path db_path = a.db.empty() ? default_db_path() : fs::path(a.db);
   if (fs::exists(db_path)) db::Store::open(db_path, /*create=*/false);  // refuses a corrupt DB, writes nothing
-  std::string why;
-  if (cuda::device_count(&why) == 0) {
-    std::cerr << fmt::format("cutune tune needs a GPU: {}.\nOn this machine: `cutune compile {} --all` "
-                             "compiles the space ({} configurations) with NVRTC.\n",
-                             why, a.kernel, p.space().count_valid());
-    return kNoGpu;
-  }
   runner::TuneOptions o;
   o.problem = a.problem;
   o.strategy = a.strategy;
@@ -305,7 +299,6 @@ int cmd_tune(const TuneArgs& a) {
   o.seed = a.seed;
   o.db = db_path;
   o.kt_cache = a.kt_cache;
-  if (o.db.has_parent_path()) fs::create_directories(o.db.parent_path());
   o.device = a.device;
   o.measure = measure_options(a.measure);
   o.first = a.first;
@@ -318,7 +311,17 @@ int cmd_tune(const TuneArgs& a) {
   ProgressPrinter progress(std::cerr);
   if (progress.live()) o.progress = [&](const runner::TuneOptions::Progress& p) { progress.update(p); };
   const double age_at_tune_s = process_age_s();
-  runner::TuneReport r = runner::tune(p, o);
+  runner::TuneReport r;
+  try {
+    // No driver check before this: the driver's start in this process overlaps the GPU
+    // worker's (issue 5); tune() stores nothing before it has found the device.
+    r = runner::tune(p, o);
+  } catch (const cuda::NoDriver& e) {
+    std::cerr << fmt::format("cutune tune needs a GPU: {}.\nOn this machine: `cutune compile {} --all` "
+                             "compiles the space ({} configurations) with NVRTC.\n",
+                             e.what(), a.kernel, p.space().count_valid());
+    return kNoGpu;
+  }
 
   std::cout << fmt::format("\n{} on {} ({}), problem {}\n", r.kernel, r.device.name, r.device.arch(), r.problem_key);
   std::cout << fmt::format("configurations: {} valid, {} evaluated now, {} resumed from {}, {} failed\n",
@@ -394,6 +397,8 @@ int cmd_tune(const TuneArgs& a) {
                                {"sampling_ms", r.sampling_ms},
                                {"store_ms", r.store_ms},
                                {"search_ms", r.search_ms},
+                               {"worker_load_ms", r.worker_load_ms},
+                               {"worker_stage_ms", r.worker_stage_ms},
                                {"after_search_ms", r.after_search_ms},
                                // Process start to the tuning's start, and to this report.
                                {"process_before_tune_s", age_at_tune_s},

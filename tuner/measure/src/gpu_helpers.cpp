@@ -152,8 +152,10 @@ double GpuHelpers::probed_clock_mhz(std::size_t slot) const {
   return static_cast<double>(c1 - c0) * 1e3 / static_cast<double>(t1 - t0);  // cycles/ns -> MHz
 }
 
-L2Flush::L2Flush(std::size_t l2_bytes, int sm_count)
-    : module_(ptx_image()), buffer_(2 * l2_bytes), blocks_(static_cast<unsigned>(std::max(1, sm_count) * 4)) {
+L2Flush::L2Flush(std::size_t l2_bytes, int sm_count, double multiple)
+    : module_(ptx_image()),
+      buffer_((static_cast<std::size_t>(multiple * static_cast<double>(l2_bytes)) + 15) / 16 * 16),
+      blocks_(static_cast<unsigned>(std::max(1, sm_count) * 4)) {
   function_ = module_.function("cutune_flush");
   CUTUNE_CU(CU_FN(cuMemsetD32Async)(buffer_.get(), 0, buffer_.bytes() / 4, nullptr));
   CUTUNE_CU(CU_FN(cuCtxSynchronize)());

@@ -8,7 +8,7 @@ namespace cutune::measure {
 
 Sampler::Sampler(std::size_t l2_bytes, int sm_count, double rated_clock_mhz, SamplerSettings settings)
     : settings_(settings), rated_clock_mhz_(rated_clock_mhz) {
-  if (settings_.flush_l2 && l2_bytes > 0) flush_.emplace(l2_bytes, sm_count);
+  if (settings_.flush_l2 && l2_bytes > 0) flush_.emplace(l2_bytes, sm_count, settings_.flush_l2_multiple);
   if (settings_.timer != "events" && settings_.timer != "activity")
     throw std::invalid_argument("sampler timer must be activity or events, not '" + settings_.timer + "'");
   if (settings_.timer == "activity") {

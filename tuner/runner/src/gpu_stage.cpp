@@ -365,8 +365,11 @@ MeasuredStats GpuStage::finish(const char* level, measure::SampleSet set, const 
 GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& cubin,
                                  std::optional<double> best_ms, bool thorough) {
   GpuEvaluation ev;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto since = [](auto t) { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count(); };
   try {
-    auto loaded = load(config, cubin, ev);
+    std::optional<Loaded> loaded = load(config, cubin, ev);
+    ev.load_ms = since(t0);
     if (!loaded) return ev;
     verify(loaded->rotation.front(), ev);
     if (ev.status != db::Status::Ok) return ev;
@@ -386,6 +389,8 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
     }
     ev.stats = finish(thorough ? "thorough" : "screening", std::move(set), loaded->rotation.front(),
                       thorough || options_.energy_every_config);
+    loaded.reset();  // the module's unload counts too
+    ev.stage_ms = since(t0);
   } catch (const cuda::DriverError& e) {
     ev.status = db::Status::Runtime;
     ev.error = e.what();

@@ -8,7 +8,8 @@
 namespace cutune::measure {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ThrottleSettings, min_clock_fraction, reference_clock_mhz, back_off_after,
                                    back_off_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SamplerSettings, flush_l2, warmup_launches, probe_clock, timer, throttle)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SamplerSettings, flush_l2, flush_l2_multiple, warmup_launches, probe_clock, timer,
+                                   throttle)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScreeningSettings, min_samples, max_samples, slower_factor, max_rel_noise,
                                    time_cap_s, confidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StoppingSettings, min_samples, max_samples, max_rel_noise, time_cap_s,
@@ -93,6 +94,8 @@ nlohmann::json to_json(const GpuEvaluation& e) {
   nlohmann::json j{{"status", db::status_name(e.status)},
                    {"error", e.error},
                    {"verify_ms", e.verify_ms},
+                   {"load_ms", e.load_ms},
+                   {"stage_ms", e.stage_ms},
                    {"context_lost", e.context_lost}};
   if (e.stats) {
     const MeasuredStats& s = *e.stats;
@@ -113,6 +116,8 @@ GpuEvaluation evaluation_from_json(const nlohmann::json& j) {
   e.status = *status;
   e.error = j.at("error").get<std::string>();
   e.verify_ms = j.at("verify_ms").get<double>();
+  e.load_ms = j.value("load_ms", 0.0);
+  e.stage_ms = j.value("stage_ms", 0.0);
   e.context_lost = j.at("context_lost").get<bool>();
   if (j.contains("stats")) {
     const auto& st = j["stats"];

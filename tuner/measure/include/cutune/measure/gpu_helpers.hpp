@@ -54,7 +54,8 @@ class GpuHelpers {
 /// that nothing the kernel under test touched stays in L2, and nothing dirty either.
 class L2Flush {
  public:
-  L2Flush(std::size_t l2_bytes, int sm_count);
+  /// Reads `multiple` x `l2_bytes` (rounded up to 16 bytes).
+  L2Flush(std::size_t l2_bytes, int sm_count, double multiple = 2.0);
   void flush(CUstream stream = nullptr);
   std::size_t bytes() const { return buffer_.bytes(); }
 

@@ -26,6 +26,8 @@ struct SamplerSettings {
   /// Flush the L2 before each sample. Off when the caller rotates argument sets that
   /// together exceed the L2 (then each set is cold anyway) or measures warm on purpose.
   bool flush_l2 = true;
+  /// The flush reads this many L2 sizes (L2Flush). 2: see gpu_helpers.hpp.
+  double flush_l2_multiple = 2.0;
   /// Launch sequences before the first sample. 1: it loads the module's code and touches
   /// the data once; the samples then see a steady state (nvbench does the same).
   int warmup_launches = 1;

@@ -113,6 +113,9 @@ struct TuneReport {
   /// flight while the previous one is stored: they do not add up to it.
   double compile_wait_ms = 0.0, evaluate_ms = 0.0, verify_ms = 0.0, sampling_ms = 0.0, store_ms = 0.0,
          search_ms = 0.0, after_search_ms = 0.0;
+  /// The worker's side of evaluate_ms (GpuEvaluation::load_ms, stage_ms): the rest of the
+  /// round trip is the pipe and (de)serialising.
+  double worker_load_ms = 0.0, worker_stage_ms = 0.0;
   /// The JSON array stored with the winner (db::Winner::finalists_json).
   std::string finalists_json() const;
 };
