@@ -50,7 +50,7 @@ struct MeasureArgs {
   int min_samples = 10;               ///< thorough: samples before any statistical exit
   bool energy = false;                ///< energy per launch for every configuration
   std::string timer = "events";       ///< "events" or "activity" (CUPTI)
-  double flush_size = 2.0;            ///< the flush reads this many L2 sizes
+  double flush_size = 1.5;            ///< the flush reads this many L2 sizes (SamplerSettings)
 };
 struct TuneArgs {
   std::string kernel, problem, strategy = search::kDefaultStrategy;

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--timer", m.timer, "events (default): a CUDA event pair around the launches; activity: the "
                                         "GPU's own start/end timestamps of the work (CUPTI; excludes ~1 us of launch)")
         ->check(CLI::IsMember({"activity", "events"}));
-    cmd->add_option("--flush-size", m.flush_size, "The L2 flush reads this many times the L2's size (default 2)")
+    cmd->add_option("--flush-size", m.flush_size, "The L2 flush reads this many times the L2's size (default 1.5)")
         ->check(CLI::Range(0.25, 16.0));
   };
   measure_options(tune, ta.measure);

@@ -5,7 +5,7 @@
 //     launches and stop event, so that launch latency never lands inside a sample;
 //   - a clock probe that measures the SM clock right after a sample (clock64 ticks over a
 //     %globaltimer interval, on one SM);
-//   - an L2 flush: a kernel that reads a buffer of twice the L2's size, allocated once.
+//   - an L2 flush: a kernel that reads a buffer of 1.5x the L2's size (SamplerSettings), allocated once.
 //     Reading, not nvbench's memset: a memset leaves the L2 full of dirty lines whose
 //     write-back then lands inside the next sample (on the H200 it added 6-7 us to
 //     every cold sample of a 20 us and of a 150 us kernel against ncu's
@@ -50,12 +50,12 @@ class GpuHelpers {
   cuda::PinnedHostBuffer probe_;  ///< per slot: t0, t1, c0, c1 (uint64)
 };
 
-/// One device buffer of twice the L2's size, allocated once; flush() reads all of it so
+/// One device buffer of a multiple of the L2's size (1.5 by default), allocated once; flush() reads all of it so
 /// that nothing the kernel under test touched stays in L2, and nothing dirty either.
 class L2Flush {
  public:
   /// Reads `multiple` x `l2_bytes` (rounded up to 16 bytes).
-  L2Flush(std::size_t l2_bytes, int sm_count, double multiple = 2.0);
+  L2Flush(std::size_t l2_bytes, int sm_count, double multiple = 1.5);
   void flush(CUstream stream = nullptr);
   std::size_t bytes() const { return buffer_.bytes(); }
 

@@ -26,8 +26,12 @@ struct SamplerSettings {
   /// Flush the L2 before each sample. Off when the caller rotates argument sets that
   /// together exceed the L2 (then each set is cold anyway) or measures warm on purpose.
   bool flush_l2 = true;
-  /// The flush reads this many L2 sizes (L2Flush). 2: see gpu_helpers.hpp.
-  double flush_l2_multiple = 2.0;
+  /// The flush reads this many L2 sizes (L2Flush). 1.5, measured on an H100 with
+  /// scripts/bench_flush.py (results/nvidia-h100-80gb-hbm3/flush.json): over four kernels
+  /// whose data fit in L2, medians after 1.5x were within 0.5% of those after 3x, after 1x
+  /// 0.6-0.9% above them, after 0.5x 10-30% off; 2x cost 0.07 ms more per configuration of
+  /// 7 samples than 1.5x.
+  double flush_l2_multiple = 1.5;
   /// Launch sequences before the first sample. 1: it loads the module's code and touches
   /// the data once; the samples then see a steady state (nvbench does the same).
   int warmup_launches = 1;
