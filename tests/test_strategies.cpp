@@ -174,6 +174,8 @@ TEST_CASE("strategies find the optimum of a convex bowl") {
   REQUIRE(space.is_valid(kBowlOptimum));
   // Brute force and random do not adapt: they get the whole space, the others a quarter.
   const bool blind = name == "brute_force" || name == "random";
+  // The runner asks a strategy that does not learn far ahead: only these two may say so.
+  CHECK(search::make_strategy(space, {name, 1, std::nullopt})->learns() == !blind);
   const std::size_t budget = blind ? valid : valid / 4;
   for (std::uint64_t seed : {1, 2, 3}) {
     INFO("seed " << seed);

@@ -21,6 +21,7 @@ class BruteForce final : public Strategy {
     return out;
   }
   void tell(const Config&, const Observation&) override {}
+  bool learns() const override { return false; }
 
  private:
   const Space& space_;

@@ -24,6 +24,7 @@ class RandomSampling final : public Strategy {
     return out;
   }
   void tell(const Config&, const Observation&) override {}
+  bool learns() const override { return false; }
 
  private:
   Sampler sampler_;

@@ -33,6 +33,10 @@ class Strategy {
   virtual std::vector<Config> ask(std::size_t max) = 0;
   /// The result of a configuration (usually one that ask() proposed; any valid one is accepted).
   virtual void tell(const Config& config, const Observation& observation) = 0;
+  /// Whether results change what it proposes. One that does not (brute force, random
+  /// sampling) may be asked far ahead, so that compiling runs well ahead of the GPU; one
+  /// that does is asked only a little ahead, or it would propose blind.
+  virtual bool learns() const { return true; }
 };
 
 /// The strategy `cutune tune` uses unless told otherwise: the best overall score of
