@@ -399,6 +399,7 @@ int cmd_tune(const TuneArgs& a) {
                                {"search_ms", r.search_ms},
                                {"worker_load_ms", r.worker_load_ms},
                                {"worker_stage_ms", r.worker_stage_ms},
+                               {"worker_idle_ms", r.worker_idle_ms},
                                {"after_search_ms", r.after_search_ms},
                                // Process start to the tuning's start, and to this report.
                                {"process_before_tune_s", age_at_tune_s},

@@ -278,6 +278,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     std::optional<CompiledConfig> compiled;
     db::Measurement m;
     std::chrono::steady_clock::time_point submitted;
+    double eval_ms = 0.0;  ///< submitted to answered
   };
   std::optional<InFlight> in_flight;
   auto store_and_record = [&](const Config& c, db::Measurement& m) {
@@ -289,11 +290,13 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     record(c, m, true);
   };
   auto take_result = [&](InFlight& f, GpuEvaluation ev) {
-    const double eval_ms = ms_since(f.submitted);
+    const double eval_ms = f.eval_ms;
     report.evaluate_ms += eval_ms;
     report.verify_ms += ev.verify_ms;
     report.worker_load_ms += ev.load_ms;
     report.worker_stage_ms += ev.stage_ms;
+    if (f.m.config_key != report.default_key || report.configs_tried > 0)
+      report.worker_idle_ms += ev.idle_before_ms;  // the first one's wait is start-up
     if (ev.stats) report.sampling_ms += ev.stats->set.wall_ms;
     if (!timeout_set && ev.status == db::Status::Ok) {
       // The hang timeout, from the first configuration that ran (normally the default).
@@ -317,7 +320,9 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     if (!in_flight) return;
     InFlight f = std::move(*in_flight);
     in_flight.reset();
-    take_result(f, gpu.collect());
+    GpuEvaluation ev = gpu.collect();
+    f.eval_ms = ms_since(f.submitted);
+    take_result(f, std::move(ev));
     store_and_record(f.compiled->config, f.m);
   };
   while (true) {
@@ -345,11 +350,14 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       store_and_record(compiled->config, next.m);
       continue;
     }
+    // Between the previous answer and this submission the GPU idles: nothing else there.
     std::optional<InFlight> previous;
+    std::optional<GpuEvaluation> answer;
     if (in_flight) {
       previous = std::move(*in_flight);
       in_flight.reset();
-      take_result(*previous, gpu.collect());
+      answer = gpu.collect();
+      previous->eval_ms = ms_since(previous->submitted);
     }
     next.submitted = std::chrono::steady_clock::now();
     gpu.submit(compiled->config, compiled->result.cubin,
@@ -357,7 +365,10 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
                std::isfinite(best_ms) && !energy ? std::optional<double>(best_ms) : std::nullopt);
     next.compiled = std::move(compiled);
     in_flight = std::move(next);
-    if (previous) store_and_record(previous->compiled->config, previous->m);
+    if (previous) {
+      take_result(*previous, std::move(*answer));
+      store_and_record(previous->compiled->config, previous->m);
+    }
   }
   const auto t_search_end = std::chrono::steady_clock::now();
   report.search_ms = std::chrono::duration<double, std::milli>(t_search_end - t_start).count() - report.startup_s * 1e3;

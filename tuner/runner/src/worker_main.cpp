@@ -105,6 +105,9 @@ int gpu_worker() {
          {"l2_method", stage->l2_method()},
          {"total_argument_bytes", stage->total_argument_bytes()}});
   const Space& space = problem->space();
+  // Idle time between answering and the next evaluation's start: what the pipe and the
+  // tuner's own work between two configurations cost the GPU (issue 5).
+  auto replied = std::chrono::steady_clock::now();
   while ((frame = process::read_frame(in_fd))) {
     const auto req = nlohmann::json::parse(*frame);
     const std::string op = req.at("op").get<std::string>();
@@ -114,8 +117,12 @@ int gpu_worker() {
         const auto cubin = read_cubin();
         std::optional<double> best;
         if (req.contains("best_ms")) best = req["best_ms"].get<double>();
-        const runner::GpuEvaluation ev = stage->evaluate(c, cubin, best, req.at("thorough").get<bool>());
+        const double idle_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - replied).count();
+        runner::GpuEvaluation ev = stage->evaluate(c, cubin, best, req.at("thorough").get<bool>());
+        ev.idle_before_ms = idle_ms;
         reply(proto::to_json(ev));
+        replied = std::chrono::steady_clock::now();
         if (ev.context_lost) return 3;  // a sticky error: this process can do no more GPU work
       } else if (op == "remeasure") {
         std::vector<runner::GpuStage::Candidate> candidates;

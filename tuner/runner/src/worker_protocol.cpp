@@ -96,6 +96,7 @@ nlohmann::json to_json(const GpuEvaluation& e) {
                    {"verify_ms", e.verify_ms},
                    {"load_ms", e.load_ms},
                    {"stage_ms", e.stage_ms},
+                   {"idle_before_ms", e.idle_before_ms},
                    {"context_lost", e.context_lost}};
   if (e.stats) {
     const MeasuredStats& s = *e.stats;
@@ -118,6 +119,7 @@ GpuEvaluation evaluation_from_json(const nlohmann::json& j) {
   e.verify_ms = j.at("verify_ms").get<double>();
   e.load_ms = j.value("load_ms", 0.0);
   e.stage_ms = j.value("stage_ms", 0.0);
+  e.idle_before_ms = j.value("idle_before_ms", 0.0);
   e.context_lost = j.at("context_lost").get<bool>();
   if (j.contains("stats")) {
     const auto& st = j["stats"];

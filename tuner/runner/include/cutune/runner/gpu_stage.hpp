@@ -60,6 +60,8 @@ struct GpuEvaluation {
   /// In the worker: loading the module and resolving launches, and the whole evaluation
   /// (load, verification, sampling, readings, unload): where a configuration's time goes.
   double load_ms = 0.0, stage_ms = 0.0;
+  /// In a worker: how long it waited between its previous answer and this request.
+  double idle_before_ms = 0.0;
   std::optional<MeasuredStats> stats;  ///< set when status is Ok
   bool context_lost = false;  ///< a sticky error: this process can do no more GPU work
   double median_ms() const { return stats ? stats->summary.median : 0.0; }

@@ -116,6 +116,9 @@ struct TuneReport {
   /// The worker's side of evaluate_ms (GpuEvaluation::load_ms, stage_ms): the rest of the
   /// round trip is the pipe and (de)serialising.
   double worker_load_ms = 0.0, worker_stage_ms = 0.0;
+  /// The worker's idle time between one answer and the next request, over the search loop:
+  /// the GPU's wait for the pipe, the tuner and compiles (GpuEvaluation::idle_before_ms).
+  double worker_idle_ms = 0.0;
   /// The JSON array stored with the winner (db::Winner::finalists_json).
   std::string finalists_json() const;
 };
