@@ -44,7 +44,7 @@ void CompilePool::shutdown() {
     if (stop_) return;
     stop_ = true;
   }
-  cv_.notify_all();
+  work_cv_.notify_all();
   for (auto& s : slots_) s->thread.join();
   // SIGKILL to every worker first, then reap: one process exit's time, not one per worker.
   for (auto& s : slots_)
@@ -57,7 +57,7 @@ void CompilePool::submit(const Config& config) {
     std::lock_guard lock(mutex_);
     todo_.emplace_back(next_in_++, config);
   }
-  cv_.notify_all();
+  work_cv_.notify_one();
 }
 
 std::size_t CompilePool::pending() const {
@@ -72,14 +72,14 @@ CompilePool::Stats CompilePool::stats() const {
 
 std::optional<CompiledConfig> CompilePool::next() {
   std::unique_lock lock(mutex_);
-  cv_.wait(lock, [&] { return done_.count(next_out_) || (todo_.empty() && busy_ == 0 && done_.empty()); });
+  done_cv_.wait(lock, [&] { return done_.count(next_out_) || (todo_.empty() && busy_ == 0 && done_.empty()); });
   auto it = done_.find(next_out_);
   if (it == done_.end()) return std::nullopt;
   CompiledConfig c = std::move(it->second);
   done_.erase(it);
   ++next_out_;
   lock.unlock();
-  cv_.notify_all();  // room for the workers again
+  work_cv_.notify_one();  // room for one more result
   return c;
 }
 
@@ -117,7 +117,7 @@ jit::CompileResult CompilePool::compile_in(Slot& slot, const jit::CompileRequest
 void CompilePool::work(Slot& slot) {
   std::unique_lock lock(mutex_);
   while (true) {
-    cv_.wait(lock, [&] { return stop_ || (!todo_.empty() && busy_ + done_.size() < options_.capacity); });
+    work_cv_.wait(lock, [&] { return stop_ || (!todo_.empty() && busy_ + done_.size() < options_.capacity); });
     if (stop_) return;
     auto [seq, config] = std::move(todo_.front());
     todo_.pop_front();
@@ -176,7 +176,7 @@ void CompilePool::work(Slot& slot) {
     lock.lock();
     --busy_;
     done_.emplace(seq, std::move(out));
-    cv_.notify_all();
+    done_cv_.notify_one();  // only next() waits for results
   }
 }
 

@@ -45,6 +45,12 @@ struct SamplerSettings {
   /// not); above ~150 us both are. Activity costs a forced CUPTI flush per sample (screening
   /// 6.1 ms per configuration against 0.9), so events stay the default.
   std::string timer = "events";
+  /// Samples queued behind one blocking kernel at most (sample_batch). 1, batching off: on
+  /// an H100 a batched sample of a 20 us spin read 0.7 us (3%) longer than the same sample
+  /// taken alone (tests/test_runner.cpp, "a batch of samples ..."), and the throughput
+  /// bench's winners about as much, while batching saved only some 0.05 ms of a
+  /// configuration's 7 samples (results/nvidia-h100-80gb-hbm3/README.md, issue 5).
+  std::size_t max_batch = 1;
   ThrottleSettings throttle;
 };
 
@@ -97,7 +103,7 @@ class Sampler {
   /// `warmed_up`: the caller has just launched rotation.front() (a verification launch),
   /// which did all a warm-up does (module loaded, code and data touched): none is added.
   /// Samples the criterion is certain to ask for (below its minimum) are queued as one
-  /// batch, bounded by its time cap at `expected_ms` per sample (0: unknown, then the
+  /// batch (at most settings().max_batch), bounded by its time cap at `expected_ms` per sample (0: unknown, then the
   /// first sample is taken alone to learn it).
   template <class Criterion>
   SampleSet measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up = false,
@@ -172,7 +178,7 @@ SampleSet Sampler::measure(const std::vector<LaunchSequence>& rotation, Criterio
       k = 1;
     else
       k = std::clamp<std::size_t>(static_cast<std::size_t>(criterion.time_left_s() * 1e3 / per_ms), 1, k);
-    k = std::min(k, GpuHelpers::kProbeSlots);
+    k = std::min({k, settings_.max_batch, GpuHelpers::kProbeSlots});
     batch.clear();
     for (std::size_t j = 0; j < k; ++j) batch.push_back(&rotation[(i + j) % rotation.size()]);
     i += k;

@@ -89,7 +89,10 @@ class CompilePool {
   int nvrtc_version_;
   std::optional<jit::CubinCache> cache_;
   mutable std::mutex mutex_;
-  std::condition_variable cv_;
+  /// Workers wait on work_cv_ (something to do and room for its result), next() on done_cv_:
+  /// two, so that each change wakes one thread instead of all of them (with 16 workers the
+  /// herd cost the tuner's main thread time between two GPU evaluations, issue 5).
+  std::condition_variable work_cv_, done_cv_;
   std::deque<std::pair<std::uint64_t, Config>> todo_;
   std::map<std::uint64_t, CompiledConfig> done_;
   /// Requests being compiled right now, by key: a second configuration with the same key
