@@ -154,7 +154,7 @@ def kt_run(job):
 def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
     """Kernel Tuner's runs, repeat-major (every strategy has runs on every space early: with
     --kt-deadline the runs done by then are kept, the table says how many); the traces file is
-    rewritten every 20 runs so that a long job that is cut off leaves its runs (--kt-resume)."""
+    rewritten every 20 runs or minute so that a long job that is cut off leaves its runs (--kt-resume)."""
     plain = {}  # Kernel Tuner reads plain .json caches
     for space in spaces:
         plain[space["name"]] = tmp / (space["name"] + ".json")
@@ -194,7 +194,7 @@ def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
                                initargs=([str(f) for f in plain.values()], args.kt_clock))
     futures = {pool.submit(kt_run, (str(plain[sp["name"]]), st, seed, sp["time_budget_s"], sp["evaluation_budget"])):
                (sp, st) for sp, st, seed in jobs}
-    finished = 0
+    finished, saved = 0, time.time()
     try:
         for f in as_completed(futures, timeout=args.kt_deadline):
             sp, st = futures[f]
@@ -205,8 +205,9 @@ def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
             finished += 1
             print(f"kt {finished}/{len(jobs)} {sp['name']} {st} seed {s['seed']}: {s['unique']} unique of "
                   f"{s['evaluations']}, {s['simulated_s']} s simulated, {s['wall_s']} s real", flush=True)
-            if finished % 20 == 0:
+            if finished % 20 == 0 or time.time() - saved > 60:
                 trace_file.write_text(json.dumps(snapshot()))
+                saved = time.time()
     except FuturesTimeout:
         print(f"Kernel Tuner: --kt-deadline {args.kt_deadline} s reached, {finished} of {len(jobs)} runs done; "
               "scoring those", file=sys.stderr)
@@ -269,12 +270,28 @@ def write_markdown(scores, path):
                      f"{sp['time_budget_s']:.1f} | {sp['evaluation_budget']} |")
     kt = scores.get("kernel_tuner", {})
     lines += ["", f"Budgets: every run, cutune's and Kernel Tuner's, stops at the end of the window (time budget, "
-              f"simulated seconds); cutune's strategies are told the evaluation budget for planning, Kernel Tuner's get "
-              f"it as max_fevals. cutune: {scores['repeats']} runs per strategy and space (seed {scores['seed']} + run), "
-              f"batches of {scores['batch']}. Kernel Tuner: {kt.get('version', '-')}, {kt.get('repeats', '-')} runs per "
-              f"strategy and space (fewer: it is slow in simulation), simulation_mode=True, restrictions = "
-              f"the recorded configurations.", "",
-              "Command:", "", "```sh"]
+              f"simulated seconds = the recorded compile + verification + benchmark time of the unique configurations "
+              f"evaluated; a revisit is free); cutune's strategies are told the evaluation budget for planning, Kernel "
+              f"Tuner's get it as max_fevals. cutune: {scores['repeats']} runs per strategy and space (seed "
+              f"{scores['seed']} + run), batches of {scores['batch']}. Kernel Tuner: {kt.get('version', '-')}, "
+              f"{kt.get('repeats', '-')} runs per strategy and space"
+              f"{' (' + kt['repeats_for'] + ')' if kt.get('repeats_for') else ''}, default strategy options, "
+              f"simulation_mode=True, restrictions = the recorded configurations, budget: {kt.get('budget', '-')}."]
+    runs = kt.get("runs") or {}
+    if runs:
+        strategies = sorted({st for per in runs.values() for st in per})
+        lines += ["", "Kernel Tuner's runs: mean unique evaluations per run / share of the time budget spent "
+                  "(below 100%: the strategy ended on its own, e.g. its generation or iteration limit):", "",
+                  "| strategy | " + " | ".join(spaces) + " |", "| --- | " + " | ".join("---:" for _ in spaces) + " |"]
+        budget = {sp["name"]: sp["time_budget_s"] for sp in scores["spaces"]}
+        for st in strategies:
+            cells = [f"{runs[sp][st]['unique']:.0f} / {100 * runs[sp][st]['simulated_s'] / budget[sp]:.0f}%"
+                     if st in runs.get(sp, {}) else "-" for sp in spaces]
+            lines.append(f"| {st} | " + " | ".join(cells) + " |")
+    notes = Path(path).with_suffix(".notes.md")
+    if notes.is_file():  # the verdict, written by hand from these numbers
+        lines += ["", notes.read_text().rstrip()]
+    lines += ["", "Command:", "", "```sh"]
     lines += ([scores["cutune_command"]] if "cutune_command" in scores else [])
     lines += [scores.get("bench_command", scores["command"]), "```", ""]
     Path(path).write_text("\n".join(lines))
