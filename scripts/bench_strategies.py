@@ -5,15 +5,20 @@ scored by one scorer (cutune score), one table (issue 7).
 Kernel Tuner (pinned, in a git-ignored venv that this script makes) runs its own strategies in
 its simulation mode from each cache file (simulation_mode=True, cache=FILE) with the budget
 cutune's strategies get: strategy_options time_limit = the end of the scoring window T(0.96) in
-simulated seconds, max_fevals = the evaluation budget cutune's strategies are given. Its runs are
-converted to traces (the configuration keys in the order Kernel Tuner evaluated them) and
-`cutune score --traces` scores them beside cutune's simulated runs, with the same costs (the
-recorded compile + benchmark + verification time) and the same statistics.
+simulated seconds, max_fevals = the evaluation budget cutune's strategies are given. The time
+budget is spent by the recorded cost only, as in cutune's simulation (Kernel Tuner's own budget
+also counts the real Python time; see kt_init). Its runs are converted to traces (the
+configuration keys in the order Kernel Tuner evaluated them) and `cutune score --traces` scores
+them beside cutune's simulated runs, with the same costs (the recorded compile + benchmark +
+verification time) and the same statistics.
 
 Usage:
-  scripts/bench_strategies.py [--spaces F...] [--repeats 100] [--kt-repeats 20]
-      [--kt-strategies a,b] [--strategies a,b] [--out results/strategies] [--cutune PATH]
-Writes OUT.json (the scores), OUT.kt_traces.json (Kernel Tuner's runs) and prints the table.
+  scripts/bench_strategies.py [--spaces F...] [--repeats 100] [--kt-repeats 20] [--kt-repeats-for bayes_opt=8]
+      [--kt-strategies a,b] [--strategies a,b] [--jobs 2] [--kt-deadline S] [--kt-resume OUT.kt_traces.json]
+      [--kt-traces F...] [--cutune-scores F...] [--out results/strategies] [--cutune PATH]
+Writes OUT.json (the scores), OUT.kt_traces.json (Kernel Tuner's runs, with per-run stats),
+OUT.md (the table, with OUT.notes.md appended when it exists) and prints the table. A long job:
+  nohup nice -n 10 scripts/bench_strategies.py --kt-repeats 40 ... > build/ktjob/LOG 2>&1 &
 """
 import argparse
 import gzip
@@ -307,9 +312,10 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kt-traces", nargs="+", default=None,
                     help="reuse Kernel Tuner's runs from earlier OUT.kt_traces.json files (merged, e.g. two jobs)")
-    ap.add_argument("--cutune-scores", default=None,
-                    help="reuse cutune's rows from an earlier `cutune score --json` on the same spaces "
-                         "(its repeats and seed are kept)")
+    ap.add_argument("--cutune-scores", nargs="+", default=None,
+                    help="reuse cutune's rows from earlier `cutune score --json` runs on the same spaces (its repeats "
+                         "and seed are kept); a later file's row replaces an earlier one of the same strategy (e.g. "
+                         "the rows of one changed strategy re-scored)")
     ap.add_argument("--kt-deadline", type=float, default=None,
                     help="seconds for Kernel Tuner's runs; those not done by then are left out")
     ap.add_argument("--kt-repeats-for", default="",
@@ -354,13 +360,18 @@ def main():
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if args.cutune_scores else None)
     scores = json.loads(out.with_suffix(".json").read_text())
     if args.cutune_scores:
-        earlier = json.loads(Path(args.cutune_scores).read_text())
-        if [sp["name"] for sp in earlier["spaces"]] != [sp["name"] for sp in scores["spaces"]] or \
-                earlier["methodology"] != scores["methodology"]:
-            sys.exit("--cutune-scores: other spaces or another methodology than this run")
-        rows = [r for r in scores["strategies"] if r["source"] != "cutune"] + earlier["strategies"]
+        files = [json.loads(Path(f).read_text()) for f in args.cutune_scores]
+        cutune_rows = {}
+        for f, earlier in zip(args.cutune_scores, files):
+            if [sp["name"] for sp in earlier["spaces"]] != [sp["name"] for sp in scores["spaces"]] or \
+                    earlier["methodology"] != scores["methodology"] or \
+                    (earlier["repeats"], earlier["seed"]) != (files[0]["repeats"], files[0]["seed"]):
+                sys.exit(f"--cutune-scores {f}: other spaces, methodology, repeats or seed than this run")
+            cutune_rows.update({r["strategy"]: r for r in earlier["strategies"] if r["source"] == "cutune"})
+        rows = [r for r in scores["strategies"] if r["source"] != "cutune"] + list(cutune_rows.values())
         scores["strategies"] = sorted(rows, key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
-        scores.update(repeats=earlier["repeats"], seed=earlier["seed"], cutune_command=earlier["command"])
+        scores.update(repeats=files[0]["repeats"], seed=files[0]["seed"],
+                      cutune_command="\n".join(f.get("cutune_command", f["command"]) for f in files))
     rows = scores["strategies"]
     width = max(len(r["strategy"]) for r in rows)
     names = [sp["name"] for sp in scores["spaces"]]
