@@ -279,8 +279,9 @@ def write_markdown(scores, path):
               f"evaluated; a revisit is free); cutune's strategies are told the evaluation budget for planning, Kernel "
               f"Tuner's get it as max_fevals. cutune: {scores['repeats']} runs per strategy and space (seed "
               f"{scores['seed']} + run), batches of {scores['batch']}. Kernel Tuner: {kt.get('version', '-')}, "
-              f"{kt.get('repeats', '-')} runs per strategy and space"
-              f"{' (' + kt['repeats_for'] + ')' if kt.get('repeats_for') else ''}, default strategy options, "
+              f"{kt.get('repeats', '-')} runs per strategy and space planned"
+              f"{' (' + kt['repeats_for'] + ')' if kt.get('repeats_for') else ''}, the column \"runs per space\" "
+              f"says how many were done, default strategy options, "
               f"simulation_mode=True, restrictions = the recorded configurations, budget: {kt.get('budget', '-')}."]
     runs = kt.get("runs") or {}
     if runs:
