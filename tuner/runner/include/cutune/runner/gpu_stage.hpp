@@ -149,8 +149,9 @@ class GpuStage {
   std::vector<cuda::DeviceBuffer> poisoned_;  ///< poisoned copies of outputs
   std::vector<CUdeviceptr> pointers_;
   std::vector<void*> params_;
-  // Rotation: extra_sets_ more copies of every vector argument, slice s of rotated_[i] at
-  // s * stride_[i]; params of set s+1 in rotated_params_[s].
+  // Rotation: extra_sets_ more copies of every read-only input, slice s of rotated_[i] at
+  // s * stride_[i] (rotated_[i] empty for the others, which every set shares); params of
+  // set s+1 in rotated_params_[s].
   std::size_t extra_sets_ = 0;
   std::vector<cuda::DeviceBuffer> rotated_;
   std::vector<std::size_t> stride_;
