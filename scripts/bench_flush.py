@@ -45,7 +45,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--sizes", default="0.5,1,1.5,2,3")
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--cases", default="", help="only these kernel:problem entries (comma-separated)")
+    ap.add_argument("--cases", default="", help="only these kernel:problem entries (separated by ;)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cutune = os.path.join(args.bin, "cutune")
@@ -54,7 +54,7 @@ def main():
     methods += [("rotate", ["--l2", "cold"]), ("warm", ["--l2", "warm"])]
     doc = {"benchmark": "l2_flush_size", "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "command": " ".join([sys.executable, *sys.argv]), "cases": []}
-    only = [c for c in args.cases.split(",") if c]
+    only = [c for c in args.cases.split(";") if c]
     for kernel, problem in CASES:
         if only and f"{kernel}:{problem}" not in only:
             continue
