@@ -315,38 +315,6 @@ TEST_CASE("(f) screening stops a clearly slower stream early, not a close one", 
   }
 }
 
-TEST_CASE("a batch of samples never takes one a criterion would not have asked for", "[measure]") {
-  // The sampler queues certain_remaining() samples at once (issue 5): no exit may be
-  // possible inside that count, whatever the samples read.
-  SECTION("screening: min_samples, then one at a time") {
-    ScreeningCriterion c({}, 1.0);
-    CHECK(c.certain_remaining() == ScreeningSettings{}.min_samples);
-    for (int i = 0; i < 3; ++i) c.add(2.0);  // clearly slower, but below the minimum
-    CHECK_FALSE(c.done());
-    CHECK(c.certain_remaining() == ScreeningSettings{}.min_samples - 3);
-    while (c.certain_remaining() > 0) c.add(2.0);
-    CHECK(c.done());  // clearly slower exactly at min_samples, not before
-    CHECK(c.stream().count() == ScreeningSettings{}.min_samples);
-    CHECK(c.certain_remaining() == 0);
-  }
-  SECTION("thorough: min_samples bounded by max_samples; the time left shrinks") {
-    StoppingSettings s;
-    s.min_samples = 10;
-    s.max_samples = 10;
-    NoiseCriterion c(s);
-    CHECK(c.certain_remaining() == 10);
-    CHECK(c.time_left_s() == Approx(s.time_cap_s));
-    for (int i = 0; i < 9; ++i) c.add(1.0);
-    CHECK_FALSE(c.done());
-    CHECK(c.certain_remaining() == 1);
-    c.set_elapsed_s(0.25);
-    CHECK(c.time_left_s() == Approx(s.time_cap_s - 0.25));
-    c.add(1.0);
-    CHECK(c.done());
-    CHECK(c.certain_remaining() == 0);
-  }
-}
-
 TEST_CASE("(h) the winner is declared only when its interval separates", "[measure]") {
   SECTION("separated") {
     const std::vector<Summary> f = {

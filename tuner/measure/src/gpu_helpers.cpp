@@ -1,7 +1,6 @@
 #include "cutune/measure/gpu_helpers.hpp"
 
 #include <algorithm>
-#include <stdexcept>
 #include <atomic>
 #include <string>
 #include <vector>
@@ -108,7 +107,7 @@ std::vector<char> ptx_image() {
 }  // namespace
 
 GpuHelpers::GpuHelpers()
-    : module_(ptx_image()), flag_(2 * sizeof(std::uint32_t)), probe_(kProbeSlots * 4 * sizeof(std::uint64_t)) {
+    : module_(ptx_image()), flag_(2 * sizeof(std::uint32_t)), probe_(4 * sizeof(std::uint64_t)) {
   block_fn_ = module_.function("cutune_block");
   probe_fn_ = module_.function("cutune_probe");
   auto* f = static_cast<volatile std::uint32_t*>(flag_.get());
@@ -135,18 +134,16 @@ bool GpuHelpers::block_timed_out() const {
   return static_cast<volatile std::uint32_t*>(flag_.get())[1] != 0;
 }
 
-void GpuHelpers::probe_clock(CUstream stream, std::uint64_t interval_ns, std::size_t slot) {
-  if (slot >= kProbeSlots) throw std::out_of_range("GpuHelpers::probe_clock: slot " + std::to_string(slot));
-  auto* out = static_cast<volatile std::uint64_t*>(probe_.get()) + 4 * slot;
+void GpuHelpers::probe_clock(CUstream stream, std::uint64_t interval_ns) {
+  auto* out = static_cast<volatile std::uint64_t*>(probe_.get());
   for (int i = 0; i < 4; ++i) out[i] = 0;
-  CUdeviceptr p = probe_.device_ptr() + 4 * sizeof(std::uint64_t) * slot;
+  CUdeviceptr p = probe_.device_ptr();
   void* params[] = {&p, &interval_ns};
   CUTUNE_CU(CU_FN(cuLaunchKernel)(probe_fn_, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr));
 }
 
-double GpuHelpers::probed_clock_mhz(std::size_t slot) const {
-  if (slot >= kProbeSlots) return 0.0;
-  auto* out = static_cast<volatile std::uint64_t*>(probe_.get()) + 4 * slot;
+double GpuHelpers::probed_clock_mhz() const {
+  auto* out = static_cast<volatile std::uint64_t*>(probe_.get());
   const std::uint64_t t0 = out[0], t1 = out[1], c0 = out[2], c1 = out[3];
   if (t1 <= t0 || c1 <= c0) return 0.0;
   return static_cast<double>(c1 - c0) * 1e3 / static_cast<double>(t1 - t0);  // cycles/ns -> MHz

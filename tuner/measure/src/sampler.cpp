@@ -36,34 +36,9 @@ Sampler::Timed Sampler::sample(const LaunchSequence& seq) {
 }
 
 Sampler::Timed Sampler::sample_call(const std::function<void()>& enqueue) {
-  return sample_calls({enqueue}).front();
-}
-
-std::vector<Sampler::Timed> Sampler::sample_batch(const std::vector<const LaunchSequence*>& seqs) {
-  std::vector<std::function<void()>> calls;
-  calls.reserve(seqs.size());
-  for (const LaunchSequence* s : seqs) calls.emplace_back([s] { launch(*s); });
-  return sample_calls(calls);
-}
-
-std::vector<Sampler::Timed> Sampler::sample_calls(const std::vector<std::function<void()>>& enqueues) {
-  if (activity_ && enqueues.size() > 1) {
-    // Activity records are matched to a sample by time: one sample per synchronisation.
-    std::vector<Timed> out;
-    for (const auto& e : enqueues) out.push_back(sample_calls({e}).front());
-    return out;
-  }
-  if (enqueues.size() > GpuHelpers::kProbeSlots)
-    throw std::invalid_argument("Sampler: at most " + std::to_string(GpuHelpers::kProbeSlots) + " samples per batch");
-  while (starts_.size() < enqueues.size()) {
-    starts_.push_back(std::make_unique<cuda::Event>());
-    stops_.push_back(std::make_unique<cuda::Event>());
-  }
   if (flush_) flush_->flush();
   // Everything after the blocking kernel is queued before the GPU reaches it, so the
-  // interval between a sample's events holds its launches only, not the host's launch
-  // latency. A batch queues several samples behind one blocking kernel and synchronises
-  // once: each still has its flush before its start event, and its own probe.
+  // interval between the events holds the launches only, not the host's launch latency.
   helpers_.block();
   struct Release {  // a refused launch must not leave the blocking kernel spinning
     GpuHelpers& h;
@@ -71,23 +46,14 @@ std::vector<Sampler::Timed> Sampler::sample_calls(const std::vector<std::functio
   } release{helpers_};
   // Work queued from here on starts after this instant (the blocking kernel holds it).
   const std::uint64_t since_ns = activity_ ? activity_->now_ns() : 0;
-  for (std::size_t j = 0; j < enqueues.size(); ++j) {
-    if (j > 0 && flush_) flush_->flush();
-    starts_[j]->record();
-    enqueues[j]();
-    stops_[j]->record();
-    if (settings_.probe_clock) helpers_.probe_clock(nullptr, 4000, j);
-  }
+  start_.record();
+  enqueue();
+  stop_.record();
+  if (settings_.probe_clock) helpers_.probe_clock();
   helpers_.release();
   CUTUNE_CU(CU_FN(cuCtxSynchronize)());  // also surfaces an asynchronous launch failure
-  std::vector<Timed> out(enqueues.size());
-  const bool timed_out = helpers_.block_timed_out();
-  for (std::size_t j = 0; j < out.size(); ++j) {
-    Timed& t = out[j];
-    t.ms = stops_[j]->elapsed_ms_since(*starts_[j]);
-    t.clock_mhz = settings_.probe_clock ? helpers_.probed_clock_mhz(j) : 0.0;
-    t.block_timed_out = timed_out;
-  }
+  Timed t;
+  t.ms = stop_.elapsed_ms_since(start_);
   if (activity_) {
     // From the first piece of work's start to the last one's end: a sequence of launches
     // (or a library call's kernels) counts with the gaps between them, like the events.
@@ -98,11 +64,13 @@ std::vector<Sampler::Timed> Sampler::sample_calls(const std::vector<std::functio
       last = std::max(last, a.end_ns);
     }
     if (last > first)
-      out.front().ms = static_cast<double>(last - first) * 1e-6;
+      t.ms = static_cast<double>(last - first) * 1e-6;
     else
-      out.front().timer_fell_back = true;
+      t.timer_fell_back = true;
   }
-  return out;
+  t.clock_mhz = settings_.probe_clock ? helpers_.probed_clock_mhz() : 0.0;
+  t.block_timed_out = helpers_.block_timed_out();
+  return t;
 }
 
 std::vector<SampleSet> Sampler::measure_interleaved(

@@ -98,21 +98,6 @@ StopReason NoiseCriterion::reason() const {
   return StopReason::none;
 }
 
-namespace {
-std::size_t below_minimum(std::size_t n, std::size_t min_samples, std::size_t max_samples) {
-  const std::size_t floor = std::min(min_samples, max_samples);
-  return n < floor ? floor - n : 0;
-}
-}  // namespace
-
-std::size_t NoiseCriterion::certain_remaining() const {
-  return below_minimum(stream_.count(), settings_.min_samples, settings_.max_samples);
-}
-
-std::size_t ScreeningCriterion::certain_remaining() const {
-  return below_minimum(stream_.count(), settings_.min_samples, settings_.max_samples);
-}
-
 // ---- ScreeningCriterion ----
 
 ScreeningCriterion::ScreeningCriterion(ScreeningSettings settings,

@@ -391,11 +391,10 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
     measure::SampleSet set;
     if (thorough) {
       measure::NoiseCriterion c(options_.thorough);
-      set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true, ev.verify_ms);
+      set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true);
     } else {
       measure::ScreeningCriterion c(options_.screening, best_ms);
-      // The verification's wall time bounds a launch's: it sizes the first batch of samples.
-      set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true, ev.verify_ms);
+      set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true);
     }
     ev.stats = finish(thorough ? "thorough" : "screening", std::move(set), loaded->rotation.front(),
                       thorough || options_.energy_every_config);

@@ -9,7 +9,7 @@ namespace cutune::measure {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ThrottleSettings, min_clock_fraction, reference_clock_mhz, back_off_after,
                                    back_off_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SamplerSettings, flush_l2, flush_l2_multiple, warmup_launches, probe_clock, timer,
-                                   max_batch, throttle)
+                                   throttle)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ScreeningSettings, min_samples, max_samples, slower_factor, max_rel_noise,
                                    time_cap_s, confidence)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StoppingSettings, min_samples, max_samples, max_rel_noise, time_cap_s,

@@ -35,19 +35,17 @@ class GpuHelpers {
   /// the stream synchronised.
   bool block_timed_out() const;
 
-  /// Probes that can be queued before the stream synchronises (one per sample of a batch).
-  static constexpr std::size_t kProbeSlots = 64;
   /// Queues the clock probe: it spins for at least `interval_ns` of %globaltimer between
-  /// two timer ticks and records the clock64 ticks in between, into `slot`.
-  void probe_clock(CUstream stream = nullptr, std::uint64_t interval_ns = 4000, std::size_t slot = 0);
+  /// two timer ticks and records the clock64 ticks in between.
+  void probe_clock(CUstream stream = nullptr, std::uint64_t interval_ns = 4000);
   /// The SM clock the last probe measured, in MHz. Valid after the stream synchronised.
-  double probed_clock_mhz(std::size_t slot = 0) const;
+  double probed_clock_mhz() const;
 
  private:
   cuda::Module module_;
   CUfunction block_fn_ = nullptr, probe_fn_ = nullptr;
   cuda::PinnedHostBuffer flag_;   ///< [0] release flag, [1] timed-out flag (uint32)
-  cuda::PinnedHostBuffer probe_;  ///< per slot: t0, t1, c0, c1 (uint64)
+  cuda::PinnedHostBuffer probe_;  ///< t0, t1, c0, c1 (uint64)
 };
 
 /// One device buffer of a multiple of the L2's size (1.5 by default), allocated once; flush() reads all of it so

@@ -5,11 +5,9 @@
 // blocking kernel, start event, the launches, stop event, clock probe, release, sync.
 // A stopping criterion decides how many samples; throttled samples are discarded with a
 // back-off.
-#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -45,12 +43,6 @@ struct SamplerSettings {
   /// not); above ~150 us both are. Activity costs a forced CUPTI flush per sample (screening
   /// 6.1 ms per configuration against 0.9), so events stay the default.
   std::string timer = "events";
-  /// Samples queued behind one blocking kernel at most (sample_batch). 1, batching off: on
-  /// an H100 a batched sample of a 20 us spin read 0.7 us (3%) longer than the same sample
-  /// taken alone (tests/test_runner.cpp, "a batch of samples ..."), and the throughput
-  /// bench's winners about as much, while batching saved only some 0.05 ms of a
-  /// configuration's 7 samples (results/nvidia-h100-80gb-hbm3/README.md, issue 5).
-  std::size_t max_batch = 1;
   ThrottleSettings throttle;
 };
 
@@ -90,24 +82,14 @@ class Sampler {
   /// The same for any work `enqueue` queues on the legacy default stream (a library call
   /// such as CUB or cuBLAS), so that a comparison times both sides alike.
   Timed sample_call(const std::function<void()>& enqueue);
-  /// Several cold samples queued behind one blocking kernel and synchronised once (at most
-  /// GpuHelpers::kProbeSlots): each has its own flush, events and probe, as sample() does,
-  /// without one host round trip per sample (issue 5). The activity timer takes them one
-  /// at a time.
-  std::vector<Timed> sample_batch(const std::vector<const LaunchSequence*>& seqs);
-  std::vector<Timed> sample_calls(const std::vector<std::function<void()>>& enqueues);
 
   /// Warm-up, then samples until `criterion` is done. `rotation` holds one launch sequence
   /// per argument set (size 1 without rotation); sample i uses rotation[i % size].
   /// Criterion: NoiseCriterion or ScreeningCriterion (add, set_elapsed_s, done, reason).
   /// `warmed_up`: the caller has just launched rotation.front() (a verification launch),
   /// which did all a warm-up does (module loaded, code and data touched): none is added.
-  /// Samples the criterion is certain to ask for (below its minimum) are queued as one
-  /// batch (at most settings().max_batch), bounded by its time cap at `expected_ms` per sample (0: unknown, then the
-  /// first sample is taken alone to learn it).
   template <class Criterion>
-  SampleSet measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up = false,
-                    double expected_ms = 0.0);
+  SampleSet measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up = false);
 
   /// The thorough stage's interleaving: round-robin one sample per candidate that is not
   /// done yet, back to back, so that drift (clocks, temperature) affects all alike.
@@ -119,16 +101,12 @@ class Sampler {
   /// Takes one sample of `seq` into `out`, through the throttle filter; sleeps when it asks.
   template <class Criterion>
   void take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilter& filter, SampleSet& out);
-  /// Files one timed sample into `out` and the criterion, through the throttle filter.
-  template <class Criterion>
-  void file(const Timed& t, Criterion& criterion, ThrottleFilter& filter, SampleSet& out);
 
   SamplerSettings settings_;
   double rated_clock_mhz_;
   GpuHelpers helpers_;
   std::optional<L2Flush> flush_;
-  /// Event pairs of a batch, reused by every batch (each batch ends synchronised).
-  std::vector<std::unique_ptr<cuda::Event>> starts_, stops_;
+  cuda::Event start_, stop_;  ///< reused by every sample (each sample ends synchronised)
   cuda::ActivityTrace* activity_ = nullptr;  ///< set when samples are activity-timed
   std::string timer_;
 };
@@ -136,11 +114,7 @@ class Sampler {
 template <class Criterion>
 void Sampler::take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilter& filter,
                    SampleSet& out) {
-  file(sample(seq), criterion, filter, out);
-}
-
-template <class Criterion>
-void Sampler::file(const Timed& t, Criterion& criterion, ThrottleFilter& filter, SampleSet& out) {
+  const Timed t = sample(seq);
   out.timer = timer_;
   if (t.block_timed_out) ++out.block_timeouts;
   if (t.timer_fell_back) ++out.timer_fallbacks;
@@ -160,29 +134,15 @@ void Sampler::file(const Timed& t, Criterion& criterion, ThrottleFilter& filter,
 }
 
 template <class Criterion>
-SampleSet Sampler::measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up,
-                           double expected_ms) {
+SampleSet Sampler::measure(const std::vector<LaunchSequence>& rotation, Criterion& criterion, bool warmed_up) {
   SampleSet out;
   const auto t0 = Clock::now();
   ThrottleSettings ts = settings_.throttle;
   ts.reference_clock_mhz = rated_clock_mhz_;
   ThrottleFilter filter(ts);
   if (!warmed_up) warm_up(rotation.front());
-  std::vector<const LaunchSequence*> batch;
-  for (std::size_t i = 0; !criterion.done();) {
-    // How many to queue at once: what the criterion will take anyway, as many as fit in
-    // its time cap at the expected time each; one when nothing is known yet.
-    std::size_t k = std::max<std::size_t>(1, criterion.certain_remaining());
-    const double per_ms = !out.samples_ms.empty() ? out.samples_ms.back() : expected_ms;
-    if (per_ms <= 0.0)
-      k = 1;
-    else
-      k = std::clamp<std::size_t>(static_cast<std::size_t>(criterion.time_left_s() * 1e3 / per_ms), 1, k);
-    k = std::min({k, settings_.max_batch, GpuHelpers::kProbeSlots});
-    batch.clear();
-    for (std::size_t j = 0; j < k; ++j) batch.push_back(&rotation[(i + j) % rotation.size()]);
-    i += k;
-    for (const Timed& t : sample_batch(batch)) file(t, criterion, filter, out);
+  for (std::size_t i = 0; !criterion.done(); ++i) {
+    take(rotation[i % rotation.size()], criterion, filter, out);
     criterion.set_elapsed_s(std::chrono::duration<double>(Clock::now() - t0).count());
   }
   out.reason = criterion.reason();

@@ -113,11 +113,6 @@ class NoiseCriterion {
   StopReason reason() const;
   /// The noise has stopped improving (regardless of min_samples and caps).
   bool stabilised() const;
-  /// Samples it will ask for whatever they read (up to min_samples), unless a cap stops it
-  /// first: the sampler queues that many at once (issue 5).
-  std::size_t certain_remaining() const;
-  /// Seconds left before the time cap.
-  double time_left_s() const { return settings_.time_cap_s - stream_.elapsed_s(); }
 
   const SampleStream& stream() const { return stream_; }
   Summary summary() const { return stream_.summary(); }
@@ -161,9 +156,6 @@ class ScreeningCriterion {
   bool done() const { return reason() != StopReason::none; }
   /// Priority: clearly slower, converged, sample cap, time cap.
   StopReason reason() const;
-  /// As NoiseCriterion::certain_remaining: no exit is taken below min_samples.
-  std::size_t certain_remaining() const;
-  double time_left_s() const { return settings_.time_cap_s - stream_.elapsed_s(); }
 
   const SampleStream& stream() const { return stream_; }
   Summary summary() const { return stream_.summary(); }
