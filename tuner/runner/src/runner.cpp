@@ -281,6 +281,15 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     double eval_ms = 0.0;  ///< submitted to answered
   };
   std::optional<InFlight> in_flight;
+  std::uint64_t collected = 0;
+  // Takes the evaluation in flight and its answer (the GPU idles from here to the next submit).
+  auto collect = [&] {
+    std::pair<InFlight, GpuEvaluation> out{std::move(*in_flight), GpuEvaluation{}};
+    in_flight.reset();
+    out.second = gpu.collect();
+    out.first.eval_ms = ms_since(out.first.submitted);
+    return out;
+  };
   auto store_and_record = [&](const Config& c, db::Measurement& m) {
     m.finished_at = db::utc_now_iso();
     const auto t_store = std::chrono::steady_clock::now();
@@ -295,8 +304,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     report.verify_ms += ev.verify_ms;
     report.worker_load_ms += ev.load_ms;
     report.worker_stage_ms += ev.stage_ms;
-    if (f.m.config_key != report.default_key || report.configs_tried > 0)
-      report.worker_idle_ms += ev.idle_before_ms;  // the first one's wait is start-up
+    if (collected++ > 0) report.worker_idle_ms += ev.idle_before_ms;  // the first one's wait is start-up
     if (ev.stats) report.sampling_ms += ev.stats->set.wall_ms;
     if (!timeout_set && ev.status == db::Status::Ok) {
       // The hang timeout, from the first configuration that ran (normally the default).
@@ -318,10 +326,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   };
   auto drain = [&] {  // the evaluation in flight, collected, stored and recorded
     if (!in_flight) return;
-    InFlight f = std::move(*in_flight);
-    in_flight.reset();
-    GpuEvaluation ev = gpu.collect();
-    f.eval_ms = ms_since(f.submitted);
+    auto [f, ev] = collect();
     take_result(f, std::move(ev));
     store_and_record(f.compiled->config, f.m);
   };
@@ -351,14 +356,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       continue;
     }
     // Between the previous answer and this submission the GPU idles: nothing else there.
-    std::optional<InFlight> previous;
-    std::optional<GpuEvaluation> answer;
-    if (in_flight) {
-      previous = std::move(*in_flight);
-      in_flight.reset();
-      answer = gpu.collect();
-      previous->eval_ms = ms_since(previous->submitted);
-    }
+    std::optional<std::pair<InFlight, GpuEvaluation>> previous;
+    if (in_flight) previous = collect();
     next.submitted = std::chrono::steady_clock::now();
     gpu.submit(compiled->config, compiled->result.cubin,
                // A slower configuration may still use less energy: no early stop then.
@@ -366,8 +365,9 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     next.compiled = std::move(compiled);
     in_flight = std::move(next);
     if (previous) {
-      take_result(*previous, std::move(*answer));
-      store_and_record(previous->compiled->config, previous->m);
+      auto& [f, ev] = *previous;
+      take_result(f, std::move(ev));
+      store_and_record(f.compiled->config, f.m);
     }
   }
   const auto t_search_end = std::chrono::steady_clock::now();
