@@ -92,6 +92,9 @@ def fidelity(args, files, log):
         entry["cutune_cold_ci_ms"] = [cold["summary"]["ci_low_ms"], cold["summary"]["ci_high_ms"]]
         entry["cutune_samples"] = cold["summary"]["samples"]
         entry["l2"] = cold["stats"]["l2"]
+        # The event pair around no work, sampled the same way (reported, never subtracted
+        # by cutune): how much of a small kernel's median is the timer's own interval.
+        entry["timer_floor_ms"] = json.load(open(base + "_cold.json")).get("timer_floor_ms")
         run(measure(base + "_warm.json", "--l2", "warm", "--loop", "0.3"), log)
         warm = json.load(open(base + "_warm.json"))["configs"][0]
         entry["cutune_warm_median_ms"] = warm["summary"]["median_ms"]
@@ -112,6 +115,9 @@ def fidelity(args, files, log):
                 entry["ncu_launches"] = len(ns)
                 entry["ncu_median_ms"] = statistics.median(ns) * 1e-6
                 entry["cold_vs_ncu_rel_diff"] = entry["cutune_cold_median_ms"] / entry["ncu_median_ms"] - 1
+                if entry.get("timer_floor_ms"):
+                    entry["cold_minus_floor_vs_ncu_rel_diff"] = (
+                        (entry["cutune_cold_median_ms"] - entry["timer_floor_ms"]) / entry["ncu_median_ms"] - 1)
                 if "cutune_activity_median_ms" in entry:
                     entry["activity_vs_ncu_rel_diff"] = entry["cutune_activity_median_ms"] / entry["ncu_median_ms"] - 1
                 if "cutune_flush_median_ms" in entry:
@@ -124,6 +130,7 @@ def fidelity(args, files, log):
         entry["within_2pct"] = abs(entry[ind]) <= 0.02
         print(f"fidelity {kernel} {problem}: cold ({entry['timer']}) {entry['cutune_cold_median_ms']:.5f} ms"
               + (f", ncu {entry['ncu_median_ms']:.5f} ms ({entry['cold_vs_ncu_rel_diff']:+.2%})" if "ncu_median_ms" in entry else "")
+              + (f", floor {entry['timer_floor_ms']*1e3:.2f} us ({entry['cold_minus_floor_vs_ncu_rel_diff']:+.2%} without it)" if "cold_minus_floor_vs_ncu_rel_diff" in entry else "")
               + (f", activity {entry['cutune_activity_median_ms']:.5f} ms ({entry.get('activity_vs_ncu_rel_diff', 0):+.2%})" if "cutune_activity_median_ms" in entry else "")
               + (f", flush {entry['cutune_flush_median_ms']:.5f} ms ({entry.get('flush_vs_ncu_rel_diff', 0):+.2%})" if "cutune_flush_median_ms" in entry else "")
               + f"; warm {entry['cutune_warm_median_ms']:.5f} ms, loop {entry['loop_ms_per_launch']:.5f} ms"

@@ -270,14 +270,19 @@ TEST_CASE("activity timing: the work's own GPU time, without the event pair's of
     CHECK(st.set.timer == timer);
     CHECK(st.set.timer_fallbacks == 0);
     CHECK(nlohmann::json::parse(st.json())["timer"] == timer);
-    return r.configs[0].evaluation.median_ms();
+    return std::pair{r.configs[0].evaluation.median_ms(), r.timer_floor_ms};
   };
-  const double activity = measure("activity");
-  const double events = measure("events");
-  INFO("activity " << activity << " ms, events " << events << " ms");
+  const auto [activity, floor_a] = measure("activity");
+  const auto [events, floor] = measure("events");
+  INFO("activity " << activity << " ms, events " << events << " ms, event pair around no work " << floor << " ms");
   CHECK(activity > 0.0005);
   CHECK(activity < events);
   CHECK(events - activity < 0.005);  // the offset is about a microsecond, not more
+  // The event pair around no work: positive (two timestamps are never written at once), and
+  // below a launch that does work.
+  CHECK(floor > 0.0);
+  CHECK(floor < events);
+  CHECK(floor_a > 0.0);
 }
 
 TEST_CASE("the clock probe reads the SM clock NVML reports", "[gpu]") {

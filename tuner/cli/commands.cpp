@@ -459,6 +459,7 @@ int cmd_measure(const MeasureConfigArgs& a) {
              {"l2", r.l2_method},
              {"verification", r.verification},
              {"interleaved", r.configs.size() > 1},
+             {"timer_floor_ms", r.timer_floor_ms},
              {"configs", arr}};
     std::ofstream out(a.json);
     if (!out) throw InputError(fmt::format("--json {}: cannot be written", a.json));

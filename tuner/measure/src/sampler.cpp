@@ -73,6 +73,15 @@ Sampler::Timed Sampler::sample_call(const std::function<void()>& enqueue) {
   return t;
 }
 
+double Sampler::timer_floor_ms(std::size_t samples) {
+  std::vector<double> ms;
+  for (std::size_t i = 0; i < std::max<std::size_t>(samples, 1); ++i) {
+    ms.push_back(sample_call([] {}).ms);  // activity-timed: no work, so the events time it
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
 std::vector<SampleSet> Sampler::measure_interleaved(
     const std::vector<std::vector<LaunchSequence>>& candidates, std::vector<NoiseCriterion>& criteria) {
   if (candidates.size() != criteria.size() || candidates.empty())

@@ -552,6 +552,7 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
       session.configs[index[k]].evaluation = std::move(evs[k]);
     }
   }
+  session.timer_floor_ms = gpu.timer_floor_ms();
   return session;
 }
 

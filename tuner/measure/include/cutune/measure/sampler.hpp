@@ -82,6 +82,11 @@ class Sampler {
   /// The same for any work `enqueue` queues on the legacy default stream (a library call
   /// such as CUB or cuBLAS), so that a comparison times both sides alike.
   Timed sample_call(const std::function<void()>& enqueue);
+  /// The event pair's own interval: the median of `samples` samples of no work at all, taken
+  /// exactly like a sample (flush, blocking kernel, start, stop, probe). What a launch adds to
+  /// an event-timed sample beyond the GPU's own duration of it is of this order; reported
+  /// beside small kernels' medians (issue 4's fidelity), never subtracted from them.
+  double timer_floor_ms(std::size_t samples = 51);
 
   /// Warm-up, then samples until `criterion` is done. `rotation` holds one launch sequence
   /// per argument set (size 1 without rotation); sample i uses rotation[i % size].

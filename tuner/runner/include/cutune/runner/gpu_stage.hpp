@@ -102,6 +102,8 @@ class GpuStage {
   /// "flush", "rotate N" (N argument sets) or "warm".
   const std::string& l2_method() const { return l2_method_; }
   std::size_t argument_sets() const { return 1 + extra_sets_; }
+  /// The event pair's interval around no work (measure::Sampler::timer_floor_ms).
+  double timer_floor_ms() { return sampler_->timer_floor_ms(); }
   /// Milliseconds per phase of the constructor after the context: waiting for the host
   /// data, upload, rotation, sampler.
   const std::vector<std::pair<std::string, double>>& setup_ms() const { return setup_ms_; }

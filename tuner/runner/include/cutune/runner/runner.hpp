@@ -143,6 +143,8 @@ struct MeasureSession {
   DeviceIdentity device;
   std::string problem_key, l2_method, verification;
   std::vector<MeasuredConfig> configs;
+  /// The event pair around no work, sampled like the configurations (after them).
+  double timer_floor_ms = 0.0;
 };
 
 /// Each `configs` entry "k=v,..." (others take their default; "" is the default
