@@ -83,6 +83,10 @@ std::optional<Frame> read_frame(int fd, std::optional<std::chrono::milliseconds>
   return frame;
 }
 
+namespace {
+constexpr int kPipeBytes = 1 << 20;  // Linux's default pipe-max-size
+}  // namespace
+
 Subprocess::Subprocess(const std::vector<std::string>& argv) {
   if (argv.empty()) throw std::invalid_argument("Subprocess: empty argv");
   int in[2], out[2];
@@ -110,6 +114,10 @@ Subprocess::Subprocess(const std::vector<std::string>& argv) {
   }
   ::close(in[0]);
   ::close(out[1]);
+  // Room for a request queued behind the one the child is working on, and for its answer,
+  // without either side's write waiting for the other's read (a caller may queue requests:
+  // GpuWorker keeps two in flight). Best effort: the kernel may cap it (pipe-max-size).
+  for (int fd : {in[1], out[0]}) ::fcntl(fd, F_SETPIPE_SZ, kPipeBytes);
   to_child_ = in[1];
   from_child_ = out[0];
   // A child that dies must not kill the tuner with SIGPIPE on the next write.

@@ -59,6 +59,8 @@ void GpuWorker::wait_ready() {
 std::optional<nlohmann::json> GpuWorker::call(const nlohmann::json& header,
                                               const std::vector<const std::vector<char>*>& cubins,
                                               std::chrono::milliseconds timeout, GpuEvaluation& failure) {
+  // The answer read next must be this request's.
+  if (!pending_.empty()) throw std::logic_error("GpuWorker: a request while evaluations are in flight");
   const bool sent = send(header, cubins);
   return await(sent, std::chrono::steady_clock::now() + timeout, timeout, failure);
 }
@@ -98,40 +100,60 @@ std::optional<nlohmann::json> GpuWorker::await(bool sent, std::chrono::steady_cl
 
 GpuEvaluation GpuWorker::evaluate(const Config& config, const std::vector<char>& cubin,
                                   std::optional<double> best_ms, bool thorough) {
+  if (!pending_.empty()) throw std::logic_error("GpuWorker::evaluate: evaluations in flight; collect() them first");
   submit(config, cubin, best_ms, thorough);
   return collect();
 }
 
 void GpuWorker::submit(const Config& config, const std::vector<char>& cubin, std::optional<double> best_ms,
                        bool thorough) {
-  if (pending_) throw std::logic_error("GpuWorker::submit: an evaluation is already in flight");
+  if (pending_.size() >= kMaxInFlight)
+    throw std::logic_error("GpuWorker::submit: already " + std::to_string(kMaxInFlight) + " evaluations in flight");
   nlohmann::json header{{"op", "evaluate"}, {"config", problem_.space().key(config)}, {"thorough", thorough}};
   if (best_ms) header["best_ms"] = *best_ms;
-  Pending p;
-  p.sent = send(header, {&cubin});
+  Pending p{std::move(header), cubin, config};
+  p.sent = send(p.header, {&p.cubin});
   p.timeout = timeout_;
-  p.deadline = std::chrono::steady_clock::now() + timeout_;
-  if (!reference_ && verification_source_ == "default configuration") p.candidate = GpuStage::Candidate{config, cubin};
-  pending_ = std::move(p);
+  // Behind another: its deadline is set when that one's answer arrives (collect()).
+  p.deadline = std::chrono::steady_clock::time_point::max();
+  if (pending_.empty()) p.deadline = std::chrono::steady_clock::now() + timeout_;
+  pending_.push_back(std::move(p));
+}
+
+void GpuWorker::resend_pending() {
+  const auto now = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    Pending& p = pending_[i];
+    p.sent = send(p.header, {&p.cubin});
+    p.deadline = i == 0 ? now + p.timeout : std::chrono::steady_clock::time_point::max();
+  }
 }
 
 GpuEvaluation GpuWorker::collect() {
-  if (!pending_) throw std::logic_error("GpuWorker::collect: nothing in flight");
-  Pending p = std::move(*pending_);
-  pending_.reset();
+  if (pending_.empty()) throw std::logic_error("GpuWorker::collect: nothing in flight");
+  Pending p = std::move(pending_.front());
+  pending_.pop_front();
   GpuEvaluation failure;
+  const std::size_t restarts_before = restarts_;
   auto j = await(p.sent, p.deadline, p.timeout, failure);
-  if (!j) return failure;
-  GpuEvaluation ev = protocol::evaluation_from_json(*j);
-  if (ev.context_lost) {
-    // The worker exits after a sticky error; the next call gets a fresh one.
+  GpuEvaluation ev = j ? protocol::evaluation_from_json(*j) : failure;
+  if (j && ev.context_lost) {
+    // The worker exits after a sticky error; a fresh one takes the requests behind it.
     ++restarts_;
     proc_.reset();
     start();
     wait_ready();
     ev.context_lost = false;
   }
-  if (!reference_ && p.candidate && ev.status == db::Status::Ok) reference_ = std::move(p.candidate);
+  if (restarts_ != restarts_before) {
+    resend_pending();
+  } else if (!pending_.empty()) {
+    pending_.front().deadline = std::chrono::steady_clock::now() + pending_.front().timeout;
+  }
+  // No CPU reference: the first configuration that ran correctly defines the answer, and a
+  // restarted worker learns it again from this one.
+  if (!reference_ && verification_source_ == "default configuration" && ev.status == db::Status::Ok)
+    reference_ = GpuStage::Candidate{p.config, std::move(p.cubin)};
   return ev;
 }
 

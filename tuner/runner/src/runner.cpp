@@ -272,22 +272,27 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}, L2 {}", problem.name(),
                   report.problem_key, report.device.name, report.device.arch(), report.verification,
                   report.l2_method));
-  // One evaluation in flight in the GPU worker: the previous one's result is stored and
-  // told to the strategy while the worker measures the next (issue 5).
+  // Two evaluations in flight in the GPU worker: the oldest one's result is stored and told
+  // to the strategy while the worker measures the next, and the one after that already
+  // waits in its pipe, so that the GPU does not idle while answers and requests travel
+  // (issue 5). The price: the screening's best so far lags two configurations behind.
   struct InFlight {
     std::optional<CompiledConfig> compiled;
     db::Measurement m;
     std::chrono::steady_clock::time_point submitted;
-    double eval_ms = 0.0;  ///< submitted to answered
+    double eval_ms = 0.0;  ///< startable (submitted, or the one before answered) to answered
   };
-  std::optional<InFlight> in_flight;
+  std::deque<InFlight> in_flight;  // oldest first
   std::uint64_t collected = 0;
-  // Takes the evaluation in flight and its answer (the GPU idles from here to the next submit).
+  std::chrono::steady_clock::time_point last_answer{};
+  // Takes the oldest evaluation in flight and its answer.
   auto collect = [&] {
-    std::pair<InFlight, GpuEvaluation> out{std::move(*in_flight), GpuEvaluation{}};
-    in_flight.reset();
+    std::pair<InFlight, GpuEvaluation> out{std::move(in_flight.front()), GpuEvaluation{}};
+    in_flight.pop_front();
     out.second = gpu.collect();
-    out.first.eval_ms = ms_since(out.first.submitted);
+    // From when the worker could start it: its submission, or the answer before it.
+    out.first.eval_ms = ms_since(std::max(out.first.submitted, last_answer));
+    last_answer = std::chrono::steady_clock::now();
     return out;
   };
   auto store_and_record = [&](const Config& c, db::Measurement& m) {
@@ -324,8 +329,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       ++screened;
     }
   };
-  auto drain = [&] {  // the evaluation in flight, collected, stored and recorded
-    if (!in_flight) return;
+  auto drain = [&] {  // the oldest evaluation in flight, collected, stored and recorded
+    if (in_flight.empty()) return;
     auto [f, ev] = collect();
     take_result(f, std::move(ev));
     store_and_record(f.compiled->config, f.m);
@@ -336,7 +341,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     auto compiled = compiler.next();
     report.compile_wait_ms += ms_since(t_wait);
     if (!compiled) {
-      if (in_flight) {
+      if (!in_flight.empty()) {
         drain();  // its result may let the strategy ask for more
         continue;
       }
@@ -355,15 +360,14 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       store_and_record(compiled->config, next.m);
       continue;
     }
-    // Between the previous answer and this submission the GPU idles: nothing else there.
     std::optional<std::pair<InFlight, GpuEvaluation>> previous;
-    if (in_flight) previous = collect();
+    if (in_flight.size() >= GpuWorker::kMaxInFlight) previous = collect();
     next.submitted = std::chrono::steady_clock::now();
     gpu.submit(compiled->config, compiled->result.cubin,
                // A slower configuration may still use less energy: no early stop then.
                std::isfinite(best_ms) && !energy ? std::optional<double>(best_ms) : std::nullopt);
     next.compiled = std::move(compiled);
-    in_flight = std::move(next);
+    in_flight.push_back(std::move(next));
     if (previous) {
       auto& [f, ev] = *previous;
       take_result(f, std::move(ev));

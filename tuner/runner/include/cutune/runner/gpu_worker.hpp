@@ -5,6 +5,7 @@
 // runtime failure, one that does not answer within the timeout is killed and recorded as
 // a timeout; either way a fresh worker is started and tuning goes on.
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -34,11 +35,16 @@ class GpuWorker {
                          bool thorough = false);
   /// Sends an evaluation and returns at once, so that the caller's bookkeeping (storing the
   /// previous result, feeding the compile pool) overlaps the worker's measurement (issue 5).
-  /// One evaluation at a time: a submit() with one already in flight throws std::logic_error.
+  /// Up to kMaxInFlight: the next request then waits in the worker's pipe and the GPU does
+  /// not idle while the answer travels back and the next request comes. More throws
+  /// std::logic_error.
   void submit(const Config& config, const std::vector<char>& cubin, std::optional<double> best_ms,
               bool thorough = false);
-  bool in_flight() const { return pending_.has_value(); }
-  /// The answer to the submitted evaluation; the timeout counts from submit().
+  static constexpr std::size_t kMaxInFlight = 2;
+  std::size_t in_flight() const { return pending_.size(); }
+  /// The answer to the oldest evaluation in flight. Its timeout counts from the moment the
+  /// worker could start it: its submit(), or the answer to the one before it. When the
+  /// worker dies or is killed, the evaluations behind it are sent again to its successor.
   GpuEvaluation collect();
   /// Asks the worker to exit and does not wait for it to release its context (hundreds of
   /// milliseconds with large allocations): for the end of a tuning, whose results are stored.
@@ -86,13 +92,16 @@ class GpuWorker {
   /// that a restarted worker is given the same answer before anything else runs.
   std::optional<GpuStage::Candidate> reference_;
   struct Pending {
+    nlohmann::json header;
+    std::vector<char> cubin;  ///< kept to send it again to a restarted worker
+    Config config;
     bool sent = false;
     std::chrono::steady_clock::time_point deadline;
     std::chrono::milliseconds timeout;
-    /// Kept only while it may become reference_ (no CPU reference, none learned yet).
-    std::optional<GpuStage::Candidate> candidate;
   };
-  std::optional<Pending> pending_;
+  /// After a restart: the requests still in flight go to the new worker, deadlines anew.
+  void resend_pending();
+  std::deque<Pending> pending_;  ///< oldest first
 };
 
 }  // namespace cutune::runner
