@@ -3,17 +3,41 @@
 // Random fills), handed to the CPU reference, and compared against the GPU's outputs.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cutune/model/problem.hpp"
 
 namespace cutune {
 
+/// An allocator that leaves new elements uninitialised: an argument's bytes are written
+/// once, by its fill, in parallel; zeroing them first took a single thread 100 ms per
+/// 256 MiB, on the tuning's start-up path (issue 5).
+template <class T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  UninitialisedAllocator() = default;
+  template <class U>
+  UninitialisedAllocator(const UninitialisedAllocator<U>&) noexcept {}
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0)
+      ::new (static_cast<void*>(p)) U;
+    else
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 struct HostArgument {
   const ArgumentSpec* spec = nullptr;
   std::int64_t count = 1;         ///< elements (1 for scalars)
-  std::vector<std::byte> bytes;   ///< count * element_size(spec->type)
+  /// count * element_size(spec->type); every byte written by whoever sizes it.
+  std::vector<std::byte, UninitialisedAllocator<std::byte>> bytes;
 
   template <class T> T* data() { return reinterpret_cast<T*>(bytes.data()); }
   template <class T> const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
