@@ -37,11 +37,12 @@ struct SamplerSettings {
   bool probe_clock = true;
   /// What times a sample. "events": a CUDA event pair around the launches (issue 4's
   /// method). "activity": the GPU's own start/end timestamps of the work (CUPTI). Measured on
-  /// an H100 (results/nvidia-h100-80gb-hbm3/measurement.json, fidelity): against ncu's
-  /// gpu__time_duration, events read 0.7-1.8 us long and activity 0.9-1.4 us short, so for
-  /// a 5 us kernel neither is within 2% (ncu counts part of the launch that activity does
-  /// not); above ~150 us both are. Activity costs a forced CUPTI flush per sample (screening
-  /// 6.1 ms per configuration against 0.9), so events stay the default.
+  /// an H100 (results/nvidia-h100-80gb-hbm3/measurement.json, fidelity, session 6): against
+  /// ncu's gpu__time_duration, events read a constant 0.74-0.99 us long and activity 1.3-1.6
+  /// us short, so below ~100 us neither is within 2% (ncu counts part of the launch that
+  /// activity does not); from 186 us up events are within 0.33%. Activity costs a forced
+  /// CUPTI flush per sample (screening 6.1 ms per configuration against 0.8), so events stay
+  /// the default.
   std::string timer = "events";
   ThrottleSettings throttle;
 };
