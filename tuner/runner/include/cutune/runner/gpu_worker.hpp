@@ -42,8 +42,9 @@ class GpuWorker {
               bool thorough = false);
   static constexpr std::size_t kMaxInFlight = 2;
   std::size_t in_flight() const { return pending_.size(); }
-  /// The answer to the oldest evaluation in flight. Its timeout counts from the moment the
-  /// worker could start it: its submit(), or the answer to the one before it. When the
+  /// The answer to the oldest evaluation in flight. Its timeout counts from its submit() or,
+  /// queued behind another, from the collect() of that one (no earlier than the worker could
+  /// start it; later by however long the caller took to collect). When the
   /// worker dies or is killed, the evaluations behind it are sent again to its successor.
   GpuEvaluation collect();
   /// Asks the worker to exit and does not wait for it to release its context (hundreds of
