@@ -39,7 +39,7 @@ std::vector<std::pair<std::string, std::string>> started(const std::filesystem::
 
 }  // namespace
 
-TEST_CASE("GpuWorker: two in flight; a failing first evaluation does not take the second with it",
+TEST_CASE("GpuWorker: two in flight, a failing first evaluation does not take the second with it",
           "[runner][worker]") {
   KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
   std::vector<Config> configs;

@@ -182,7 +182,7 @@ TEST_CASE("session: an invalid proposal is a strategy bug", "[session]") {
   CHECK_THROWS_AS(session.ask(8), std::logic_error);
 }
 
-TEST_CASE("recorded space: validity means recorded; duplicates are rejected", "[session]") {
+TEST_CASE("recorded space: validity means recorded, duplicates are rejected", "[session]") {
   std::vector<RecordedSpace::Entry> e{{cfg(0), {}}, {cfg(3), {}}};
   RecordedSpace r("two", {Parameter{"x", {0, 1, 2, 3}, 0}}, e);
   CHECK(r.space().count_valid() == 2);
