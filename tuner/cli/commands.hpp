@@ -26,7 +26,7 @@ int cmd_kernels();
 int cmd_space(const std::string& kernel, const std::string& problem, int show, const std::string& t1 = "");
 /// The compile pool (tune, compile --all): runner::CompilePoolOptions.
 struct CompilePoolArgs {
-  std::size_t workers = 0;            ///< 0: one per core, at most 16
+  std::size_t workers = 0;            ///< 0: compile one per core (at most 16), tune three quarters of that
   std::string mode = "process";       ///< "process" or "thread"
   std::string cache_dir;              ///< "": $CUTUNE_CACHE_DIR, else ~/.cache/cutune/cubins
   bool no_cache = false;

@@ -48,15 +48,15 @@ int main(int argc, char** argv) {
   compile->add_flag("--all", ca.all, "Compile every valid configuration")->excludes(cfg);
   compile->add_option("--arch", ca.arch, "Target architecture (real, e.g. sm_90)");
   compile->add_flag("--quiet", ca.quiet, "With --all, print failures and the summary only");
-  auto pool_options = [](CLI::App* cmd, CompilePoolArgs& a, const char* what, const char* mode) {
-    cmd->add_option(what, a.workers, "Compile workers (0: one per core, at most 16)")->check(CLI::Range(0, 256));
+  auto pool_options = [](CLI::App* cmd, CompilePoolArgs& a, const char* what, const char* mode, const char* zero) {
+    cmd->add_option(what, a.workers, std::string("Compile workers (0: ") + zero + ")")->check(CLI::Range(0, 256));
     cmd->add_option(mode, a.mode, "Workers are processes (NVRTC serialises inside a process) or threads")
         ->check(CLI::IsMember({"process", "thread"}));
     cmd->add_option("--cache-dir", a.cache_dir, "Persistent cubin cache (default: $CUTUNE_CACHE_DIR, else "
                                                 "~/.cache/cutune/cubins)");
     cmd->add_flag("--no-cache", a.no_cache, "Neither read nor write the cubin cache");
   };
-  pool_options(compile, ca.pool, "--workers", "--mode");
+  pool_options(compile, ca.pool, "--workers", "--mode", "one per core, at most 16");
   compile->add_option("--json", ca.json, "With --all, write the throughput figures to this file");
 
   TuneArgs ta;
@@ -102,7 +102,8 @@ int main(int argc, char** argv) {
                                      "(repeatable; counts against --budget)")
       ->take_all()
       ->expected(1);
-  pool_options(tune, ta.pool, "--compile-workers", "--compile-mode");
+  pool_options(tune, ta.pool, "--compile-workers", "--compile-mode",
+               "three per four cores, at most 12: the tuner and its GPU worker keep the rest");
   tune->add_option("--timeout", ta.timeout_s, "Kill an evaluation after max(S, 50x the first one's time)")
       ->check(CLI::Range(0.1, 86400.0));
   tune->add_option("--finalists", ta.measure.finalists,

@@ -22,6 +22,8 @@ std::size_t default_compile_workers() {
   return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
 }
 
+std::size_t tuning_compile_workers() { return std::max<std::size_t>(1, default_compile_workers() * 3 / 4); }
+
 struct CompilePool::Slot {
   std::thread thread;
   std::unique_ptr<process::Subprocess> proc;  ///< Mode::Process: started on first use

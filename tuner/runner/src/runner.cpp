@@ -184,7 +184,9 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
 
   search::StrategyOptions so{options.strategy, options.seed, options.budget};
   auto strategy = search::make_strategy(space, so);
-  CompilePool compiler(problem, report.device.arch(), options.compile);
+  CompilePoolOptions compile_options = options.compile;
+  if (compile_options.workers == 0) compile_options.workers = tuning_compile_workers();
+  CompilePool compiler(problem, report.device.arch(), compile_options);
   report.compile_workers = compiler.workers();
   report.objective = options.objective;
   double screening_wall_ms = 0.0;
