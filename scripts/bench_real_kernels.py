@@ -313,6 +313,8 @@ class Bench:
     # ---- cutune --------------------------------------------------------------------------
 
     def device(self):
+        rc, out, _ = self.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"], 60)
+        self.doc["gpu"] = out.strip()
         rc, out, _ = self.run([self.cutune, "devices"], 60)
         self.doc["devices"] = out.strip()
 
@@ -525,12 +527,13 @@ class Bench:
 
     def main(self):
         os.makedirs(self.args.out, exist_ok=True)
-        try:
-            self.device()
-            if not self.args.skip_kt and self.kt_recorded is None:
-                self.kt_install()
-        except Exception as e:
-            self.doc["setup_error"] = f"{type(e).__name__}: {e}"
+        for step in (self.device, self.kt_install):
+            if step == self.kt_install and (self.args.skip_kt or self.kt_recorded is not None):
+                continue
+            try:
+                step()
+            except Exception as e:
+                self.doc.setdefault("setup_errors", []).append(f"{type(e).__name__}: {e}")
         wanted = self.args.cases.split(",") if self.args.cases else \
             KT_SCRIPTS + [f"bat/{b}" for b in BAT_CASES]
         for c in wanted:
