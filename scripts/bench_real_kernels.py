@@ -89,9 +89,15 @@ def wrapped(kernel_name, kernel_source, problem_size, arguments, tune_params, *a
     except Exception as e:
         call["space_error"] = f"{type(e).__name__}: {e}"
         space = None
+    if n >= p["max_calls"]:  # a script that tunes many sizes: the first few are compared
+        call["skipped"] = f"only the first {p['max_calls']} tune_kernel calls of a script are run"
+        dump()
+        raise SystemExit(0)
     small = space is not None and space.size <= p["brute_force_below"]
     kw["strategy"] = "brute_force" if small else p["strategy"]
-    kw["strategy_options"] = {"time_limit": p["budget_s"]}
+    # Kernel Tuner's brute force takes no options; random_sample samples a tenth of the space
+    # unless told otherwise: the whole budget is its to spend, as it is cutune's.
+    kw["strategy_options"] = {} if small else {"time_limit": p["budget_s"], "fraction": 1.0}
     kw["cache"] = os.path.join(p["dir"], f"kt_cache_{n}.json")
     kw["quiet"] = True
     kw["verbose"] = False
@@ -221,9 +227,10 @@ try:
     call["space_valid"] = space.size
     strategy = "brute_force" if space.size <= p["brute_force_below"] else p["strategy"]
     call["strategy"] = strategy
+    options = {} if strategy == "brute_force" else {"time_limit": p["budget_s"], "fraction": 1.0}
     kw = dict(block_size_names=block_size_names, restrictions=restrictions, grid_div_x=grid_div_x,
               grid_div_y=grid_div_y, cmem_args=cmem or None, compiler_options=ks.get("CompilerOptions"),
-              lang="NVCUDA", iterations=7, strategy=strategy, strategy_options={"time_limit": p["budget_s"]},
+              lang="NVCUDA", iterations=7, strategy=strategy, strategy_options=options,
               cache=os.path.join(p["dir"], "kt_cache_0.json"), quiet=True, verbose=False)
     dump()
     t = time.perf_counter()
@@ -409,7 +416,7 @@ class Bench:
         with open(pfile, "w") as f:
             json.dump({"script": script, "dir": workdir, "out": rfile, "budget_s": self.args.budget,
                        "strategy": self.args.kt_strategy, "brute_force_below": self.args.brute_force_below,
-                       "max_threads": 1024}, f)
+                       "max_threads": 1024, "max_calls": self.args.max_calls}, f)
         child = os.path.join(self.tmp, "kt_script_child.py")
         with open(child, "w") as f:
             f.write(KT_SCRIPT_CHILD)
@@ -485,7 +492,7 @@ class Bench:
         cap, calls = self.capture(script, workdir)
         entry["capture"] = cap
         self.dump()
-        tunes = [c for c in calls if c.get("kind", "tune_kernel") == "tune_kernel"]
+        tunes = [c for c in calls if c.get("kind", "tune_kernel") == "tune_kernel"][:self.args.max_calls]
         entry["kernels"] = []
         for i, c in enumerate(tunes):
             t1 = c.get("t1")
@@ -577,6 +584,7 @@ def main():
     ap.add_argument("--brute-force-below", type=int, default=200,
                     help="both tools use brute force when Kernel Tuner's valid space is at most this")
     ap.add_argument("--cases", default=None, help="comma-separated: script names and bat/NAME")
+    ap.add_argument("--max-calls", type=int, default=2, help="tune_kernel calls of one script compared (reduction has 11)")
     ap.add_argument("--skip-kt", action="store_true")
     ap.add_argument("--kt-site", default=None, help="use this site-packages folder with Kernel Tuner instead of --wheels")
     ap.add_argument("--kt-only", action="store_true", help="run Kernel Tuner's side only")
