@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.hpp"
 #include "cutune/jit/compile_request.hpp"
 #include "cutune/jit/cubin_cache.hpp"
@@ -341,4 +343,20 @@ TEST_CASE("kernel names: Kernel Tuner's and BAT's own C++ kernels compile by nam
     // The listing a wrong name gets names the file's kernels.
     CHECK_THAT(jit::kernel_name_error(request(req.source, {c.kernel + "_typo"})), Contains(c.kernel));
   }
+}
+
+TEST_CASE("kernel names: a templated C++ kernel tunes end to end, found on the GPU by its lowered names",
+          "[gpu][names]") {
+  using namespace cutune::testing::cli;
+  TemplateProblem t("tiles::scale<float, tile>");
+  const fs::path db = t.dir.path() / "names.db", report = t.dir.path() / "report.json";
+  // Every configuration (6), then the finalists re-measured: both GPU paths (evaluate and
+  // remeasure) look the kernel up by the worker's lowered names.
+  const auto r = run_cli({"tune", t.json.string(), "--db", db.string(), "--report", report.string(), "--finalists", "2"});
+  INFO(r.out << r.err);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(slurp(report));
+  INFO(j.dump(2));
+  CHECK_FALSE(j.at("winner_key").get<std::string>().empty());
+  CHECK((!j.contains("failures_by_status") || j["failures_by_status"].empty()));
 }

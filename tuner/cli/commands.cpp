@@ -233,6 +233,9 @@ int cmd_compile(const CompileArgs& a) {
     }
     std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), s.key(c),
                              res.cubin.size(), a.arch, res.compile_ms);
+    for (std::size_t i = 0; i < req.kernel_names.size() && i < res.lowered_names.size(); ++i)
+      if (req.kernel_names[i] != res.lowered_names[i])
+        std::cout << fmt::format("kernel {}: symbol {}\n", req.kernel_names[i], res.lowered_names[i]);
     if (!res.log.empty()) std::cout << res.log << '\n';
     return kOk;
   }
