@@ -151,8 +151,9 @@ std::string unknown_name_message(const CompileRequest& request, const std::vecto
   std::string quoted;
   for (const auto& n : names) quoted += (quoted.empty() ? "'" : ", '") + n + "'";
   const std::string file = request.source_name.empty() ? "the source" : request.source_name;
+  const std::string have = listed.empty() ? std::string("none found") : fmt::format("{}", fmt::join(listed, ", "));
   return fmt::format("kernel name {} names no __global__ function of {} ({}); its __global__ functions: {}", quoted,
-                     file, nvrtc_error, listed.empty() ? std::string("none found") : fmt::format("{}", fmt::join(listed, ", ")));
+                     file, nvrtc_error, have);
 }
 
 CompileResult compile_program(const CompileRequest& request, bool& unknown_name) {
@@ -185,8 +186,8 @@ CompileResult compile_program(const CompileRequest& request, bool& unknown_name)
     const std::string first = first_error_line(result.log);
     if (auto names = unresolved_names(result.log); !names.empty()) {
       unknown_name = true;
-      result.error = unknown_name_message(request, names, trim(first.substr(first.find("error") == std::string::npos
-                                                                              ? 0 : first.find("error"))));
+      const auto at = first.find("error");  // "error: identifier "foo" is undefined"
+      result.error = unknown_name_message(request, names, trim(first.substr(at == std::string::npos ? 0 : at)));
     } else if (!first.empty()) {
       result.error = fmt::format("NVRTC: {}: {}", nvrtcGetErrorString(rc), trim(first));
     } else {
