@@ -412,7 +412,7 @@ Result run_entry(const Entry& e, const Options& o, measure::Sampler& sampler, co
   settings.thorough.time_cap_s = 3600;
   {
     runner::GpuStage gpu(problem, instance, o.device, settings, o.data_seed);
-    runner::GpuEvaluation ev = gpu.evaluate(config, compiled.cubin, std::nullopt, /*thorough=*/true);
+    runner::GpuEvaluation ev = gpu.evaluate(config, compiled.cubin, compiled.lowered_names, std::nullopt, /*thorough=*/true);
     if (ev.context_lost) throw ContextLost(fmt::format("{}: {}", e.kernel, ev.error));
     if (ev.status != db::Status::Ok) {
       r.status = fmt::format("tuned {}", db::status_name(ev.status));

@@ -2,7 +2,8 @@
 // (worker_main.cpp) and answers each evaluation as FAKE_GPU_WORKER_SCRIPT says, so that
 // GpuWorker's handling of crashes, hangs and sticky errors with requests queued behind
 // them is tested in CI. Script: "config_key=action;..." with action ok (default), die (exit
-// without answering), hang (never answer) or sticky (a lost context: answer, then exit).
+// without answering), hang (never answer), sticky (a lost context: answer, then exit) or
+// names (answer ok with the request's lowered kernel names, space-separated, as the error).
 // Each evaluation it starts is appended to FAKE_GPU_WORKER_LOG as "pid config_key".
 #include <unistd.h>
 
@@ -50,8 +51,11 @@ int main() {
     if (action == "die") std::_Exit(1);
     if (action == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
     const bool sticky = action == "sticky";
+    std::string names;
+    if (action == "names")
+      for (const auto& n : req.at("lowered_names")) names += (names.empty() ? "" : " ") + n.get<std::string>();
     if (!reply({{"status", sticky ? "runtime" : "ok"},
-                {"error", sticky ? "an illegal memory access was encountered" : ""},
+                {"error", sticky ? "an illegal memory access was encountered" : names},
                 {"verify_ms", 0.0},
                 {"context_lost", sticky}}))
       return 0;

@@ -59,11 +59,11 @@ TEST_CASE("GpuWorker: two in flight, a failing first evaluation does not take th
   w.wait_ready();
   w.set_timeout(std::chrono::milliseconds(action == "hang" ? 500 : 20000));
 
-  w.submit(configs[0], cubin, std::nullopt);
-  w.submit(configs[1], cubin, std::nullopt);
+  w.submit(configs[0], cubin, {}, std::nullopt);
+  w.submit(configs[1], cubin, {}, std::nullopt);
   CHECK(w.in_flight() == 2);
-  CHECK_THROWS_AS(w.submit(configs[2], cubin, std::nullopt), std::logic_error);
-  CHECK_THROWS_AS(w.evaluate(configs[2], cubin, std::nullopt), std::logic_error);
+  CHECK_THROWS_AS(w.submit(configs[2], cubin, {}, std::nullopt), std::logic_error);
+  CHECK_THROWS_AS(w.evaluate(configs[2], cubin, {}, std::nullopt), std::logic_error);
 
   const runner::GpuEvaluation first = w.collect();
   const runner::GpuEvaluation second = w.collect();
@@ -87,6 +87,6 @@ TEST_CASE("GpuWorker: two in flight, a failing first evaluation does not take th
     CHECK(runs[1].first != runs[0].first);
 
   // And the worker goes on with one at a time as before.
-  const runner::GpuEvaluation third = w.evaluate(configs[2], cubin, std::nullopt);
+  const runner::GpuEvaluation third = w.evaluate(configs[2], cubin, {}, std::nullopt);
   CHECK(third.status == db::Status::Ok);
 }

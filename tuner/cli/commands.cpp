@@ -219,18 +219,29 @@ int cmd_compile(const CompileArgs& a) {
     auto req = runner::compile_request(p, c, a.arch);
     auto res = jit::compile(req);
     if (!res.ok) {
-      std::cerr << fmt::format("compile failed: {} {}\nconfiguration: {}\ndefines (prepended as #define lines): {}\n"
-                               "NVRTC options: {}\n--- NVRTC log ---\n{}\n",
-                               p.name(), s.key(c), runner::config_json(s, c), join(p.defines(c), " "),
-                               join(res.full_options, " "), res.log);
+      // A kernel name the source has in no configuration is the problem file's mistake.
+      if (std::string e = jit::kernel_name_error(req); !e.empty())
+        throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
+      // The error line first: a failure after a clean compile (the redefined macro of a
+      // tuning parameter) has no error in its log, and an empty log said nothing at all.
+      std::cerr << fmt::format("compile failed: {} {}: {}\nconfiguration: {}\ndefines (prepended as #define "
+                               "lines): {}\nkernel names: {}\nNVRTC options: {}\n--- NVRTC log ---\n{}\n",
+                               p.name(), s.key(c), res.error, runner::config_json(s, c), join(p.defines(c), " "),
+                               join(req.kernel_names, " "), join(res.full_options, " "),
+                               res.log.empty() ? std::string("(empty)") : res.log);
       return kFailure;
     }
     std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), s.key(c),
                              res.cubin.size(), a.arch, res.compile_ms);
+    for (std::size_t i = 0; i < req.kernel_names.size() && i < res.lowered_names.size(); ++i)
+      if (req.kernel_names[i] != res.lowered_names[i])
+        std::cout << fmt::format("kernel {}: symbol {}\n", req.kernel_names[i], res.lowered_names[i]);
     if (!res.log.empty()) std::cout << res.log << '\n';
     return kOk;
   }
   // Every valid configuration, through the same compile pool the tuner uses.
+  if (std::string e = jit::kernel_name_error(runner::compile_request(p, s.default_config(), a.arch)); !e.empty())
+    throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
   runner::CompilePool pool(p, a.arch, pool_options(a.pool));
   std::uint64_t total = 0, failed = 0;
   auto t0 = std::chrono::steady_clock::now();
@@ -289,6 +300,10 @@ int cmd_tune(const TuneArgs& a) {
   search::make_strategy(p.space(), {a.strategy, a.seed, a.budget});  // validates the name
   ProblemInstance inst = p.instantiate(a.problem);                    // validates --problem
   runner::parse_configs(p.space(), a.first, "--try");                 // validates --try
+  // A kernel name the source has in no configuration: one line, before any GPU work.
+  if (std::string e = jit::kernel_name_error(runner::compile_request(p, p.space().default_config(), "sm_90"));
+      !e.empty())
+    throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
   fs::path db_path = a.db.empty() ? default_db_path() : fs::path(a.db);
   if (fs::exists(db_path)) db::Store::open(db_path, /*create=*/false);  // refuses a corrupt DB, writes nothing
   runner::TuneOptions o;

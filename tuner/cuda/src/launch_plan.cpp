@@ -2,14 +2,25 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace cutune::cuda {
 
 ResolvedLaunches resolve_launches(const Module& module, const KernelProblem& problem, const Config& config,
-                                  const ProblemInstance& instance, const DeviceLimits& limits) {
+                                  const ProblemInstance& instance, const DeviceLimits& limits,
+                                  const std::vector<std::string>& lowered_names) {
   ResolvedLaunches out;
+  const std::vector<std::string> names = problem.kernel_names();
+  if (!lowered_names.empty() && lowered_names.size() != names.size())
+    throw std::logic_error(fmt::format("resolve_launches: {} lowered names for {} kernels", lowered_names.size(),
+                                       names.size()));
   for (const PlannedLaunch& planned : problem.plan(config, instance)) {
     const LaunchGeometry& g = planned.geometry;
-    CUfunction f = module.function(planned.spec->kernel_name);
+    // A C++ kernel's symbol is its mangled name (`_Z6matmulIfLi16EEvPfS0_S0_`), NVRTC's lowering.
+    const auto at = std::find(names.begin(), names.end(), planned.spec->kernel_name) - names.begin();
+    CUfunction f = module.function(lowered_names.empty() ? planned.spec->kernel_name
+                                                         : lowered_names[static_cast<std::size_t>(at)]);
     const std::uint64_t threads = std::uint64_t{g.block[0]} * g.block[1] * g.block[2];
     const int max_threads = Module::attribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     if (threads > static_cast<std::uint64_t>(max_threads)) {

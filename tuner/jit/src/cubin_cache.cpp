@@ -64,7 +64,8 @@ std::uint64_t fnv1a(std::string_view data, std::uint64_t h = 1469598103934665603
 
 constexpr char kMagic[8] = {'C', 'U', 'T', 'C', 'U', 'B', 'I', 'N'};
 // Bump when the layout changes: an old entry is then a corrupt one, a miss, and removed.
-constexpr std::uint32_t kFormatVersion = 1;
+// 2: the lowered kernel names travel with the cubin (C++ kernels are found by them).
+constexpr std::uint32_t kFormatVersion = 2;
 
 void put_u32(std::string& out, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
@@ -133,8 +134,10 @@ std::vector<std::string> split_options(std::string_view joined) {
 
 std::string serialize(const std::string& key, const CompileResult& r) {
   std::string options = join_options(r.full_options);
+  std::string lowered = join_options(r.lowered_names);
   std::string_view cubin(r.cubin.data(), r.cubin.size());
-  std::uint64_t checksum = fnv1a(cubin, fnv1a(options, fnv1a(r.log, fnv1a(r.error, fnv1a(key)))));
+  std::uint64_t checksum =
+      fnv1a(lowered, fnv1a(cubin, fnv1a(options, fnv1a(r.log, fnv1a(r.error, fnv1a(key))))));
   std::uint64_t ms_bits = 0;
   static_assert(sizeof(ms_bits) == sizeof(r.compile_ms));
   std::memcpy(&ms_bits, &r.compile_ms, sizeof ms_bits);
@@ -148,12 +151,14 @@ std::string serialize(const std::string& key, const CompileResult& r) {
   put_u64(out, r.log.size());
   put_u64(out, options.size());
   put_u64(out, cubin.size());
+  put_u64(out, lowered.size());
   put_u64(out, checksum);
   out += key;
   out += r.error;
   out += r.log;
   out += options;
   out.append(cubin.data(), cubin.size());
+  out += lowered;
   return out;
 }
 
@@ -166,13 +171,14 @@ std::optional<CompileResult> deserialize(const std::string& key, std::string_vie
   std::uint64_t ok = in.uint(1);
   std::uint64_t ms_bits = in.uint(8);
   std::uint64_t error_size = in.uint(8), log_size = in.uint(8), options_size = in.uint(8),
-                cubin_size = in.uint(8), checksum = in.uint(8);
+                cubin_size = in.uint(8), lowered_size = in.uint(8), checksum = in.uint(8);
   std::string_view stored_key = in.bytes(key_size);
   std::string_view error = in.bytes(error_size), log = in.bytes(log_size),
-                   options = in.bytes(options_size), cubin = in.bytes(cubin_size);
+                   options = in.bytes(options_size), cubin = in.bytes(cubin_size),
+                   lowered = in.bytes(lowered_size);
   // Exactly the declared payloads, no more: trailing bytes mean a different writer.
   if (in.short_read || in.pos != data.size() || ok > 1 || stored_key != key) return std::nullopt;
-  if (fnv1a(cubin, fnv1a(options, fnv1a(log, fnv1a(error, fnv1a(stored_key))))) != checksum)
+  if (fnv1a(lowered, fnv1a(cubin, fnv1a(options, fnv1a(log, fnv1a(error, fnv1a(stored_key)))))) != checksum)
     return std::nullopt;
 
   CompileResult r;
@@ -181,6 +187,7 @@ std::optional<CompileResult> deserialize(const std::string& key, std::string_vie
   r.error = std::string(error);
   r.log = std::string(log);
   r.full_options = split_options(options);
+  r.lowered_names = split_options(lowered);
   std::memcpy(&r.compile_ms, &ms_bits, sizeof ms_bits);
   r.from_cache = true;
   return r;

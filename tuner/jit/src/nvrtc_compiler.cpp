@@ -1,10 +1,16 @@
 #include "cutune/jit/nvrtc_compiler.hpp"
 
+#include "cutune/jit/global_functions.hpp"
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nvrtc.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <stdexcept>
+#include <string_view>
 
 namespace cutune::jit {
 namespace {
@@ -42,19 +48,129 @@ class Program {
   nvrtcProgram prog_ = nullptr;
 };
 
-}  // namespace
+// The log's first error line, for the one-line summary.
+std::string first_error_line(const std::string& log) {
+  std::size_t pos = log.find(": error");
+  if (pos == std::string::npos) pos = log.find("error");
+  if (pos == std::string::npos) return {};
+  const auto bol = log.rfind('\n', pos);
+  std::string line = log.substr(bol == std::string::npos ? 0 : bol + 1);
+  return line.substr(0, line.find('\n'));
+}
 
-CompileResult compile(const CompileRequest& request) {
+std::vector<std::string> log_lines(const std::string& log) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= log.size()) {
+    std::size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    out.push_back(log.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// The names the configuration prefix defines (`#define NAME VALUE` and `constexpr int NAME
+// = V;` lines before `#line`); none when the source has no `#line`, i.e. no prefix.
+std::vector<std::string> prefix_names(const std::string& source) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  while (start < source.size()) {
+    std::size_t end = source.find('\n', start);
+    if (end == std::string::npos) end = source.size();
+    const std::string line = source.substr(start, end - start);
+    if (line.rfind("#line ", 0) == 0) return names;
+    for (const char* lead : {"#define ", "constexpr int "}) {
+      if (line.rfind(lead, 0) != 0) continue;
+      std::size_t b = std::string_view(lead).size(), e = b;
+      while (e < line.size() && (std::isalnum(static_cast<unsigned char>(line[e])) || line[e] == '_')) ++e;
+      if (e > b) names.push_back(line.substr(b, e - b));
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
+// NVRTC only warns when the kernel redefines a macro the prefix defined ("incompatible
+// redefinition of macro"), and the kernel then silently runs with its own value under the
+// configuration's name: the measurement would belong to another configuration. An error.
+std::string redefined_parameter(const std::string& source, const std::string& log) {
+  const auto names = prefix_names(source);
+  if (names.empty()) return {};
+  for (const auto& line : log_lines(log)) {
+    static constexpr std::string_view marker = "incompatible redefinition of macro \"";
+    const auto at = line.find(marker);
+    if (at == std::string::npos) continue;
+    const auto b = at + marker.size(), e = line.find('"', b);
+    if (e == std::string::npos) continue;
+    if (std::find(names.begin(), names.end(), line.substr(b, e - b)) != names.end()) return trim(line);
+  }
+  return {};
+}
+
+// NVRTC reports a name expression it cannot resolve in its own pseudo-file __nv_name_map,
+// followed by the expression: `#pragma nv_mangled_name foo`. The names so reported.
+std::vector<std::string> unresolved_names(const std::string& log) {
+  std::vector<std::string> out;
+  const auto lines = log_lines(log);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("__nv_name_map(", 0) != 0) continue;
+    for (std::size_t k = i + 1; k < lines.size() && k <= i + 2; ++k) {
+      static constexpr std::string_view pragma = "nv_mangled_name ";
+      const auto at = lines[k].find(pragma);
+      if (at == std::string::npos) continue;
+      std::string name = trim(lines[k].substr(at + pragma.size()));
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+      break;
+    }
+  }
+  return out;
+}
+
+std::vector<GlobalFunction> all_global_functions(const CompileRequest& request) {
+  std::vector<GlobalFunction> out = global_functions(request.source);
+  for (const auto& [name, content] : request.headers)
+    for (auto& f : global_functions(content))
+      if (std::none_of(out.begin(), out.end(), [&](const GlobalFunction& g) {
+            return g.name == f.name && g.template_parameters == f.template_parameters;
+          }))
+        out.push_back(std::move(f));
+  return out;
+}
+
+std::string unknown_name_message(const CompileRequest& request, const std::vector<std::string>& names,
+                                 const std::string& nvrtc_error) {
+  std::vector<std::string> listed;
+  for (const auto& f : all_global_functions(request)) listed.push_back(f.display());
+  std::string quoted;
+  for (const auto& n : names) quoted += (quoted.empty() ? "'" : ", '") + n + "'";
+  const std::string file = request.source_name.empty() ? "the source" : request.source_name;
+  const std::string have = listed.empty() ? std::string("none found") : fmt::format("{}", fmt::join(listed, ", "));
+  return fmt::format("kernel name {} names no __global__ function of {} ({}); its __global__ functions: {}", quoted,
+                     file, nvrtc_error, have);
+}
+
+CompileResult compile_program(const CompileRequest& request, bool& unknown_name) {
   using clock = std::chrono::steady_clock;
   auto t0 = clock::now();
   CompileResult result;
+  unknown_name = false;
   Program prog(request.source, request.source_name.empty() ? "kernel.cu" : request.source_name, request.headers);
 
   result.full_options = request.options;
   result.full_options.push_back("--gpu-architecture=" + request.arch);
-  // Kernels must be extern "C"; asking for their lowered names makes NVRTC check they exist.
+  // C++ name expressions (`k`, `ns::k`, `matmul<float, 16>`), as Kernel Tuner's cupy and
+  // cuda-python backends pass them: NVRTC instantiates templates and lowers each name.
+  std::vector<std::string> distinct;
   for (const auto& name : request.kernel_names)
-    CUTUNE_NVRTC_CHECK(nvrtcAddNameExpression(prog.get(), name.c_str()));
+    if (std::find(distinct.begin(), distinct.end(), name) == distinct.end()) distinct.push_back(name);
+  for (const auto& name : distinct) CUTUNE_NVRTC_CHECK(nvrtcAddNameExpression(prog.get(), name.c_str()));
   std::vector<const char*> argv;
   for (const auto& o : result.full_options) argv.push_back(o.c_str());
   nvrtcResult rc = nvrtcCompileProgram(prog.get(), static_cast<int>(argv.size()), argv.data());
@@ -67,24 +183,29 @@ CompileResult compile(const CompileRequest& request) {
     result.log.pop_back();
 
   if (rc != NVRTC_SUCCESS) {
-    // First error line of the log, for the one-line summary.
-    std::string first = result.log;
-    auto pos = first.find("error");
-    if (pos != std::string::npos) {
-      auto bol = first.rfind('\n', pos);
-      first = first.substr(bol == std::string::npos ? 0 : bol + 1);
+    const std::string first = first_error_line(result.log);
+    if (auto names = unresolved_names(result.log); !names.empty()) {
+      unknown_name = true;
+      const auto at = first.find("error");  // "error: identifier "foo" is undefined"
+      result.error = unknown_name_message(request, names, trim(first.substr(at == std::string::npos ? 0 : at)));
+    } else if (!first.empty()) {
+      result.error = fmt::format("NVRTC: {}: {}", nvrtcGetErrorString(rc), trim(first));
+    } else {
+      // No log at all: NVRTC refused before compiling (an invalid option, mostly).
+      result.error = fmt::format("NVRTC: {} (no log; options: {})", nvrtcGetErrorString(rc),
+                                 fmt::join(result.full_options, " "));
     }
-    first = first.substr(0, first.find('\n'));
-    result.error = fmt::format("NVRTC: {}: {}", nvrtcGetErrorString(rc), first);
+  } else if (std::string line = redefined_parameter(request.source, result.log); !line.empty()) {
+    result.error = "the kernel redefines a tuning parameter's macro: " + line;
   } else {
     for (const auto& name : request.kernel_names) {
       const char* lowered = nullptr;
-      if (nvrtcGetLoweredName(prog.get(), name.c_str(), &lowered) != NVRTC_SUCCESS ||
-          lowered == nullptr || name != lowered) {
-        result.error = fmt::format("kernel '{}' is not an extern \"C\" __global__ function of {}",
-                                   name, request.source_name);
+      if (nvrtcGetLoweredName(prog.get(), name.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr) {
+        unknown_name = true;
+        result.error = unknown_name_message(request, {name}, "NVRTC has no lowered name for it");
         break;
       }
+      result.lowered_names.emplace_back(lowered);
     }
     if (result.error.empty()) {
       std::size_t size = 0;
@@ -95,8 +216,31 @@ CompileResult compile(const CompileRequest& request) {
       if (!result.ok) result.error = "NVRTC produced no cubin (is the architecture real, not compute_XX?)";
     }
   }
+  if (!result.ok) result.lowered_names.clear();
   result.compile_ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
   return result;
+}
+
+}  // namespace
+
+CompileResult compile(const CompileRequest& request) {
+  bool unknown_name = false;
+  return compile_program(request, unknown_name);
+}
+
+std::string kernel_name_error(const CompileRequest& request) {
+  const auto functions = all_global_functions(request);
+  bool all_seen = true;
+  for (const auto& name : request.kernel_names) {
+    const std::string base = unqualified_name(name);
+    all_seen = all_seen && std::any_of(functions.begin(), functions.end(),
+                                       [&](const GlobalFunction& f) { return unqualified_name(f.name) == base; });
+  }
+  if (all_seen) return {};
+  // Not in the text: a kernel made by a macro still compiles, so NVRTC decides.
+  bool unknown_name = false;
+  CompileResult r = compile_program(request, unknown_name);
+  return unknown_name ? r.error : std::string();
 }
 
 int nvrtc_version() {

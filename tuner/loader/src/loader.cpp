@@ -49,6 +49,7 @@ namespace {
 /// A cubin for one compile key, shared by every selection that needs it.
 struct Cubin {
   std::vector<char> bytes;
+  std::vector<std::string> lowered_names;
   bool from_cache = false;
   double compile_ms = 0.0;
 };
@@ -177,6 +178,7 @@ std::shared_ptr<const CompiledKernel> Loader::State::compile(std::shared_ptr<con
         throw std::runtime_error(fmt::format("cutune::loader: {} configuration {} does not compile for {}: {}",
                                              out->selection.kernel, out->selection.config_key, arch, result->error));
       c->bytes = std::move(result->cubin);
+      c->lowered_names = std::move(result->lowered_names);
       c->from_cache = hit;
       c->compile_ms = result->compile_ms;
       cubin = c;
@@ -187,6 +189,7 @@ std::shared_ptr<const CompiledKernel> Loader::State::compile(std::shared_ptr<con
     }
   }
   out->cubin = cubin->bytes;
+  out->lowered_names = cubin->lowered_names;
   out->from_cache = cubin->from_cache;
   out->compile_ms = cubin->compile_ms;
   return out;
@@ -248,7 +251,7 @@ std::variant<std::shared_ptr<TunedKernel::Impl>, std::string> load_module(const 
   const KernelProblem& p = *compiled.problem;
   auto impl = std::make_shared<TunedKernel::Impl>(cuda::Module(compiled.cubin));
   const Config config{compiled.config_index};
-  cuda::ResolvedLaunches resolved = cuda::resolve_launches(impl->module, p, config, instance, limits);
+  cuda::ResolvedLaunches resolved = cuda::resolve_launches(impl->module, p, config, instance, limits, compiled.lowered_names);
   if (!resolved.refused.empty()) return resolved.refused;
   if (resolved.launches.empty()) return std::string("no launch's Condition holds for this configuration");
   const std::size_t n = p.arguments().size();

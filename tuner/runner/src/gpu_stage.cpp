@@ -252,7 +252,7 @@ void GpuStage::restore_rotated_scratch() {
 }
 
 std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::vector<char>& cubin,
-                                               GpuEvaluation& ev) {
+                                               const std::vector<std::string>& lowered_names, GpuEvaluation& ev) {
   Loaded l{cuda::Module(cubin), std::vector<measure::LaunchSequence>(argument_sets())};
   // Kernel Tuner's constant memory (T1 "MemType": "Constant"): the argument's data goes to
   // the module's __constant__ symbol of the same name, once per loaded module.
@@ -267,7 +267,7 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
     }
     CUTUNE_CU(CU_FN(cuMemcpyHtoD)(symbol->first, a.bytes.data(), a.bytes.size()));
   }
-  cuda::ResolvedLaunches resolved = cuda::resolve_launches(l.module, problem_, config, instance_, limits_);
+  cuda::ResolvedLaunches resolved = cuda::resolve_launches(l.module, problem_, config, instance_, limits_, lowered_names);
   if (!resolved.refused.empty()) {
     ev.status = db::Status::Runtime;
     ev.error = std::move(resolved.refused);
@@ -373,12 +373,13 @@ MeasuredStats GpuStage::finish(const char* level, measure::SampleSet set, const 
 }
 
 GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& cubin,
-                                 std::optional<double> best_ms, bool thorough) {
+                                 const std::vector<std::string>& lowered_names, std::optional<double> best_ms,
+                                 bool thorough) {
   GpuEvaluation ev;
   const auto t0 = std::chrono::steady_clock::now();
   auto since = [](auto t) { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count(); };
   try {
-    std::optional<Loaded> loaded = load(config, cubin, ev);
+    std::optional<Loaded> loaded = load(config, cubin, lowered_names, ev);
     ev.load_ms = since(t0);
     if (!loaded) return ev;
     verify(loaded->rotation.front(), ev);
@@ -413,9 +414,10 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
   return ev;
 }
 
-double GpuStage::back_to_back_ms(const Config& config, const std::vector<char>& cubin, std::size_t launches) {
+double GpuStage::back_to_back_ms(const Config& config, const std::vector<char>& cubin,
+                                 const std::vector<std::string>& lowered_names, std::size_t launches) {
   GpuEvaluation ev;
-  auto loaded = load(config, cubin, ev);
+  auto loaded = load(config, cubin, lowered_names, ev);
   if (!loaded) return 0.0;
   const auto& seq = loaded->rotation.front();
   restore_arguments(/*poison_outputs=*/false);
@@ -437,7 +439,7 @@ std::vector<GpuEvaluation> GpuStage::remeasure(const std::vector<Candidate>& can
     std::vector<std::vector<measure::LaunchSequence>> rotations;
     std::vector<std::size_t> index;  // candidate of each rotation
     for (std::size_t c = 0; c < candidates.size(); ++c) {
-      auto l = load(candidates[c].config, candidates[c].cubin, evs[c]);
+      auto l = load(candidates[c].config, candidates[c].cubin, candidates[c].lowered_names, evs[c]);
       if (!l) continue;
       loaded.push_back(std::move(*l));
       rotations.push_back(loaded.back().rotation);

@@ -47,7 +47,8 @@ void GpuWorker::wait_ready() {
   if (reference_) {
     // Re-establish the answer the earlier worker learned from the first configuration.
     const nlohmann::json header{
-        {"op", "evaluate"}, {"config", problem_.space().key(reference_->config)}, {"thorough", false}};
+        {"op", "evaluate"}, {"config", problem_.space().key(reference_->config)}, {"thorough", false},
+        {"lowered_names", reference_->lowered_names}};
     std::optional<process::Frame> answer;
     if (proc_->send(header.dump()) && proc_->send(process::Frame(reference_->cubin.begin(), reference_->cubin.end())))
       answer = proc_->receive(timeout_);
@@ -99,19 +100,23 @@ std::optional<nlohmann::json> GpuWorker::await(bool sent, std::chrono::steady_cl
 }
 
 GpuEvaluation GpuWorker::evaluate(const Config& config, const std::vector<char>& cubin,
-                                  std::optional<double> best_ms, bool thorough) {
+                                  const std::vector<std::string>& lowered_names, std::optional<double> best_ms,
+                                  bool thorough) {
   if (!pending_.empty()) throw std::logic_error("GpuWorker::evaluate: evaluations in flight; collect() them first");
-  submit(config, cubin, best_ms, thorough);
+  submit(config, cubin, lowered_names, best_ms, thorough);
   return collect();
 }
 
-void GpuWorker::submit(const Config& config, const std::vector<char>& cubin, std::optional<double> best_ms,
-                       bool thorough) {
+void GpuWorker::submit(const Config& config, const std::vector<char>& cubin,
+                       const std::vector<std::string>& lowered_names, std::optional<double> best_ms, bool thorough) {
   if (pending_.size() >= kMaxInFlight)
     throw std::logic_error("GpuWorker::submit: already " + std::to_string(kMaxInFlight) + " evaluations in flight");
-  nlohmann::json header{{"op", "evaluate"}, {"config", problem_.space().key(config)}, {"thorough", thorough}};
+  nlohmann::json header{{"op", "evaluate"},
+                        {"config", problem_.space().key(config)},
+                        {"thorough", thorough},
+                        {"lowered_names", lowered_names}};
   if (best_ms) header["best_ms"] = *best_ms;
-  Pending p{std::move(header), cubin, config};
+  Pending p{std::move(header), cubin, config, lowered_names, false, {}, timeout_};
   p.sent = send(p.header, {&p.cubin});
   p.timeout = timeout_;
   // Behind another: its deadline is set when that one's answer arrives (collect()).
@@ -153,7 +158,7 @@ GpuEvaluation GpuWorker::collect() {
   // No CPU reference: the first configuration that ran correctly defines the answer, and a
   // restarted worker learns it again from this one.
   if (!reference_ && verification_source_ == "default configuration" && ev.status == db::Status::Ok)
-    reference_ = GpuStage::Candidate{p.config, std::move(p.cubin)};
+    reference_ = GpuStage::Candidate{p.config, std::move(p.cubin), std::move(p.lowered_names)};
   return ev;
 }
 
@@ -163,10 +168,12 @@ void GpuWorker::release() {
 }
 
 std::vector<GpuEvaluation> GpuWorker::remeasure(const std::vector<GpuStage::Candidate>& candidates) {
-  nlohmann::json header{{"op", "remeasure"}, {"configs", nlohmann::json::array()}};
+  nlohmann::json header{{"op", "remeasure"}, {"configs", nlohmann::json::array()},
+                        {"lowered_names", nlohmann::json::array()}};
   std::vector<const std::vector<char>*> cubins;
   for (const auto& c : candidates) {
     header["configs"].push_back(problem_.space().key(c.config));
+    header["lowered_names"].push_back(c.lowered_names);
     cubins.push_back(&c.cubin);
   }
   // Each candidate may run to the thorough time cap, plus an energy window.

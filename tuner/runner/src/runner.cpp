@@ -365,7 +365,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     std::optional<std::pair<InFlight, GpuEvaluation>> previous;
     if (in_flight.size() >= GpuWorker::kMaxInFlight) previous = collect();
     next.submitted = std::chrono::steady_clock::now();
-    gpu.submit(compiled->config, compiled->result.cubin,
+    gpu.submit(compiled->config, compiled->result.cubin, compiled->result.lowered_names,
                // A slower configuration may still use less energy: no early stop then.
                std::isfinite(best_ms) && !energy ? std::optional<double>(best_ms) : std::nullopt);
     next.compiled = std::move(compiled);
@@ -421,7 +421,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       if (!compiled->result.ok)
         throw std::runtime_error(fmt::format("finalist {} no longer compiles: {}", space.key(compiled->config),
                                              compiled->result.error));
-      candidates.push_back({compiled->config, std::move(compiled->result.cubin)});
+      candidates.push_back(
+          {compiled->config, std::move(compiled->result.cubin), std::move(compiled->result.lowered_names)});
     }
     log(fmt::format("re-measuring {} finalists thoroughly, interleaved", candidates.size()));
     auto evs = gpu.remeasure(candidates);
@@ -537,16 +538,16 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
     } else {
       // One configuration: verified and measured thoroughly in one go. Several: verified
       // (and screened) one by one, then measured thoroughly together, interleaved.
-      mc.evaluation = gpu.evaluate(c, compiled.cubin, std::nullopt, configs.size() == 1);
+      mc.evaluation = gpu.evaluate(c, compiled.cubin, compiled.lowered_names, std::nullopt, configs.size() == 1);
       if (mc.evaluation.context_lost) throw std::runtime_error(mc.config_key + ": " + mc.evaluation.error);
       if (mc.evaluation.status == db::Status::Ok) {
         if (loop_s > 0) {
           mc.loop_launches = static_cast<std::size_t>(
               std::clamp(loop_s * 1e3 / std::max(mc.evaluation.median_ms(), 1e-4), 10.0, 1e6));
-          mc.loop_ms = gpu.back_to_back_ms(c, compiled.cubin, mc.loop_launches);
+          mc.loop_ms = gpu.back_to_back_ms(c, compiled.cubin, compiled.lowered_names, mc.loop_launches);
         }
         index.push_back(session.configs.size());
-        candidates.push_back({c, std::move(compiled.cubin)});
+        candidates.push_back({c, std::move(compiled.cubin), std::move(compiled.lowered_names)});
       }
     }
     session.configs.push_back(std::move(mc));

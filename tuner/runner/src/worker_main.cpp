@@ -129,14 +129,18 @@ int gpu_worker() {
         if (req.contains("best_ms")) best = req["best_ms"].get<double>();
         const double idle_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - replied).count();
-        runner::GpuEvaluation ev = stage->evaluate(c, cubin, best, req.at("thorough").get<bool>());
+        const auto lowered = req.at("lowered_names").get<std::vector<std::string>>();
+        runner::GpuEvaluation ev = stage->evaluate(c, cubin, lowered, best, req.at("thorough").get<bool>());
         ev.idle_before_ms = idle_ms;
         reply(proto::to_json(ev));
         replied = std::chrono::steady_clock::now();
         if (ev.context_lost) return 3;  // a sticky error: this process can do no more GPU work
       } else if (op == "remeasure") {
         std::vector<runner::GpuStage::Candidate> candidates;
-        for (const auto& key : req.at("configs")) candidates.push_back({space.parse_key(key.get<std::string>()), {}});
+        const auto& lowered = req.at("lowered_names");
+        for (std::size_t i = 0; i < req.at("configs").size(); ++i)
+          candidates.push_back({space.parse_key(req["configs"][i].get<std::string>()), {},
+                                lowered.at(i).get<std::vector<std::string>>()});
         for (auto& c : candidates) c.cubin = read_cubin();
         nlohmann::json out{{"evaluations", nlohmann::json::array()}};
         bool lost = false;

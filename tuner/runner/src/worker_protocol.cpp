@@ -52,8 +52,9 @@ jit::CompileRequest compile_request_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const jit::CompileResult& r) {
-  return {{"ok", r.ok}, {"log", r.log}, {"error", r.error}, {"compile_ms", r.compile_ms},
-          {"full_options", r.full_options}};
+  return {{"ok", r.ok},           {"log", r.log},
+          {"error", r.error},     {"compile_ms", r.compile_ms},
+          {"full_options", r.full_options}, {"lowered_names", r.lowered_names}};
 }
 
 jit::CompileResult compile_result_from_json(const nlohmann::json& j) {
@@ -63,6 +64,7 @@ jit::CompileResult compile_result_from_json(const nlohmann::json& j) {
   r.error = j.at("error").get<std::string>();
   r.compile_ms = j.at("compile_ms").get<double>();
   r.full_options = j.at("full_options").get<std::vector<std::string>>();
+  r.lowered_names = j.at("lowered_names").get<std::vector<std::string>>();
   return r;
 }
 

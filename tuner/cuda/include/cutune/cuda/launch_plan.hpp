@@ -27,8 +27,11 @@ struct ResolvedLaunches {
 /// Plans the launches whose Condition holds (KernelProblem::plan), looks their kernels up
 /// in `module`, refuses what the limits forbid and opts in to the dynamic shared memory
 /// the launches need. An empty `launches` with an empty `refused`: no Condition holds.
+/// `lowered_names`: the module's symbol of each of problem.kernel_names(), in that order
+/// (jit::CompileResult::lowered_names); empty: each kernel is looked up by its own name.
 /// Throws InputError (a grid beyond CUDA's limits) and DriverError.
 ResolvedLaunches resolve_launches(const Module& module, const KernelProblem& problem, const Config& config,
-                                  const ProblemInstance& instance, const DeviceLimits& limits);
+                                  const ProblemInstance& instance, const DeviceLimits& limits,
+                                  const std::vector<std::string>& lowered_names = {});
 
 }  // namespace cutune::cuda

@@ -4,12 +4,20 @@
 // two must build byte-identical requests for a kernel the tuner compiled to be a cache
 // hit in an application (issue 8).
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/model/problem.hpp"
 
 namespace cutune::jit {
 
+/// kernel_names: the problem's kernel names (KernelProblem::kernel_names(), same order)
+/// with tuning parameters replaced by their values, as Kernel Tuner 1.5 does.
 CompileRequest compile_request(const KernelProblem& problem, const Config& config, const std::string& arch);
+
+/// Kernel Tuner 1.5's util.replace_param_occurrences: every token of [A-Za-z0-9_]+ that is
+/// a parameter's name becomes str(value): `matmul<float, tile_size_x>` -> `matmul<float, 16>`.
+std::string replace_parameter_names(const std::string& text, const std::vector<std::pair<std::string, Value>>& params);
 
 }  // namespace cutune::jit

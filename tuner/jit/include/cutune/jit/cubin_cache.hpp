@@ -15,7 +15,8 @@ namespace cutune::jit {
 std::string compile_key(const CompileRequest& request, int nvrtc_version);
 
 /// Entries live under dir/<first 2 hex chars>/<key>.cubin: a binary header (magic, format
-/// version, key, ok, compile_ms, payload lengths, payload checksum), then the payloads.
+/// version, key, ok, compile_ms, payload lengths, payload checksum), then the payloads
+/// (error, log, options, cubin, lowered kernel names).
 /// Safe to share between threads and processes: nothing mutable is held in memory.
 class CubinCache {
  public:

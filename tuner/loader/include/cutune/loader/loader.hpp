@@ -116,6 +116,8 @@ struct CompiledKernel {
   std::string arch;
   std::string compile_key;  ///< the cache key (jit::compile_key), as the tuner computes it
   std::vector<char> cubin;
+  /// The cubin's symbol of each of problem->kernel_names() (jit::CompileResult::lowered_names).
+  std::vector<std::string> lowered_names;
   bool from_cache = false;
   double compile_ms = 0.0;  ///< of the original compile
 };

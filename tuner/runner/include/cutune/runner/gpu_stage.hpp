@@ -80,12 +80,16 @@ class GpuStage {
   /// Verifies, then screens: samples until the screening criterion stops, stopping early
   /// once the configuration is clearly slower than `best_ms` (the best screening median
   /// so far). `thorough` measures with the thorough criterion instead.
+  /// `lowered_names`: the cubin's symbol of each of the problem's kernel_names()
+  /// (jit::CompileResult::lowered_names); empty: looked up by the names as written.
   GpuEvaluation evaluate(const Config& config, const std::vector<char>& cubin,
-                         std::optional<double> best_ms, bool thorough = false);
+                         const std::vector<std::string>& lowered_names, std::optional<double> best_ms,
+                         bool thorough = false);
 
   struct Candidate {
     Config config;
     std::vector<char> cubin;
+    std::vector<std::string> lowered_names;  ///< as for evaluate()
   };
   /// Re-measures verified candidates thoroughly, interleaved, back to back (the finalists
   /// of a search). One evaluation per candidate, in order.
@@ -93,7 +97,8 @@ class GpuStage {
 
   /// An independent timing: one event pair around `launches` back-to-back launch sequences
   /// on the same (warm) data, after a warm-up; milliseconds per sequence.
-  double back_to_back_ms(const Config& config, const std::vector<char>& cubin, std::size_t launches);
+  double back_to_back_ms(const Config& config, const std::vector<char>& cubin,
+                         const std::vector<std::string>& lowered_names, std::size_t launches);
 
   /// Whether outputs are checked against a CPU reference ("reference") or against the
   /// first configuration that ran ("default configuration"), as Kernel Tuner does.
@@ -123,7 +128,8 @@ class GpuStage {
     std::vector<measure::LaunchSequence> rotation;  ///< one sequence per argument set
   };
   /// Loads the cubin and plans the launches; on a failure before any launch fills `ev`.
-  std::optional<Loaded> load(const Config& config, const std::vector<char>& cubin, GpuEvaluation& ev);
+  std::optional<Loaded> load(const Config& config, const std::vector<char>& cubin,
+                             const std::vector<std::string>& lowered_names, GpuEvaluation& ev);
   /// Runs once on fresh, poisoned outputs and compares; fills ev.status/error/verify_ms.
   void verify(const measure::LaunchSequence& seq, GpuEvaluation& ev);
   void restore_arguments(bool poison_outputs);

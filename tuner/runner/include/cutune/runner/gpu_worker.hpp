@@ -31,15 +31,16 @@ class GpuWorker {
   GpuWorker& operator=(const GpuWorker&) = delete;
 
   /// As GpuStage::evaluate, bounded by timeout(): submit() then collect().
-  GpuEvaluation evaluate(const Config& config, const std::vector<char>& cubin, std::optional<double> best_ms,
+  GpuEvaluation evaluate(const Config& config, const std::vector<char>& cubin,
+                         const std::vector<std::string>& lowered_names, std::optional<double> best_ms,
                          bool thorough = false);
   /// Sends an evaluation and returns at once, so that the caller's bookkeeping (storing the
   /// previous result, feeding the compile pool) overlaps the worker's measurement (issue 5).
   /// Up to kMaxInFlight: the next request then waits in the worker's pipe and the GPU does
   /// not idle while the answer travels back and the next request comes. More throws
   /// std::logic_error.
-  void submit(const Config& config, const std::vector<char>& cubin, std::optional<double> best_ms,
-              bool thorough = false);
+  void submit(const Config& config, const std::vector<char>& cubin, const std::vector<std::string>& lowered_names,
+              std::optional<double> best_ms, bool thorough = false);
   static constexpr std::size_t kMaxInFlight = 2;
   std::size_t in_flight() const { return pending_.size(); }
   /// The answer to the oldest evaluation in flight. Its timeout counts from its submit() or,
@@ -96,6 +97,7 @@ class GpuWorker {
     nlohmann::json header;
     std::vector<char> cubin;  ///< kept to send it again to a restarted worker
     Config config;
+    std::vector<std::string> lowered_names;
     bool sent = false;
     std::chrono::steady_clock::time_point deadline;
     std::chrono::milliseconds timeout;
