@@ -4,22 +4,24 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <catch2/catch_test_macros.hpp>
-#include <catch2/matchers/catch_matchers_floating_point.hpp>
-#include <catch2/matchers/catch_matchers_string.hpp>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <string>
 
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/search/objective.hpp"
+#include "cutune/search/recorded_space.hpp"
+#include "cutune/search/simulation.hpp"
+#include "cutune/search/strategy.hpp"
 
 namespace fs = std::filesystem;
 using cutune::InputError;
 using cutune::KernelProblem;
 using cutune::search::Objective;
-using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::Contains;
 using Catch::Matchers::WithinRel;
 
 namespace {
@@ -104,7 +106,7 @@ TEST_CASE("a metric naming a later metric or an unknown name fails with the metr
     (void)p.evaluate_metrics(p.instantiate(), 1e-3, &c);
     FAIL("no error");
   } catch (const InputError& e) {
-    CHECK_THAT(std::string(e.what()), ContainsSubstring("cutune.Metrics a"));
+    CHECK_THAT(std::string(e.what()), Contains("cutune.Metrics a"));
   }
 }
 
@@ -148,8 +150,8 @@ TEST_CASE("the objective: --objective, then General.Objective with its Minimize,
     const Objective o = cutune::search::resolve_objective(p, "", std::nullopt, &warning);
     CHECK(o.name == "time");
     CHECK_FALSE(o.higher_is_better);  // never the slowest
-    CHECK_THAT(warning, ContainsSubstring("General.Objective \"GFLOPs\""));
-    CHECK_THAT(warning, ContainsSubstring("tuning on time"));
+    CHECK_THAT(warning, Contains("General.Objective \"GFLOPs\""));
+    CHECK_THAT(warning, Contains("tuning on time"));
   }
   {
     TempDir bad;
@@ -174,4 +176,48 @@ TEST_CASE("a higher-is-better value is told to the strategies as its reciprocal"
   CHECK(cutune::search::kt_default_higher_is_better("GB/s") == true);
   CHECK(cutune::search::kt_default_higher_is_better("time") == false);
   CHECK_FALSE(cutune::search::kt_default_higher_is_better("GFLOPs").has_value());
+}
+
+TEST_CASE("every strategy, told reciprocals of a higher-is-better metric, finds its largest, not the fastest",
+          "[objective]") {
+  // x in 0..5: time 1 + x ms, work (x + 1)^2: GFLOP/s-like work / time grows with x although
+  // the time does too. The best by the metric (x = 5) is the slowest configuration.
+  using namespace cutune::search;
+  const Objective higher{"GFLOP/s", true};
+  std::vector<RecordedSpace::Entry> entries;
+  for (std::uint32_t x = 0; x < 6; ++x) {
+    const double time_ms = 1.0 + x, metric = (x + 1.0) * (x + 1.0) / time_ms;
+    entries.push_back({cutune::Config{{x}}, RecordedResult{observation_for(metric, higher), 0.1}});
+  }
+  const RecordedSpace space("metric", {cutune::Parameter{"x", {0, 1, 2, 3, 4, 5}, 0}}, entries);
+  for (const auto& name : strategy_names()) {
+    INFO("strategy " << name);
+    auto strategy = make_strategy(space.space(), StrategyOptions{name, 7, std::nullopt});
+    SimulationOptions options;
+    options.session.max_evaluations = 6;
+    const auto result = simulate(space, *strategy, options);
+    const TraceEntry* best = nullptr;
+    for (const auto& e : result.trace)
+      if (e.observation.valid && (!best || e.observation.objective < best->observation.objective)) best = &e;
+    REQUIRE(best);
+    // Whatever the strategy visited, the lowest cost is the largest metric among those visited.
+    double largest = 0.0;
+    for (const auto& e : result.trace) largest = std::max(largest, 1.0 / e.observation.objective);
+    CHECK_THAT(1.0 / best->observation.objective, WithinRel(largest));
+    if (result.trace.size() == 6) CHECK(best->config == cutune::Config{{5}});
+  }
+}
+
+TEST_CASE("lower-is-better metric: the smallest wins; equal values keep the first", "[objective]") {
+  const Objective lower{"cost", false}, higher{"GFLOP/s", true};
+  std::vector<std::pair<double, int>> v{{3.0, 0}, {1.0, 1}, {1.0, 2}, {7.0, 3}};
+  auto ranked = [&](const Objective& o) {
+    auto copy = v;
+    std::stable_sort(copy.begin(), copy.end(), [&](const auto& a, const auto& b) { return o.better(a.first, b.first); });
+    return copy;
+  };
+  CHECK(ranked(lower).front().second == 1);  // tie of 1 and 2: the first stored stays first
+  CHECK(ranked(lower)[1].second == 2);
+  CHECK(ranked(higher).front().second == 3);
+  CHECK(ranked(higher).back().first == 1.0);
 }
