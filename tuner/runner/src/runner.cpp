@@ -123,6 +123,21 @@ std::vector<Config> parse_configs(const Space& space, const std::vector<std::str
   return out;
 }
 
+measure::Summary metric_cost_summary(measure::Summary time_ms, const std::function<double(double)>& metric_at_ms,
+                                     bool higher_is_better) {
+  const double sign = higher_is_better ? -1.0 : 1.0;
+  const double at_median = sign * metric_at_ms(time_ms.median), lo = sign * metric_at_ms(time_ms.ci_low),
+               hi = sign * metric_at_ms(time_ms.ci_high);
+  if (!std::isfinite(at_median) || !std::isfinite(lo) || !std::isfinite(hi)) {
+    time_ms.median = time_ms.ci_low = time_ms.ci_high = std::numeric_limits<double>::infinity();
+  } else {
+    time_ms.median = at_median;
+    time_ms.ci_low = std::min(lo, hi);
+    time_ms.ci_high = std::max(lo, hi);
+  }
+  return time_ms;
+}
+
 std::string TuneReport::finalists_json() const {
   nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   for (const auto& f : finalists) {
@@ -495,18 +510,9 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
         return std::numeric_limits<double>::quiet_NaN();
       };
       for (std::size_t i = 0; i < summaries.size(); ++i) {
-        measure::Summary& s = summaries[i];
-        const double sign = objective.higher_is_better ? -1.0 : 1.0;
-        finalist_values[i] = metric_at(i, s.median);
-        const double at_median = sign * finalist_values[i], lo = sign * metric_at(i, s.ci_low),
-                     hi = sign * metric_at(i, s.ci_high);
-        if (std::isnan(at_median) || std::isnan(lo) || std::isnan(hi)) {
-          s.median = s.ci_low = s.ci_high = std::numeric_limits<double>::infinity();  // last
-        } else {
-          s.median = at_median;
-          s.ci_low = std::min(lo, hi);
-          s.ci_high = std::max(lo, hi);
-        }
+        finalist_values[i] = metric_at(i, summaries[i].median);
+        summaries[i] = metric_cost_summary(
+            summaries[i], [&](double ms) { return metric_at(i, ms); }, objective.higher_is_better);
       }
     }
     if (all_ok) {
@@ -521,7 +527,9 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
         f.tied = std::find(v.tied.begin(), v.tied.end(), i) != v.tied.end();
         f.screening_ms = chosen[i]->median_ms;
         f.stats = *evs[i].stats;
-        f.objective_value = objective.is_metric() ? finalist_values[i] : f.stats.summary.median;
+        f.objective_value = objective.is_metric() ? finalist_values[i]
+                            : energy ? f.stats.energy_mj_per_launch.value_or(std::numeric_limits<double>::quiet_NaN())
+                                     : f.stats.summary.median;
         report.finalists.push_back(std::move(f));
       }
       if (energy) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cutune/db/store.hpp"
+#include "cutune/measure/statistics.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_stage.hpp"
 #include "cutune/search/strategy.hpp"
@@ -63,6 +64,14 @@ struct TuneOptions {
   /// nullptr: the plain line goes to `log`.
   std::function<void(const Progress&)> progress;
 };
+
+/// A finalist's thorough time summary carried over to a metric objective, as the cost
+/// measure::declare_winner ranks (lower first, intervals compared): the metric at the median
+/// and at both ends of the median's interval (a metric may rise or fall with time), negated
+/// when higher is better; median and interval +infinity (ranked last, never tied with a
+/// finite one) when the metric has no finite value there. count and the rest are kept.
+measure::Summary metric_cost_summary(measure::Summary time_ms, const std::function<double(double)>& metric_at_ms,
+                                     bool higher_is_better);
 
 struct TuneReport {
   DeviceIdentity device;
