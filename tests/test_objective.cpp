@@ -208,7 +208,7 @@ TEST_CASE("every strategy, told reciprocals of a higher-is-better metric, finds 
   }
 }
 
-TEST_CASE("lower-is-better metric: the smallest wins; equal values keep the first", "[objective]") {
+TEST_CASE("lower-is-better metric: the smallest wins, equal values keep the first", "[objective]") {
   const Objective lower{"cost", false}, higher{"GFLOP/s", true};
   std::vector<std::pair<double, int>> v{{3.0, 0}, {1.0, 1}, {1.0, 2}, {7.0, 3}};
   auto ranked = [&](const Objective& o) {
