@@ -86,6 +86,14 @@ TEST_CASE("cli: bad input exits 2 with one line naming the problem, writing noth
         {"compile", "vector_add", "--config", "block_size_x=1024,elements_per_thread=8"},
         {"block_size_x < 1024"});
   }
+  SECTION("an objective that is not time, energy or a metric; a direction time cannot have") {
+    expect_bad_input({"tune", "vector_add", "--objective", "GFLOPs", "--db", db, "--report", report},
+                     {"--objective GFLOPs", "gbps"});
+    expect_bad_input({"tune", "vector_add", "--objective-higher-is-better", "--db", db}, {"time"});
+    expect_bad_input({"tune", "vector_add", "--objective", "gbps", "--objective-higher-is-better",
+                      "--objective-lower-is-better", "--db", db},
+                     {"--objective-lower-is-better"});
+  }
   SECTION("--problem n=abc") {
     expect_bad_input({"space", "vector_add", "--problem", "n=abc"}, {"n", "abc"});
     expect_bad_input({"tune", "vector_add", "--problem", "n=abc", "--db", db, "--report", report},

@@ -290,3 +290,86 @@ TEST_CASE("tune --cache appends Kernel Tuner's cache lines and refuses a disagre
                    {"va_cache.json", "problem_size"});
   CHECK(slurp(cache) == before);
 }
+
+TEST_CASE("query and export carry the metrics and the objective with its direction", "[interop][objective]") {
+  CliTempDir dir;
+  const std::string db = dir / "m.db";
+  {
+    db::Store store = db::Store::open(db, true);
+    DeviceIdentity d;
+    d.name = "NVIDIA H200";
+    d.cc_major = 9;
+    const auto device = store.upsert_device(d);
+    const auto kernel = store.upsert_kernel("metric_kernel", "x");
+    const auto problem = store.upsert_problem(kernel, "n=1", R"({"ProblemSize":[1]})");
+    for (int tile : {1, 2}) {
+      db::Measurement m;
+      m.config_key = std::to_string(tile);
+      m.config_json = "{\"tile\":" + std::to_string(tile) + "}";
+      m.median_ms = 1.0 * tile;
+      m.samples_ms = {m.median_ms};
+      m.metrics = {{"GFLOP/s", 100.0 * tile * tile}, {"per_tile", 0.5 * tile}};
+      REQUIRE(store.add_measurement(0, kernel, problem, device, m));
+    }
+    store.set_winner(kernel, problem, device, 0,
+                     {"2", R"({"tile":2})", 2.0, 1.0, "GFLOP/s", 400.0, "screening", "[]", true});
+  }
+  const CliResult q = ok({"query", "--db", db, "--objective", "GFLOP/s", "--json"});
+  const json winners = json::parse(q.out);
+  REQUIRE(winners.size() == 1);
+  CHECK(winners[0]["objective"] == "GFLOP/s");
+  CHECK(winners[0]["objective_value"] == 400.0);
+  CHECK(winners[0]["objective_higher_is_better"] == true);
+  CHECK(winners[0]["config_key"] == "2");
+  CHECK(ok({"query", "--db", db}).out.find("GFLOP/s 400 (max)") != std::string::npos);
+  CHECK(json::parse(ok({"query", "--db", db, "--objective", "time", "--json"}).out).empty());
+
+  // The cache names the winner's objective, and every line carries the metrics as Kernel
+  // Tuner's process_metrics leaves them: fields of their own names.
+  ok({"export", "--db", db, "--format", "cache", "-o", dir / "c.json"});
+  const auto c = db::kt::read_cache(dir / "c.json");
+  CHECK(c.objectives() == std::vector<std::string>{"GFLOP/s"});
+  REQUIRE(c.entries.size() == 2);
+  CHECK(c.entries[1].extra.at("GFLOP/s") == 400.0);
+  CHECK(c.entries[0].extra.at("per_tile") == 0.5);
+  // T4: the metrics are measurements (unit ""), the objectives list names the objective.
+  ok({"export", "--db", db, "--format", "t4", "-o", dir / "t.json"});
+  const json t4 = json::parse(slurp(dir / "t.json"));
+  CHECK(t4["results"][1]["objectives"] == json::array({"GFLOP/s"}));
+  bool found = false;
+  for (const auto& m : t4["results"][1]["measurements"])
+    if (m["name"] == "GFLOP/s") found = m["value"] == 400.0 && m["unit"] == "";
+  CHECK(found);
+  // Wisdom: the winner with its objective and direction.
+  ok({"export", "--db", db, "--format", "wisdom", "--objective", "GFLOP/s", "-o", dir / "w.json"});
+  const json w = json::parse(slurp(dir / "w.json"));
+  CHECK(w["winners"][0]["objective"] == "GFLOP/s");
+  CHECK(w["winners"][0]["provenance"]["objective_higher_is_better"] == true);
+  expect_bad_input({"export", "--db", db, "--format", "cache", "--objective", "GFLOPs", "-o", dir / "x.json"},
+                   {"--objective GFLOPs"});
+}
+
+TEST_CASE("tune with a metric objective ranks by the metric in its direction", "[interop][gpu][objective]") {
+  CliTempDir dir;
+  for (const bool higher : {true, false}) {
+    const std::string db = dir / (higher ? "hi.db" : "lo.db");
+    ok({"tune", "vector_add", "--problem", "n=1048576", "--budget", "6", "--finalists", "0", "--db", db,
+        "--objective", "gbps", higher ? "--objective-higher-is-better" : "--objective-lower-is-better"});
+    const db::Store s = db::Store::open(db, false);
+    const auto t = s.measurement_targets({});
+    REQUIRE(t.size() == 1);
+    std::vector<double> values;
+    for (const auto& m : s.measurements(t[0].kernel_id, t[0].problem_id, t[0].device_id))
+      if (m.status == db::Status::Ok) {
+        REQUIRE(m.metrics.size() == 1);
+        CHECK(m.metrics[0].first == "gbps");
+        values.push_back(m.metrics[0].second);
+      }
+    REQUIRE(values.size() >= 2);
+    const auto w = s.winners({"", "", "", "gbps"});
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].higher_is_better == higher);
+    CHECK(w[0].objective_value == (higher ? *std::max_element(values.begin(), values.end())
+                                          : *std::min_element(values.begin(), values.end())));
+  }
+}

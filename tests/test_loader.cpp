@@ -392,3 +392,42 @@ TEST_CASE("loader: the benchmark's shipped wisdom file is valid for the template
   CHECK(l.select("reduction", "n=16777216", h200).rung == Rung::NearestProblem);
   CHECK(l.select("matmul", "m=4096,n=4096,k=4096", h100).rung == Rung::SameComputeCapability);
 }
+
+TEST_CASE("loader: the winners' own objective when none is asked for, and a choice asked for between others",
+          "[loader][objective]") {
+  TempPath path("cutune-loader-objective.db");
+  const KernelProblem matmul = KernelProblem::load(testing::template_json("matmul"));
+  const DeviceIdentity h200 = gpu("NVIDIA H200", 9, 0, "GPU-h200");
+  const ProblemInstance inst = matmul.instantiate("m=512,n=512,k=512");
+  std::int64_t kernel_id = 0, problem_id = 0, device_id = 0;
+  {
+    db::Store s = db::Store::open(path.path(), true);
+    device_id = s.upsert_device(h200);
+    kernel_id = s.upsert_kernel(matmul.name(), "hash");
+    problem_id = s.upsert_problem(kernel_id, inst.key(), inst.json());
+    const Config c = nth_valid(matmul.space(), 3);
+    s.set_winner(kernel_id, problem_id, device_id, 0,
+                 {matmul.space().key(c), config_json(matmul.space(), c), 1.0, 2.0, "gflops", 900.0, "separated",
+                  "[]", true});
+  }
+  // Only a gflops winner: picked without naming it; "time" names no winner.
+  LoaderOptions o = options_for(path.path());
+  Loader any(o);
+  const auto s = any.select("matmul", "m=512,n=512,k=512", h200);
+  CHECK(s.rung == Rung::Exact);
+  CHECK(s.config_key == matmul.space().key(nth_valid(matmul.space(), 3)));
+  o.objective = "time";
+  CHECK(Loader(o).select("matmul", "m=512,n=512,k=512", h200).rung == Rung::TemplateDefault);
+  o.objective = "gflops";
+  CHECK(Loader(o).select("matmul", "m=512,n=512,k=512", h200).rung == Rung::Exact);
+  {
+    db::Store s = db::Store::open(path.path(), true);
+    const Config c = nth_valid(matmul.space(), 4);
+    s.set_winner(kernel_id, problem_id, device_id, 0,
+                 {matmul.space().key(c), config_json(matmul.space(), c), 1.5, 2.0, "energy", 3.0});
+  }
+  // Two objectives, neither time: the loader asks for one.
+  Loader two(options_for(path.path()));
+  CHECK_THROWS_WITH(two.select("matmul", "m=512,n=512,k=512", h200),
+                    Catch::Contains("energy, gflops") && Catch::Contains("LoaderOptions::objective"));
+}

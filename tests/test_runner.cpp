@@ -10,6 +10,7 @@
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/cuda/nvml.hpp"
+#include "cutune/measure/finalists.hpp"
 #include "cutune/measure/gpu_helpers.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/runner/runner.hpp"
@@ -342,4 +343,45 @@ TEST_CASE("energy as the objective: ranked by energy per launch, a winner of its
   CHECK(w[0].objective_value == e.winner_objective_value);
   CHECK(w[1].objective == "time");
   CHECK(w[1].config_key == t.winner_key);
+}
+
+TEST_CASE("finalists ranked by a metric: the largest wins though slower, overlapping intervals tie",
+          "[runner][objective]") {
+  // Three finalists: (median, interval) in ms and the work each does per launch. GFLOP/s =
+  // work / time: the slowest (index 2) does the most work and has the highest metric.
+  auto summary = [](double median, double lo, double hi) {
+    measure::Summary s;
+    s.count = 20;
+    s.median = median;
+    s.ci_low = lo;
+    s.ci_high = hi;
+    return s;
+  };
+  const std::vector<measure::Summary> times{summary(1.0, 0.99, 1.01), summary(1.5, 1.49, 1.51),
+                                            summary(2.0, 1.99, 2.01)};
+  const std::vector<double> work{1.0, 2.0, 6.0};
+  std::vector<measure::Summary> costs;
+  for (std::size_t i = 0; i < times.size(); ++i)
+    costs.push_back(runner::metric_cost_summary(times[i], [&](double ms) { return work[i] / ms; }, true));
+  // The cost interval is the metric's, from both ends of the time interval, negated.
+  CHECK(costs[2].median == Approx(-3.0));
+  CHECK(costs[2].ci_low == Approx(-6.0 / 1.99));
+  CHECK(costs[2].ci_high == Approx(-6.0 / 2.01));
+  measure::Verdict v = measure::declare_winner(costs, 0);
+  CHECK(v.winner == 2);
+  CHECK(v.ranking == std::vector<std::size_t>{2, 1, 0});
+  CHECK(v.separated);
+  // Lower is better on the same metric: the smallest (index 0, 1.0 against 1.33 and 3.0).
+  costs.clear();
+  for (std::size_t i = 0; i < times.size(); ++i)
+    costs.push_back(runner::metric_cost_summary(times[i], [&](double ms) { return work[i] / ms; }, false));
+  CHECK(measure::declare_winner(costs).winner == 0);
+  // Equal metrics with overlapping intervals: a tie; a metric that does not evaluate ranks last.
+  costs = {runner::metric_cost_summary(times[0], [](double ms) { return 1.0 / ms; }, true),
+           runner::metric_cost_summary(summary(1.0, 0.98, 1.02), [](double ms) { return 1.0 / ms; }, true),
+           runner::metric_cost_summary(times[2], [](double) { return std::nan(""); }, true)};
+  v = measure::declare_winner(costs);
+  CHECK_FALSE(v.separated);
+  CHECK(v.tied.size() == 2);
+  CHECK(v.ranking.back() == 2);
 }

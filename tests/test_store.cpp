@@ -417,11 +417,11 @@ TEST_CASE("the schema version and journal mode are set", "[db]") {
 TEST_CASE("a DB from a newer cutune is refused and left untouched", "[db]") {
   TempDb file;
   { Store store = Store::open(file.path(), true); }
-  raw_exec(file.path(), "PRAGMA user_version = 3");
+  raw_exec(file.path(), "PRAGMA user_version = 4");
   const std::string before = read_bytes(file.path());
   for (bool create : {false, true}) {
     const auto what = input_error_of([&] { Store::open(file.path(), create); });
-    CHECK(what == file.path().string() + ": schema version 3 is newer than this cutune (2)");
+    CHECK(what == file.path().string() + ": schema version 4 is newer than this cutune (3)");
     CHECK(read_bytes(file.path()) == before);
   }
 }
@@ -577,7 +577,7 @@ void store_one_winner(Store& store, const std::string& stats_json) {
 
 }  // namespace
 
-TEST_CASE("a version-1 DB is migrated to version 2 and keeps its data", "[db]") {
+TEST_CASE("a version-1 DB is migrated to the current version and keeps its data", "[db]") {
   TempDb file;
   {
     Store store = Store::open(file.path(), true);
@@ -585,7 +585,8 @@ TEST_CASE("a version-1 DB is migrated to version 2 and keeps its data", "[db]") 
   }
   // Back to the version-1 layout, as a DB from session 1 has it.
   raw_exec(file.path(),
-           "ALTER TABLE measurements DROP COLUMN stats_json; DROP TABLE winners; "
+           "ALTER TABLE measurements DROP COLUMN stats_json; ALTER TABLE measurements DROP COLUMN metrics_json; "
+           "DROP TABLE winners; "
            "CREATE TABLE winners (id INTEGER PRIMARY KEY, kernel_id INTEGER NOT NULL REFERENCES kernels (id), "
            "problem_id INTEGER NOT NULL REFERENCES problems (id), gpu_model TEXT NOT NULL, "
            "device_id INTEGER NOT NULL REFERENCES devices (id), run_id INTEGER REFERENCES runs (id), "
@@ -595,7 +596,7 @@ TEST_CASE("a version-1 DB is migrated to version 2 and keeps its data", "[db]") 
            "INSERT INTO winners VALUES (1, 1, 1, 'NVIDIA H200/sm_90', 1, NULL, '128', '{}', 0.5, 0.6, "
            "'2026-11-21T00:00:00.000Z'); PRAGMA user_version = 1");
   Store store = Store::open(file.path(), true);
-  CHECK(store.schema_version() == 2);
+  CHECK(store.schema_version() == Store::kSchemaVersion);
   CHECK(store.integrity_ok());
   const auto all = store.measurements(1, 1, 1);
   REQUIRE(all.size() == 1);
@@ -621,7 +622,7 @@ TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
   CHECK(w[0].verdict == "tie");
   CHECK(w[0].finalists_json == R"([{"config":"128"}])");
   CHECK_THROWS(store.set_winner(1, 1, 1, 0, {"128", "{}", 0.5, 0.6, "time", 0, "maybe"}));
-  CHECK_THROWS(store.set_winner(1, 1, 1, 0, {"128", "{}", 0.5, 0.6, "speed"}));
+  CHECK_THROWS(store.set_winner(1, 1, 1, 0, {"128", "{}", 0.5, 0.6, ""}));
   // One winner per objective: an energy winner does not replace the time winner.
   store.set_winner(1, 1, 1, 0, {"256", "{}", 0.7, 0.6, "energy", 9.5});
   const auto both = store.winners();
@@ -633,4 +634,71 @@ TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
   CHECK(both[1].config_key == "128");
   CHECK(both[1].objective_value == 0.5);
   CHECK(store.winners({"", "", "", "energy"}).size() == 1);
+}
+
+TEST_CASE("a version-2 DB is migrated to version 3 and keeps its measurements and winners", "[db]") {
+  TempDb file;
+  {
+    Store store = Store::open(file.path(), true);
+    store_one_winner(store, R"({"mean_ms":0.5})");
+    store.set_winner(1, 1, 1, 0, {"256", "{}", 0.7, 0.6, "energy", 9.5});
+  }
+  // Back to the version-2 layout: no metrics column, winners with the objective CHECK and
+  // no direction.
+  raw_exec(file.path(),
+           "ALTER TABLE measurements DROP COLUMN metrics_json; "
+           "CREATE TABLE winners_v2 (id INTEGER PRIMARY KEY, kernel_id INTEGER NOT NULL REFERENCES kernels (id), "
+           "problem_id INTEGER NOT NULL REFERENCES problems (id), gpu_model TEXT NOT NULL, "
+           "objective TEXT NOT NULL DEFAULT 'time' CHECK (objective IN ('time', 'energy')), "
+           "device_id INTEGER NOT NULL REFERENCES devices (id), run_id INTEGER REFERENCES runs (id), "
+           "config_key TEXT NOT NULL, config_json TEXT NOT NULL, median_ms REAL NOT NULL, default_ms REAL NOT NULL, "
+           "objective_value REAL NOT NULL DEFAULT 0, verdict TEXT NOT NULL DEFAULT 'screening', "
+           "finalists_json TEXT NOT NULL DEFAULT '[]', updated_at TEXT NOT NULL, "
+           "UNIQUE (kernel_id, problem_id, gpu_model, objective)); "
+           "INSERT INTO winners_v2 SELECT id, kernel_id, problem_id, gpu_model, objective, device_id, run_id, "
+           "config_key, config_json, median_ms, default_ms, objective_value, verdict, finalists_json, updated_at "
+           "FROM winners; DROP TABLE winners; ALTER TABLE winners_v2 RENAME TO winners; "
+           "CREATE INDEX winners_by_gpu_model ON winners (gpu_model); PRAGMA user_version = 2");
+  Store store = Store::open(file.path(), true);
+  CHECK(store.schema_version() == 3);
+  CHECK(store.integrity_ok());
+  const auto all = store.measurements(1, 1, 1);
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].config_key == "128");
+  CHECK(all[0].stats_json == R"({"mean_ms":0.5})");
+  CHECK(all[0].metrics.empty());
+  const auto w = store.winners();
+  REQUIRE(w.size() == 2);
+  CHECK(w[0].objective == "energy");
+  CHECK(w[0].config_key == "256");
+  CHECK(w[0].objective_value == 9.5);
+  CHECK_FALSE(w[0].higher_is_better);
+  CHECK(w[1].objective == "time");
+  CHECK(w[1].verdict == "tie");
+  CHECK(w[1].finalists_json == R"([{"config":"128"}])");
+  // The migrated table takes a metric's winner, with its direction, beside the others.
+  store.set_winner(1, 1, 1, 0, {"64", "{}", 0.8, 0.6, "GFLOP/s", 812.5, "separated", "[]", true});
+  const auto three = store.winners({"", "", "", "GFLOP/s"});
+  REQUIRE(three.size() == 1);
+  CHECK(three[0].config_key == "64");
+  CHECK(three[0].objective_value == 812.5);
+  CHECK(three[0].higher_is_better);
+  CHECK(store.winners().size() == 3);
+}
+
+TEST_CASE("metrics are stored with each measurement, in order", "[db]") {
+  TempDb file;
+  Store store = Store::open(file.path(), true);
+  const auto device = store.upsert_device(h200());
+  const auto kernel = store.upsert_kernel("gemm", "abc");
+  const auto problem = store.upsert_problem(kernel, "n=1", "{}");
+  Measurement m = measurement("128", Status::Ok);
+  m.metrics = {{"GFLOP/s", 812.5}, {"GB/s", 31.25}, {"a", 1.0}};
+  REQUIRE(store.add_measurement(0, kernel, problem, device, m));
+  const auto back = store.find_measurement(kernel, problem, device, "128");
+  REQUIRE(back);
+  REQUIRE(back->metrics.size() == 3);
+  CHECK(back->metrics[0] == std::pair<std::string, double>{"GFLOP/s", 812.5});
+  CHECK(back->metrics[1] == std::pair<std::string, double>{"GB/s", 31.25});
+  CHECK(back->metrics[2].first == "a");
 }

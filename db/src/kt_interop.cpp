@@ -168,7 +168,8 @@ ordered_json value_json(const Value& v) {
 }
 
 KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
-                           const std::vector<std::int64_t>& problem_size, const DeviceIdentity& device) {
+                           const std::vector<std::int64_t>& problem_size, const DeviceIdentity& device,
+                           const std::string& objective) {
   KtCacheHeader h;
   h.device_name = device.name;
   h.kernel_name = kernel_name;
@@ -179,7 +180,7 @@ KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
     for (const auto& v : p.values) values.push_back(value_json(v));
     h.tune_params[p.name] = std::move(values);
   }
-  h.objective = ordered_json::array({"time"});
+  h.objective = ordered_json::array({objective});
   h.extra[kDeviceField] = to_json(device);
   return h;
 }
@@ -241,6 +242,8 @@ KtEntry entry_of_measurement(const Measurement& m) {
     if (const auto lo = number_in(s, "ci_low_ms")) e.extra[kCiLowField] = *lo;
     if (const auto hi = number_in(s, "ci_high_ms")) e.extra[kCiHighField] = *hi;
     e.extra[kSampleCountField] = m.samples_ms.size();
+    for (const auto& [name, v] : m.metrics)
+      if (!e.params.contains(name)) e.extra[name] = v;
   }
   e.compile_time_ms = m.compile_ms;
   e.verification_time_ms = m.verify_ms;
@@ -252,7 +255,7 @@ KtEntry entry_of_measurement(const Measurement& m) {
     for (auto it = kt->begin(); it != kt->end(); ++it) {
       const std::string& k = it.key();
       if (k == "benchmark_time" || k == "strategy_time" || k == "framework_time" || k == "timestamp" ||
-          e.params.contains(k) || is_interval_field(k))
+          e.params.contains(k) || is_interval_field(k) || e.extra.contains(k))
         continue;
       e.extra[k] = it.value();
     }

@@ -163,6 +163,40 @@ DROP TABLE winners;
 ALTER TABLE winners_v2 RENAME TO winners;
 CREATE INDEX winners_by_gpu_model ON winners (gpu_model);
 )sql",
+    // 2 -> 3: Kernel Tuner's metrics (GFLOP/s...) stored with each measurement as a JSON
+    // object in declaration order; winners for any objective (a metric's name, not only
+    // time and energy) with its direction. The winners table is rebuilt without the CHECK
+    // on the objective; every stored row is copied as it was (time and energy: lower is better).
+    R"sql(
+ALTER TABLE measurements ADD COLUMN metrics_json TEXT NOT NULL DEFAULT '{}';
+CREATE TABLE winners_v3 (
+  id               INTEGER PRIMARY KEY,
+  kernel_id        INTEGER NOT NULL REFERENCES kernels (id),
+  problem_id       INTEGER NOT NULL REFERENCES problems (id),
+  gpu_model        TEXT    NOT NULL,  -- devices.model_key of the device that measured it
+  objective        TEXT    NOT NULL DEFAULT 'time' CHECK (objective <> ''),
+  device_id        INTEGER NOT NULL REFERENCES devices (id),
+  run_id           INTEGER REFERENCES runs (id),
+  config_key       TEXT    NOT NULL,
+  config_json      TEXT    NOT NULL,
+  median_ms        REAL    NOT NULL,
+  default_ms       REAL    NOT NULL,
+  objective_value  REAL    NOT NULL DEFAULT 0,
+  verdict          TEXT    NOT NULL DEFAULT 'screening' CHECK (verdict IN ('screening', 'separated', 'tie')),
+  finalists_json   TEXT    NOT NULL DEFAULT '[]',
+  updated_at       TEXT    NOT NULL,
+  higher_is_better INTEGER NOT NULL DEFAULT 0 CHECK (higher_is_better IN (0, 1)),
+  UNIQUE (kernel_id, problem_id, gpu_model, objective)
+);
+INSERT INTO winners_v3 (id, kernel_id, problem_id, gpu_model, objective, device_id, run_id, config_key,
+                        config_json, median_ms, default_ms, objective_value, verdict, finalists_json,
+                        updated_at)
+  SELECT id, kernel_id, problem_id, gpu_model, objective, device_id, run_id, config_key, config_json,
+         median_ms, default_ms, objective_value, verdict, finalists_json, updated_at FROM winners;
+DROP TABLE winners;
+ALTER TABLE winners_v3 RENAME TO winners;
+CREATE INDEX winners_by_gpu_model ON winners (gpu_model);
+)sql",
 };
 
 /// The tables a cutune DB of the current version must have.
@@ -231,9 +265,27 @@ std::vector<double> samples_from_json(const std::string& text, const fs::path& p
   return samples;
 }
 
+std::string metrics_to_json(const std::vector<std::pair<std::string, double>>& metrics) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& [name, v] : metrics) j[name] = v;  // a NaN/infinity becomes null
+  return j.dump();
+}
+
+std::vector<std::pair<std::string, double>> metrics_from_json(const std::string& text, const fs::path& path,
+                                                              std::int64_t row_id) {
+  const auto j = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object())
+    throw InputError(fmt::format("{}: measurement {}: metrics_json is not a JSON object", path.string(), row_id));
+  std::vector<std::pair<std::string, double>> out;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    out.emplace_back(it.key(), it.value().is_number() ? it.value().get<double>()
+                                                      : std::numeric_limits<double>::quiet_NaN());
+  return out;
+}
+
 constexpr const char* kMeasurementColumns =
     "id, config_key, config_json, status, error, median_ms, samples_ms, compile_ms, "
-    "verify_ms, started_at, finished_at, stats_json";
+    "verify_ms, started_at, finished_at, stats_json, metrics_json";
 
 Measurement read_measurement(const Statement& st, const fs::path& path) {
   Measurement m;
@@ -255,6 +307,7 @@ Measurement read_measurement(const Statement& st, const fs::path& path) {
   m.started_at = st.column_text(9);
   m.finished_at = st.column_text(10);
   m.stats_json = st.column_text(11);
+  m.metrics = metrics_from_json(st.column_text(12), path, id);
   return m;
 }
 
@@ -650,8 +703,8 @@ bool Store::add_measurement(std::int64_t run_id, std::int64_t kernel_id,
   Statement st(db_,
                "INSERT INTO measurements (run_id, kernel_id, problem_id, device_id, "
                "config_key, config_json, status, error, median_ms, samples_ms, compile_ms, "
-               "verify_ms, started_at, finished_at, stats_json) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+               "verify_ms, started_at, finished_at, stats_json, metrics_json) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) "
                "ON CONFLICT (kernel_id, problem_id, device_id, config_key) DO NOTHING");
   bind_optional_id(st, 1, run_id);
   st.bind_int64(2, kernel_id)
@@ -667,7 +720,8 @@ bool Store::add_measurement(std::int64_t run_id, std::int64_t kernel_id,
       .bind_double(12, m.verify_ms)
       .bind_text(13, m.started_at)
       .bind_text(14, m.finished_at)
-      .bind_text(15, m.stats_json.empty() ? std::string("{}") : m.stats_json);
+      .bind_text(15, m.stats_json.empty() ? std::string("{}") : m.stats_json)
+      .bind_text(16, metrics_to_json(m.metrics));
   st.run();
   return sqlite3_changes(db_) == 1;
 }
@@ -703,15 +757,16 @@ void Store::set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int
   Statement st(db_,
                "INSERT INTO winners (kernel_id, problem_id, gpu_model, objective, device_id, run_id, "
                "config_key, config_json, median_ms, default_ms, objective_value, verdict, "
-               "finalists_json, updated_at) "
-               "SELECT ?1, ?2, model_key, ?5, id, ?4, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13 FROM devices "
+               "finalists_json, updated_at, higher_is_better) "
+               "SELECT ?1, ?2, model_key, ?5, id, ?4, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14 FROM devices "
                "WHERE id = ?3 "
                "ON CONFLICT (kernel_id, problem_id, gpu_model, objective) DO UPDATE SET "
                "device_id = excluded.device_id, run_id = excluded.run_id, "
                "config_key = excluded.config_key, config_json = excluded.config_json, "
                "median_ms = excluded.median_ms, default_ms = excluded.default_ms, "
                "objective_value = excluded.objective_value, verdict = excluded.verdict, "
-               "finalists_json = excluded.finalists_json, updated_at = excluded.updated_at");
+               "finalists_json = excluded.finalists_json, updated_at = excluded.updated_at, "
+               "higher_is_better = excluded.higher_is_better");
   st.bind_int64(1, kernel_id).bind_int64(2, problem_id).bind_int64(3, device_id);
   bind_optional_id(st, 4, run_id);
   st.bind_text(5, w.objective)
@@ -722,7 +777,8 @@ void Store::set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int
       .bind_double(10, w.objective == "time" && w.objective_value == 0 ? w.median_ms : w.objective_value)
       .bind_text(11, w.verdict)
       .bind_text(12, w.finalists_json)
-      .bind_text(13, utc_now_iso());
+      .bind_text(13, utc_now_iso())
+      .bind_int64(14, w.higher_is_better ? 1 : 0);
   st.run();
   if (sqlite3_changes(db_) != 1) {
     throw std::invalid_argument(fmt::format("cutune::db: set_winner: no device {}", device_id));
@@ -733,7 +789,7 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
   Statement st(db_,
                "SELECT k.name, p.problem_key, w.gpu_model, w.config_key, w.config_json, "
                "w.median_ms, w.default_ms, w.run_id, w.updated_at, w.verdict, w.finalists_json, "
-               "w.objective, w.objective_value "
+               "w.objective, w.objective_value, w.higher_is_better "
                "FROM winners w JOIN kernels k ON k.id = w.kernel_id "
                "JOIN problems p ON p.id = w.problem_id "
                "WHERE (?1 = '' OR k.name = ?1) AND (?2 = '' OR p.problem_key = ?2) "
@@ -758,6 +814,7 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
     w.finalists_json = st.column_text(10);
     w.objective = st.column_text(11);
     w.objective_value = st.column_double(12);
+    w.higher_is_better = st.column_int64(13) != 0;
     out.push_back(std::move(w));
   }
   return out;

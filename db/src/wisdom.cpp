@@ -93,6 +93,7 @@ ojson wisdom_json(const std::vector<WisdomEntry>& entries) {
     ojson provenance{{"run_id", w.run_id},         {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
                      {"verdict", w.verdict},       {"updated_at", w.updated_at}};
     if (w.objective != "time") provenance["objective_value"] = w.objective_value;
+    if (w.higher_is_better) provenance["objective_higher_is_better"] = true;
     winners.push_back(ojson{{"kernel", w.kernel},
                             {"problem", w.problem_key},
                             {"objective", w.objective},
@@ -154,7 +155,7 @@ std::vector<WisdomEntry> read_wisdom(const std::filesystem::path& path) {
     w.kernel = r.text(j, "kernel", at);
     w.problem_key = r.text(j, "problem", at);
     w.objective = j.contains("objective") ? r.text(j, "objective", at) : "time";
-    if (w.objective != "time" && w.objective != "energy") r.fail(at + ".objective", "must be time or energy");
+    if (w.objective.empty()) r.fail(at + ".objective", "must not be empty");
     const ojson& config = r.require(j, "config", at);
     if (!config.is_object()) r.fail(at + ".config", "must be an object");
     w.config_json = config.dump();
@@ -179,6 +180,10 @@ std::vector<WisdomEntry> read_wisdom(const std::filesystem::path& path) {
     w.updated_at = r.text(p, "updated_at", at + ".provenance");
     w.objective_value = p.contains("objective_value") ? r.number(p, "objective_value", at + ".provenance")
                                                       : w.median_ms;
+    if (const auto h = p.find("objective_higher_is_better"); h != p.end()) {
+      if (!h->is_boolean()) r.fail(at + ".provenance.objective_higher_is_better", "must be true or false");
+      w.higher_is_better = h->get<bool>();
+    }
     out.push_back(std::move(e));
   }
   return out;

@@ -318,6 +318,9 @@ int cmd_tune(const TuneArgs& a) {
   o.measure = measure_options(a.measure);
   o.first = a.first;
   o.objective = a.objective;
+  if (a.higher_is_better && a.lower_is_better)
+    throw InputError("--objective-higher-is-better and --objective-lower-is-better: give one");
+  if (a.higher_is_better || a.lower_is_better) o.objective_higher_is_better = a.higher_is_better;
   o.measure.finalists = a.measure.finalists;
   o.command = a.command;
   o.log = &std::cout;
@@ -346,8 +349,11 @@ int cmd_tune(const TuneArgs& a) {
     std::cout << "no configuration ran successfully\n";
   } else {
     std::cout << fmt::format("winner:  {} {}\n  median {:.4f} ms", r.winner_key, r.winner_json, r.winner_ms);
-    for (const auto& [name, v] : r.winner_metrics) std::cout << fmt::format(", {} {:.1f}", name, v);
+    for (const auto& [name, v] : r.winner_metrics) std::cout << fmt::format(", {} {:.6g}", name, v);
     std::cout << '\n';
+    if (r.objective != "time")
+      std::cout << fmt::format("  ranked by {} ({} is better): {:.6g}\n", r.objective,
+                               r.objective_higher_is_better ? "higher" : "lower", r.winner_objective_value);
     if (r.verdict == "separated")
       std::cout << "  declared: its interval separates from every other finalist's\n";
     else if (r.verdict == "tie")
@@ -387,6 +393,7 @@ int cmd_tune(const TuneArgs& a) {
            {"default_ms", r.default_ms},
            {"speedup_over_default", r.default_ms > 0 && r.winner_ms > 0 ? r.default_ms / r.winner_ms : 0.0},
            {"objective", r.objective},
+           {"objective_higher_is_better", r.objective_higher_is_better},
            {"winner_objective_value", r.winner_objective_value},
            {"verdict", r.verdict},
            {"finalists", json::parse(r.finalists_json())},
@@ -494,6 +501,7 @@ int cmd_query(const QueryArgs& a) {
                          {"config_key", w.config_key}, {"config", json::parse(w.config_json)},
                          {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
                          {"objective", w.objective}, {"objective_value", w.objective_value},
+                         {"objective_higher_is_better", w.higher_is_better},
                          {"verdict", w.verdict}, {"finalists", json::parse(w.finalists_json)},
                          {"run_id", w.run_id}, {"updated_at", w.updated_at}});
     std::cout << arr.dump(2) << '\n';
@@ -507,7 +515,10 @@ int cmd_query(const QueryArgs& a) {
                            "objective", "median_ms", "default_ms", "speedup", "verdict", "configuration");
   for (const auto& w : winners) {
     const std::string objective =
-        w.objective == "energy" ? fmt::format("{:.3g} mJ", w.objective_value) : w.objective;
+        w.objective == "energy" ? fmt::format("{:.3g} mJ", w.objective_value)
+        : w.objective == "time" ? w.objective
+                                : fmt::format("{} {:.6g} ({})", w.objective, w.objective_value,
+                                              w.higher_is_better ? "max" : "min");
     std::cout << fmt::format("{:<16} {:<26} {:<20} {:<9} {:>11.4f} {:>11.4f} {:>7.3f}x {:>9}  {}\n", w.kernel,
                              w.problem_key, w.gpu_model, objective, w.median_ms, w.default_ms,
                              w.default_ms > 0 ? w.default_ms / w.median_ms : 0.0, w.verdict, w.config_json);

@@ -61,7 +61,8 @@ struct TuneArgs {
   int device = 0;
   MeasureArgs measure;
   std::vector<std::string> first;
-  std::string objective = "time";
+  std::string objective;              ///< "" = the file's General.Objective, else time
+  bool higher_is_better = false, lower_is_better = false;  ///< the objective's direction, when given
   std::string command;
   CompilePoolArgs pool;
   double timeout_s = 5.0;             ///< floor of the per-configuration hang timeout

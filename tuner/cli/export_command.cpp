@@ -3,6 +3,7 @@
 // more enumerator and one more case in the dispatch.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -34,7 +35,27 @@ struct ExportData {
   DeviceIdentity device;
   std::vector<db::kt::KtEntry> entries;
   std::vector<std::string> param_names;  ///< in the stored configurations' order
+  std::string objective = "time";        ///< the file's objective (cache header, T4 "objectives")
 };
+
+/// The objective an export names: --objective when given (time, energy, or a metric the
+/// entries carry); else the one the target's stored winner was tuned for when there is
+/// exactly one; else time.
+std::string export_objective(const db::Store& store, const ExportData& x, const std::string& requested) {
+  if (!requested.empty()) {
+    const bool known = requested == "time" || requested == "energy" ||
+                       std::any_of(x.entries.begin(), x.entries.end(),
+                                   [&](const db::kt::KtEntry& e) { return e.extra.contains(requested); });
+    if (!known)
+      throw InputError(fmt::format("--objective {}: not time, energy or a metric of the stored measurements of {}",
+                                   requested, x.target.kernel));
+    return requested;
+  }
+  std::set<std::string> objectives;
+  for (const auto& w : store.winners({x.target.kernel, x.target.gpu_model, x.target.problem_key, ""}))
+    if (w.gpu_model == x.target.gpu_model) objectives.insert(w.objective);
+  return objectives.size() == 1 ? *objectives.begin() : "time";
+}
 
 /// The header of a cache: the kernel's own when cutune knows a kernel of that name whose
 /// parameters are the stored ones (Kernel Tuner's kernel_name, the declared lists); else
@@ -49,7 +70,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x) {
       if (d.is_number_integer()) sizes.push_back(d.get<std::int64_t>());
   try {
     const KernelProblem kp = KernelProblem::load(resolve_kernel(x.target.kernel));
-    auto h = db::kt::cache_header(kp.kernel_name(), kp.space(), sizes, x.device);
+    auto h = db::kt::cache_header(kp.kernel_name(), kp.space(), sizes, x.device, x.objective);
     if (h.tune_params_keys == x.param_names) return h;
   } catch (const InputError&) {
     // Not a kernel this cutune knows (imported data): the header from what is stored.
@@ -71,7 +92,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x) {
       h.tune_params[name] = values;
     }
   }
-  h.objective = json::array({"time"});
+  h.objective = json::array({x.objective});
   h.extra[db::kt::kDeviceField] = to_json(x.device);
   return h;
 }
@@ -96,7 +117,7 @@ void write_t4_results(const ExportData& x, const fs::path& out, const std::strin
   md.autotuner_version = CUTUNE_VERSION;
   md.extra[db::kt::kDeviceField] = to_json(x.device);
   const fs::path tmp = temporary_beside(out);
-  db::kt::write_t4(tmp, version, md, {"time"}, x.entries);
+  db::kt::write_t4(tmp, version, md, {x.objective}, x.entries);
   fs::rename(tmp, out);
 }
 
@@ -111,7 +132,9 @@ CLI::App* add_export(CLI::App& app, ExportArgs& a) {
                                            "or T4 results file, or the stored winners as wisdom (cutune::loader)");
   cmd->add_option("--format", a.format, "cache (Kernel Tuner's cache layout), t4, or wisdom (winners)")
       ->check(CLI::IsMember({"cache", "t4", "wisdom"}));
-  cmd->add_option("--objective", a.objective, "wisdom: time or energy winners (default: both)");
+  cmd->add_option("--objective", a.objective,
+                  "wisdom: the winners for this objective (time, energy or a metric; default: all); cache/t4: the "
+                  "objective the file names (default: the stored winner's, else time)");
   cmd->add_option("--t4-version", a.t4_version, "T4 version to write")->check(CLI::IsMember({"1.0.0", "1.1.0"}));
   cmd->add_option("--kernel", a.kernel, "Kernel name");
   cmd->add_option("--gpu", a.gpu, "GPU name or model (substring)");
@@ -146,6 +169,7 @@ int cmd_export(const ExportArgs& a) {
       for (auto it = x.entries.back().params.begin(); it != x.entries.back().params.end(); ++it)
         x.param_names.push_back(it.key());
   }
+  x.objective = export_objective(store, x, a.objective);
   switch (format) {
     case ExportFormat::Cache: write_cache(x, a.output); break;
     case ExportFormat::T4: write_t4_results(x, a.output, a.t4_version); break;

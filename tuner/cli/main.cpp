@@ -96,8 +96,13 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.25, 16.0));
   };
   measure_options(tune, ta.measure);
-  tune->add_option("--objective", ta.objective, "Rank by time (median) or energy (per launch, NVML)")
-      ->check(CLI::IsMember({"time", "energy"}));
+  tune->add_option("--objective", ta.objective,
+                   "Rank by time (median), energy (per launch, NVML) or a metric of the problem (cutune.Metrics); "
+                   "default: the file's General.Objective, else time");
+  tune->add_flag("--objective-higher-is-better", ta.higher_is_better,
+                 "The objective is maximised (default: the file's General.Minimize, else Kernel Tuner's default "
+                 "for the name: GFLOP/s, GB/s... higher; others lower)");
+  tune->add_flag("--objective-lower-is-better", ta.lower_is_better, "The objective is minimised");
   tune->add_option("--try", ta.first, "k=v,... evaluated right after the default, before the strategy's own "
                                      "(repeatable; counts against --budget)")
       ->take_all()
@@ -136,8 +141,7 @@ int main(int argc, char** argv) {
   query->add_option("--gpu", qa.gpu, "GPU name or model (substring)");
   query->add_option("--problem", qa.problem, "Problem key, e.g. n=268435456");
   query->add_option("--db", qa.db, "SQLite database (default as for tune)");
-  query->add_option("--objective", qa.objective, "time or energy (default: both)")
-      ->check(CLI::IsMember({"time", "energy"}));
+  query->add_option("--objective", qa.objective, "time, energy or a metric's name (default: every objective)");
   query->add_flag("--json", qa.json, "Print JSON");
 
   ImportArgs ia;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -106,8 +108,23 @@ std::pair<Selection, Config> Loader::State::select(const KernelProblem& p, const
   s.kernel = p.name();
   s.problem = instance.key();
   s.gpu_model = gpu.model_key();
+  std::string wanted = objective;
+  if (wanted.empty()) {
+    std::set<std::string> objectives;
+    for (const auto& e : winners)
+      if (e.winner.kernel == p.name()) objectives.insert(e.winner.objective);
+    if (objectives.size() == 1) wanted = *objectives.begin();
+    else if (objectives.empty() || objectives.contains("time")) wanted = "time";
+    else {
+      std::string list;
+      for (const auto& o : objectives) list += (list.empty() ? "" : ", ") + o;
+      throw InputError(fmt::format("cutune::loader: {} holds winners of {} for several objectives ({}): set "
+                                   "LoaderOptions::objective to one",
+                                   source, p.name(), list));
+    }
+  }
   const detail::Choice choice =
-      default_only ? detail::Choice{} : detail::choose(winners, p.name(), s.problem, gpu, objective);
+      default_only ? detail::Choice{} : detail::choose(winners, p.name(), s.problem, gpu, wanted);
   Config config;
   if (choice.entry) {
     const db::Winner& w = choice.entry->winner;
@@ -196,8 +213,6 @@ std::shared_ptr<const CompiledKernel> Loader::State::compile(std::shared_ptr<con
 }
 
 Loader::Loader(LoaderOptions options) : options_(std::move(options)), state_(std::make_unique<State>()) {
-  if (options_.objective != "time" && options_.objective != "energy")
-    throw InputError(fmt::format("cutune::loader: objective '{}': must be time or energy", options_.objective));
   const auto& w = options_.winners;
   if (!w.empty()) {
     if (!std::filesystem::exists(w)) throw InputError(fmt::format("{}: no such file", w.string()));

@@ -304,6 +304,16 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   p.name_ = p.kernel_name_;
   if (root.contains("General") && root["General"].contains("BenchmarkName"))
     p.name_ = L.string_of(root["General"]["BenchmarkName"], "General.BenchmarkName");
+  // BAT's objective fields ("Objective": "GFLOPs", "Minimize": false); the runner decides
+  // what they mean (a metric of cutune.Metrics, or time).
+  if (root.contains("General") && root["General"].is_object()) {
+    const json& g = root["General"];
+    if (g.contains("Objective")) p.general_objective_ = L.string_of(g["Objective"], "General.Objective");
+    if (g.contains("Minimize")) {
+      if (!g["Minimize"].is_boolean()) L.fail("General.Minimize", "must be true or false");
+      p.general_minimize_ = g["Minimize"].get<bool>();
+    }
+  }
   if (spec.contains("Language") && spec["Language"] != "CUDA")
     L.fail("KernelSpecification.Language", "only CUDA is supported");
 
@@ -768,13 +778,20 @@ const Tolerance& KernelProblem::tolerance_of(std::size_t argument) const {
 }
 
 std::vector<std::pair<std::string, double>> KernelProblem::evaluate_metrics(
-    const ProblemInstance& instance, double time_s) const {
+    const ProblemInstance& instance, double time_s, const Config* config) const {
+  // Kernel Tuner's process_metrics: each metric sees the tuning parameters, the measured
+  // `time` in milliseconds (its unit) and the metrics before it, by name.
   MapScope scope = problem_scope(instance);
+  if (config)
+    for (auto& [name, value] : space_->assignments(*config)) scope.values[name] = std::move(value);
+  scope.values["time"] = Value(time_s * 1e3);
   scope.values["time_s"] = Value(time_s);
   std::vector<std::pair<std::string, double>> out;
   for (const auto& m : metrics_) {
     try {
-      out.emplace_back(m.name, m.expression.evaluate(scope).to_double());
+      const double v = m.expression.evaluate(scope).to_double();
+      out.emplace_back(m.name, v);
+      scope.values[m.name] = Value(v);
     } catch (const std::exception& e) {
       Loader{json_file_}.fail("cutune.Metrics " + m.name, e.what());
     }

@@ -25,6 +25,7 @@
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_stage.hpp"
 #include "cutune/runner/gpu_worker.hpp"
+#include "cutune/search/objective.hpp"
 #include "cutune/search/session.hpp"
 #include "cutune/search/strategy.hpp"
 
@@ -65,14 +66,20 @@ std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-/// The figure a configuration is ranked by: its median (time) or its energy per launch
-/// (energy, from the stored statistics); none for a failure or a missing energy reading.
-std::optional<double> objective_value(const db::Measurement& m, bool energy) {
+/// The figure a configuration is ranked by: its median (time), its energy per launch
+/// (energy, from the stored statistics) or a metric's value; none for a failure, a missing
+/// energy reading or a metric that could not be evaluated (or is not finite).
+std::optional<double> objective_value(const db::Measurement& m, const search::Objective& objective) {
   if (m.status != db::Status::Ok) return std::nullopt;
-  if (!energy) return m.median_ms;
-  const auto stats = nlohmann::json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
-  if (!stats.is_object() || !stats.contains("energy_mj_per_launch")) return std::nullopt;
-  return stats["energy_mj_per_launch"].get<double>();
+  if (objective.name == "time") return m.median_ms;
+  if (objective.name == "energy") {
+    const auto stats = nlohmann::json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
+    if (!stats.is_object() || !stats.contains("energy_mj_per_launch")) return std::nullopt;
+    return stats["energy_mj_per_launch"].get<double>();
+  }
+  for (const auto& [name, v] : m.metrics)
+    if (name == objective.name) return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+  return std::nullopt;
 }
 
 /// Throws cuda::NoDriver without a GPU, InputError for an ordinal that is not there.
@@ -89,9 +96,8 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 }
 double seconds_since(std::chrono::steady_clock::time_point t) { return ms_since(t) / 1e3; }
 
-search::Observation observation_of(const db::Measurement& m, bool energy) {
-  const auto v = objective_value(m, energy);
-  return {v.has_value(), v.value_or(0.0)};
+search::Observation observation_of(const db::Measurement& m, const search::Objective& objective) {
+  return search::observation_for(objective_value(m, objective), objective);
 }
 
 }  // namespace
@@ -117,6 +123,21 @@ std::vector<Config> parse_configs(const Space& space, const std::vector<std::str
   return out;
 }
 
+measure::Summary metric_cost_summary(measure::Summary time_ms, const std::function<double(double)>& metric_at_ms,
+                                     bool higher_is_better) {
+  const double sign = higher_is_better ? -1.0 : 1.0;
+  const double at_median = sign * metric_at_ms(time_ms.median), lo = sign * metric_at_ms(time_ms.ci_low),
+               hi = sign * metric_at_ms(time_ms.ci_high);
+  if (!std::isfinite(at_median) || !std::isfinite(lo) || !std::isfinite(hi)) {
+    time_ms.median = time_ms.ci_low = time_ms.ci_high = std::numeric_limits<double>::infinity();
+  } else {
+    time_ms.median = at_median;
+    time_ms.ci_low = std::min(lo, hi);
+    time_ms.ci_high = std::max(lo, hi);
+  }
+  return time_ms;
+}
+
 std::string TuneReport::finalists_json() const {
   nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   for (const auto& f : finalists) {
@@ -127,6 +148,7 @@ std::string TuneReport::finalists_json() const {
     j["tied_with_winner"] = f.tied;
     j["screening_median_ms"] = f.screening_ms;
     j["median_ms"] = f.stats.summary.median;
+    if (std::isfinite(f.objective_value)) j["objective_value"] = f.objective_value;
     j["stats"] = nlohmann::ordered_json::parse(f.stats.json());
     j["samples_ms"] = f.stats.set.samples_ms;
     arr.push_back(std::move(j));
@@ -137,14 +159,30 @@ std::string TuneReport::finalists_json() const {
 TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   const auto t_start = std::chrono::steady_clock::now();
   const Space& space = problem.space();
-  if (options.objective != "time" && options.objective != "energy")
-    throw InputError(fmt::format("--objective {}: must be time or energy", options.objective));
   ProblemInstance instance = problem.instantiate(options.problem);
   auto log = [&](const std::string& line) {
     if (options.log) *options.log << line << '\n' << std::flush;
   };
-
-  const bool energy = options.objective == "energy";
+  std::string objective_warning;
+  const search::Objective objective =
+      search::resolve_objective(problem, options.objective, options.objective_higher_is_better, &objective_warning);
+  if (!objective_warning.empty()) log("warning: " + objective_warning);
+  // The metrics (Kernel Tuner's process_metrics) of one measured configuration at its
+  // median. One that fails for this configuration (a division by a parameter that is 0) is
+  // left out, so the configuration has no value for it and ranks after every one that has.
+  auto metrics_of = [&](const Config& c, double median_ms) {
+    std::vector<std::pair<std::string, double>> out;
+    if (problem.metrics().empty()) return out;
+    try {
+      out = problem.evaluate_metrics(instance, median_ms * 1e-3, &c);
+    } catch (const InputError& e) {
+      log(fmt::format("{}: {}", space.key(c), e.what()));
+    }
+    return out;
+  };
+  // A metric that cannot be evaluated at all (a typo) is the file's error, before anything runs.
+  if (const Config d = space.default_config(); !problem.metrics().empty()) (void)problem.evaluate_metrics(instance, 1e-3, &d);
+  const bool energy = objective.name == "energy";
   MeasureOptions measure_options = options.measure;
   if (energy) measure_options.energy_every_config = true;  // every configuration is ranked by it
   // The GPU worker starts first: its set-up (driver, context, arguments, reference outputs)
@@ -170,7 +208,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   db::kt::KtCacheWriter kt_cache;  // before the store: a disagreeing file writes nothing
   if (!options.kt_cache.empty())
     kt_cache.open(options.kt_cache,
-                  db::kt::cache_header(problem.kernel_name(), space, instance.problem_size, report.device));
+                  db::kt::cache_header(problem.kernel_name(), space, instance.problem_size, report.device,
+                                       objective.name));
   if (options.db.has_parent_path()) std::filesystem::create_directories(options.db.parent_path());
   db::Store store = db::Store::open(options.db, /*create=*/true);
   const auto device_id = store.upsert_device(report.device);
@@ -180,7 +219,13 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
                                   options.strategy, options.seed, options.command);
 
   std::map<std::string, db::Measurement> stored;
-  for (auto& m : store.measurements(kernel_id, problem_id, device_id)) stored[m.config_key] = m;
+  for (auto& m : store.measurements(kernel_id, problem_id, device_id)) {
+    // Stored before the problem had its metrics (or by an older cutune): computed now, here only.
+    if (m.status == db::Status::Ok && m.metrics.empty() && !problem.metrics().empty())
+      if (Config c; [&] { try { c = space.parse_key(m.config_key); return true; } catch (const InputError&) { return false; } }())
+        m.metrics = metrics_of(c, m.median_ms);
+    stored[m.config_key] = m;
+  }
 
   search::StrategyOptions so{options.strategy, options.seed, options.budget};
   auto strategy = search::make_strategy(space, so);
@@ -188,7 +233,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   if (compile_options.workers == 0) compile_options.workers = tuning_compile_workers();
   CompilePool compiler(problem, report.device.arch(), compile_options);
   report.compile_workers = compiler.workers();
-  report.objective = options.objective;
+  report.objective = objective.name;
+  report.objective_higher_is_better = objective.higher_is_better;
   double screening_wall_ms = 0.0;
   std::uint64_t screened = 0;
 
@@ -209,10 +255,13 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   for (const auto& [key, m] : stored) {
     // A stored key outside the declared space cannot be proposed: nothing to resume.
     if (Config c; [&] { try { c = space.parse_key(key); return true; } catch (const InputError&) { return false; } }())
-      session.add_stored(c, observation_of(m, energy), cost_s(m));
+      session.add_stored(c, observation_of(m, objective), cost_s(m));
   }
+  std::optional<double> best_objective;  // a metric objective's best so far, for the progress line
   auto record = [&](const Config& c, const db::Measurement& m, bool fresh) {
-    if (fresh) session.tell(c, observation_of(m, energy), cost_s(m));
+    if (fresh) session.tell(c, observation_of(m, objective), cost_s(m));
+    const auto v = objective.is_metric() ? objective_value(m, objective) : std::nullopt;
+    if (v && (!best_objective || objective.better(*v, *best_objective))) best_objective = v;
     if (kt_cache.is_open()) kt_cache.append(db::kt::entry_of_measurement(m));
     ++done;
     if (m.status != db::Status::Ok) ++report.configs_failed;
@@ -230,10 +279,13 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     p.best_ms = std::isfinite(best_ms) ? best_ms : 0.0;
     p.best_key = best_key;
     p.elapsed_s = seconds_since(t_start);
-    p.line = fmt::format("[{}] {} {} {}", done, m.config_key,
+    p.line = fmt::format("[{}] {} {}{} {}", done, m.config_key,
                          m.status == db::Status::Ok ? fmt::format("{:.4f} ms", m.median_ms)
                                                     : fmt::format("{}: {}", db::status_name(m.status), m.error),
-                         std::isfinite(best_ms) ? fmt::format("(best {:.4f} ms)", best_ms) : "");
+                         v ? fmt::format(" {:.6g} {}", *v, objective.name) : "",
+                         best_objective ? fmt::format("(best {:.6g} {})", *best_objective, objective.name)
+                         : std::isfinite(best_ms) ? fmt::format("(best {:.4f} ms)", best_ms)
+                                                  : "");
     if (options.progress) options.progress(p);
     else log(p.line);
   };
@@ -325,6 +377,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     f.m.samples_ms = ev.samples_ms();
     f.m.median_ms = ev.median_ms();
     f.m.verify_ms = ev.verify_ms;
+    if (f.m.status == db::Status::Ok) f.m.metrics = metrics_of(f.compiled->config, f.m.median_ms);
     if (ev.stats) {
       f.m.stats_json = ev.stats->json();
       screening_wall_ms += ev.stats->set.wall_ms;
@@ -366,8 +419,13 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     if (in_flight.size() >= GpuWorker::kMaxInFlight) previous = collect();
     next.submitted = std::chrono::steady_clock::now();
     gpu.submit(compiled->config, compiled->result.cubin, compiled->result.lowered_names,
-               // A slower configuration may still use less energy: no early stop then.
-               std::isfinite(best_ms) && !energy ? std::optional<double>(best_ms) : std::nullopt);
+               // The screening stops a configuration early once it is surely slower than the
+               // best so far: right only when time is what ranks. A slower configuration may
+               // use less energy, and a metric may win while slower (GFLOP/s of a variant
+               // that does more useful work per launch, or any metric not monotone in time),
+               // so with energy or a metric every configuration is screened in full.
+               std::isfinite(best_ms) && objective.name == "time" ? std::optional<double>(best_ms)
+                                                                  : std::nullopt);
     next.compiled = std::move(compiled);
     in_flight.push_back(std::move(next));
     if (previous) {
@@ -381,16 +439,17 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   // Screening winner over everything stored for this kernel, problem and device (resumed
   // runs too); the thorough stage below may overturn it.
   std::map<std::string, std::uint64_t> by_status;
-  std::vector<std::pair<double, const db::Measurement*>> by_objective;  // (energy: only those with a reading)
+  // Only those with a value (energy: a reading; a metric: one that evaluated), best first.
+  std::vector<std::pair<double, const db::Measurement*>> by_objective;
   for (const auto& [key, m] : stored) {
     if (m.status != db::Status::Ok) {
       ++by_status[db::status_name(m.status)];
       continue;
     }
-    if (auto v = objective_value(m, energy)) by_objective.emplace_back(*v, &m);
+    if (auto v = objective_value(m, objective)) by_objective.emplace_back(*v, &m);
   }
   std::stable_sort(by_objective.begin(), by_objective.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+                   [&](const auto& a, const auto& b) { return objective.better(a.first, b.first); });
   std::vector<const db::Measurement*> ranked;
   for (const auto& [v, m] : by_objective) ranked.push_back(m);
   report.failures_by_status.assign(by_status.begin(), by_status.end());
@@ -440,6 +499,23 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       thorough_wall_ms += evs[i].stats->set.wall_ms;
       if (is_default(chosen[i])) default_index = i;
     }
+    // A metric's value for each finalist at its thorough median, and the metric's interval
+    // from the median's (the metric is evaluated at both ends: it may rise or fall with
+    // time). The verdict is then declared over the metric, as a cost (negated when higher
+    // is better), so the interval test that separates times separates the metric too.
+    std::vector<double> finalist_values(summaries.size(), std::numeric_limits<double>::quiet_NaN());
+    if (all_ok && objective.is_metric()) {
+      auto metric_at = [&](std::size_t i, double ms) {
+        for (const auto& [name, v] : metrics_of(space.parse_key(chosen[i]->config_key), ms))
+          if (name == objective.name && std::isfinite(v)) return v;
+        return std::numeric_limits<double>::quiet_NaN();
+      };
+      for (std::size_t i = 0; i < summaries.size(); ++i) {
+        finalist_values[i] = metric_at(i, summaries[i].median);
+        summaries[i] = metric_cost_summary(
+            summaries[i], [&](double ms) { return metric_at(i, ms); }, objective.higher_is_better);
+      }
+    }
     if (all_ok) {
       const measure::Verdict v = measure::declare_winner(summaries, default_index);
       report.verdict = v.separated ? "separated" : "tie";
@@ -452,6 +528,9 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
         f.tied = std::find(v.tied.begin(), v.tied.end(), i) != v.tied.end();
         f.screening_ms = chosen[i]->median_ms;
         f.stats = *evs[i].stats;
+        f.objective_value = objective.is_metric() ? finalist_values[i]
+                            : energy ? f.stats.energy_mj_per_launch.value_or(std::numeric_limits<double>::quiet_NaN())
+                                     : f.stats.summary.median;
         report.finalists.push_back(std::move(f));
       }
       if (energy) {
@@ -469,21 +548,25 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       report.winner_json = w.config_json;
       report.winner_ms = w.stats.summary.median;
       report.winner_objective_value =
-          energy ? w.stats.energy_mj_per_launch.value_or(report.winner_objective_value) : report.winner_ms;
+          energy               ? w.stats.energy_mj_per_launch.value_or(report.winner_objective_value)
+          : objective.is_metric() ? w.objective_value
+                                  : report.winner_ms;
       if (default_index) report.default_ms = evs[*default_index].stats->summary.median;
       for (const auto& f : report.finalists)
-        log(fmt::format("  {} {:.4f} ms [{:.4f}, {:.4f}] n={} ({}){}{}", f.config_key, f.stats.summary.median,
+        log(fmt::format("  {} {:.4f} ms [{:.4f}, {:.4f}] n={} ({}){}{}{}", f.config_key, f.stats.summary.median,
                         f.stats.summary.ci_low, f.stats.summary.ci_high, f.stats.summary.count,
-                        measure::to_string(f.stats.set.reason), f.is_default ? " default" : "",
+                        measure::to_string(f.stats.set.reason),
+                        objective.is_metric() ? fmt::format(" {:.6g} {}", f.objective_value, objective.name) : "",
+                        f.is_default ? " default" : "",
                         f.tied && report.verdict == "tie" ? " tied" : ""));
     }
   }
   if (!report.winner_key.empty()) {
-    report.winner_metrics = problem.evaluate_metrics(instance, report.winner_ms * 1e-3);
+    report.winner_metrics = metrics_of(space.parse_key(report.winner_key), report.winner_ms);
     store.set_winner(kernel_id, problem_id, device_id, report.run_id,
                      {report.winner_key, report.winner_json, report.winner_ms, report.default_ms,
                       report.objective, report.winner_objective_value, report.verdict,
-                      report.finalists_json()});
+                      report.finalists_json(), report.objective_higher_is_better});
   }
   store.end_run(report.run_id);
   kt_cache.close();

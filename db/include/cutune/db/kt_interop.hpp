@@ -63,10 +63,11 @@ std::string store_json(const nlohmann::ordered_json& j);
 nlohmann::ordered_json value_json(const Value& v);
 
 /// The header of a cache for a kernel whose space cutune knows (tune --cache, export):
-/// tune_params are the declared lists, objective ["time"], and the device's structured
-/// identity in kDeviceField.
+/// tune_params are the declared lists, objective [objective] (Kernel Tuner writes the list
+/// it tuned for: ["time"], ["GFLOP/s"]), and the device's structured identity in kDeviceField.
 KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
-                           const std::vector<std::int64_t>& problem_size, const DeviceIdentity& device);
+                           const std::vector<std::int64_t>& problem_size, const DeviceIdentity& device,
+                           const std::string& objective = "time");
 
 /// A file entry as a stored measurement. median_ms: "time_median" when the entry has it,
 /// else the median of "times", else "time"; 0 for a failure. stats_json keeps Kernel
@@ -77,7 +78,8 @@ Measurement measurement_of_entry(const KtEntry& entry, const std::string& key,
                                  const std::string& config_json, const std::string& imported_at);
 
 /// A stored measurement as a cache/T4 entry: "time" is Kernel Tuner's mean of the samples
-/// (kt_mean), "times" the samples; cutune's median, interval and sample count in the fields
+/// (kt_mean), "times" the samples; the metrics as fields of their own names, as Kernel
+/// Tuner's process_metrics adds them to a result (so a T4 file lists them as measurements); cutune's median, interval and sample count in the fields
 /// above; params from config_json in its order. Failures carry their status.
 KtEntry entry_of_measurement(const Measurement& m);
 

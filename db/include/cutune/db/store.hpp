@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cutune/model/device_identity.hpp"
@@ -40,6 +41,10 @@ struct Measurement {
   /// ci_low_ms, ci_high_ms, stop_reason, sm_clock_mhz, temperature_c, power_w, ...);
   /// "{}" when there are none (failures, imported data).
   std::string stats_json = "{}";
+  /// The problem's metrics (cutune.Metrics, Kernel Tuner's `metrics`) evaluated for this
+  /// configuration and its median, in declaration order; empty for failures. A metric that
+  /// could not be evaluated for it is absent.
+  std::vector<std::pair<std::string, double>> metrics;
 };
 
 struct Winner {
@@ -57,9 +62,11 @@ struct Winner {
   /// "screening": no re-measurement (a single candidate, or imported).
   std::string verdict = "screening";
   std::string finalists_json = "[]";  ///< the re-measured finalists, winner first
-  /// What it won for: "time" (median) or "energy" (per launch); one winner per objective.
+  /// What it won for: "time" (median), "energy" (per launch) or a metric's name; one
+  /// winner per objective.
   std::string objective = "time";
-  double objective_value = 0.0;       ///< ms for time, mJ per launch for energy
+  double objective_value = 0.0;       ///< ms for time, mJ per launch for energy, the metric's value
+  bool higher_is_better = false;      ///< the direction it won in
 };
 
 /// What set_winner stores for one (kernel, problem, GPU model, objective).
@@ -67,10 +74,11 @@ struct WinnerChoice {
   std::string config_key, config_json;
   double median_ms = 0.0;
   double default_ms = 0.0;            ///< the default's median in the same run (0 if failed)
-  std::string objective = "time";     ///< "time" or "energy"
+  std::string objective = "time";     ///< "time", "energy" or a metric's name
   double objective_value = 0.0;       ///< 0 with objective "time": the median
   std::string verdict = "screening";  ///< "screening", "separated" or "tie" (see Winner)
   std::string finalists_json = "[]";
+  bool higher_is_better = false;      ///< the objective's direction (false for time and energy)
 };
 
 struct WinnerFilter {
@@ -113,7 +121,7 @@ class Store {
   Store& operator=(Store&&) noexcept;
   ~Store();
 
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   int schema_version() const;
   const std::filesystem::path& path() const { return path_; }
   bool read_only() const { return read_only_; }

@@ -66,7 +66,10 @@ struct LoaderOptions {
   /// ~/.cache/cutune/cubins. use_cache=false: neither read nor written.
   std::filesystem::path cache_dir;
   bool use_cache = true;
-  std::string objective = "time";  ///< "time" or "energy"
+  /// Whose winners: "time", "energy" or a metric's name ("GFLOP/s"), as the tuning ranked
+  /// them. "" = the objective the winners of the kernel were tuned for: the only one, else
+  /// time when it is among them; with several others load() throws InputError asking for one.
+  std::string objective;
   int device = 0;                  ///< GPU ordinal that load() uses
   /// Before the first launch of a configuration borrowed from another problem size or
   /// another GPU model (rungs 2 and 3), run it and the template default on generated data

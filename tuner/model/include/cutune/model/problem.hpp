@@ -68,7 +68,8 @@ struct ReferenceArgument {
   Tolerance tolerance;
 };
 
-/// A derived figure such as GB/s: `expression` over problem variables and `time_s`.
+/// A derived figure such as GB/s: `expression` over problem variables, tuning parameters,
+/// `time` (ms), `time_s` and the metrics before it (by name).
 struct Metric {
   std::string name;
   Expression expression;
@@ -153,9 +154,15 @@ class KernelProblem {
   /// The tolerance an output is checked with: its ReferenceArgument's, else the problem's.
   const Tolerance& tolerance_of(std::size_t argument) const;
 
-  /// Metric values for a measured time.
+  /// General.Objective ("" when absent) and General.Minimize (BAT's fields).
+  const std::string& general_objective() const { return general_objective_; }
+  std::optional<bool> general_minimize() const { return general_minimize_; }
+
+  /// Metric values for a measured time, in order; `config` binds the tuning parameters.
+  /// Throws InputError naming the metric when one fails to evaluate.
   std::vector<std::pair<std::string, double>> evaluate_metrics(const ProblemInstance& instance,
-                                                               double time_s) const;
+                                                               double time_s,
+                                                               const Config* config = nullptr) const;
 
   /// The configuration as -D options (-Dname=value, bools as 0/1), for display.
   std::vector<std::string> defines(const Config& config) const;
@@ -197,6 +204,8 @@ class KernelProblem {
   Tolerance tolerance_;
   std::vector<ReferenceArgument> reference_arguments_;
   std::vector<Metric> metrics_;
+  std::string general_objective_;
+  std::optional<bool> general_minimize_;
   std::vector<std::string> launch_only_;
   std::vector<std::pair<std::string, std::string>> local_headers_;
   std::vector<bool> compile_parameter_;  ///< per parameter of the space, in its order

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cutune/db/store.hpp"
+#include "cutune/measure/statistics.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_stage.hpp"
 #include "cutune/search/strategy.hpp"
@@ -29,8 +30,13 @@ struct TuneOptions {
   /// before the strategy's own: a user's or another GPU's candidates. They count against
   /// the budget like any other.
   std::vector<std::string> first;
-  /// "time" (the median) or "energy" (per launch, NVML; measured for every configuration).
-  std::string objective = "time";
+  /// "time" (the median), "energy" (per launch, NVML; measured for every configuration) or
+  /// a metric of the problem (cutune.Metrics); "" = the problem file's General.Objective,
+  /// else time. See search::resolve_objective for the direction.
+  std::string objective;
+  /// --objective-higher-is-better / --objective-lower-is-better; none = as the file or
+  /// Kernel Tuner's default for the name says.
+  std::optional<bool> objective_higher_is_better;
   std::uint64_t data_seed = 42;         ///< input data seed
   std::filesystem::path db;
   /// Non-empty: also append each configuration's result to this Kernel Tuner cache file as
@@ -59,6 +65,14 @@ struct TuneOptions {
   std::function<void(const Progress&)> progress;
 };
 
+/// A finalist's thorough time summary carried over to a metric objective, as the cost
+/// measure::declare_winner ranks (lower first, intervals compared): the metric at the median
+/// and at both ends of the median's interval (a metric may rise or fall with time), negated
+/// when higher is better; median and interval +infinity (ranked last, never tied with a
+/// finite one) when the metric has no finite value there. count and the rest are kept.
+measure::Summary metric_cost_summary(measure::Summary time_ms, const std::function<double(double)>& metric_at_ms,
+                                     bool higher_is_better);
+
 struct TuneReport {
   DeviceIdentity device;
   std::string kernel, problem_key, date;
@@ -71,7 +85,9 @@ struct TuneReport {
   std::string winner_key, winner_json;
   double winner_ms = 0.0;
   std::string objective = "time";
-  double winner_objective_value = 0.0;  ///< ms (time) or mJ per launch (energy)
+  bool objective_higher_is_better = false;
+  /// ms (time), mJ per launch (energy) or the metric's value at the winner's median
+  double winner_objective_value = 0.0;
   std::string default_key;
   double default_ms = 0.0;            ///< 0 when the default failed
   std::vector<std::pair<std::string, double>> winner_metrics;  ///< e.g. gbps
@@ -85,6 +101,8 @@ struct TuneReport {
     bool tied = false;               ///< its interval overlaps the winner's (the winner too)
     double screening_ms = 0.0;       ///< median while searching
     MeasuredStats stats;             ///< the thorough measurement
+    /// The objective at the thorough median (a metric; time: the median); NaN when none.
+    double objective_value = 0.0;
   };
   std::vector<Finalist> finalists;
   /// "separated", "tie", or "screening" (no re-measurement: finalists disabled or failed).
