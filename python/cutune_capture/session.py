@@ -1,5 +1,6 @@
 """The capture session: every tune_kernel/run_kernel call of the script becomes a T1 file,
 its argument arrays and answers BinaryRaw files, and one entry of capture.json."""
+import ast
 import hashlib
 import inspect
 import json
@@ -53,6 +54,17 @@ class Session:
         base = f"{self.stem}_{call.index}_{safe_name(call.kernel_name)}"
         call.t1_name = base + ".json"
         entry = {"index": call.index, "kind": kind, "kernel_name": call.kernel_name}
+        # What the lead's benchmark needs to run cutune as the script ran Kernel Tuner.
+        for k in ("strategy", "strategy_options", "iterations", "cache", "simulation_mode", "parallel", "seed",
+                  "observers", "objective", "device", "platform", "compiler", "verbose", "quiet"):
+            v = opts.get(k)
+            if v is not None:
+                call.options[k] = v if isinstance(v, (str, int, float, bool, list, dict)) and k != "observers" \
+                    else repr(v)
+        try:
+            json.dumps(call.options)
+        except (TypeError, ValueError):
+            call.options = {k: repr(v) for k, v in call.options.items()}
         try:
             doc, config = self.translate(call, base, opts)
             with open(os.path.join(self.out_dir, call.t1_name), "w") as f:
@@ -120,9 +132,12 @@ class Session:
             kernel_file = relpath(first, self.out_dir)
         else:
             code = str(first)
-            kernel_file = base + ".cu"
-            with open(os.path.join(self.out_dir, kernel_file), "w") as f:
-                f.write(code)
+            key = ("source", hashlib.sha1(code.encode()).hexdigest())
+            if key not in self.data_files:  # one file for a source string that several calls share
+                self.data_files[key] = base + ".cu"
+                with open(os.path.join(self.out_dir, self.data_files[key]), "w") as f:
+                    f.write(code)
+            kernel_file = self.data_files[key]
             call.notes.append(f"kernel_source was a string: written to {kernel_file}")
         for s in sources[1:]:
             if looks_like_a_filename(s) and os.path.isfile(s):
@@ -145,8 +160,12 @@ class Session:
 
         # --- problem size, grid division, block, shared memory
         ps = o["problem_size"]
-        if callable(ps):
+        if callable(ps):  # a lambda returning a tuple gives one expression per dimension
             ps = self.expr(ps, "problem_size", names)
+            tree = ast.parse(ps, mode="eval").body
+            if isinstance(tree, (ast.Tuple, ast.List)):
+                ps = [e.value if isinstance(e, ast.Constant) and isinstance(e.value, int) else ast.unparse(e)
+                      for e in tree.elts]
         problem = [ps] if isinstance(ps, (str, numbers.Integral)) else list(ps)
         if not 1 <= len(problem) <= 3:
             raise Unsupported("problem_size", ps, "must have 1 to 3 dimensions")
@@ -267,20 +286,10 @@ class Session:
                 hib = OBJECTIVE_HIGHER_IS_BETTER[objective]
             general["Objective"] = objective
             general["Minimize"] = not hib
-            for k in ("strategy", "strategy_options", "iterations", "cache", "simulation_mode", "parallel", "seed",
-                      "observers", "device", "platform", "compiler", "verbose", "quiet"):
-                v = o.get(k)
-                if v is not None:
-                    call.options[k] = v if isinstance(v, (str, int, float, bool, list, dict)) and k != "observers" \
-                        else repr(v)
             if o.get("observers"):
                 call.warnings.append("observers: not carried (cutune measures time only)")
             if o.get("cache"):
                 call.warnings.append(f"cache={o['cache']}: not carried (cutune stores results in its database)")
-            try:
-                json.dumps(call.options)
-            except (TypeError, ValueError):
-                call.options = {k: repr(v) for k, v in call.options.items()}
         doc = {"General": general,
                "ConfigurationSpace": {"TuningParameters": params, "Conditions": conditions},
                "KernelSpecification": spec}
