@@ -10,19 +10,27 @@ cutune cannot take (one line each on stderr; the other calls are still written);
 itself failed (what was captured before stays, capture.json says so).
 """
 import argparse
+import json
 import os
 import runpy
 import sys
 import traceback
 
-from . import session as session_module
-from .kt_space import STANDIN_DIR
+try:
+    import numpy  # noqa: F401 -- Kernel Tuner scripts pass numpy arrays; say so before anything runs
+except ImportError:
+    print(f"cutune-capture: numpy is not importable by {sys.executable}: install python3-numpy, or run with a "
+          "Python that has it (scripts/cutune-capture: CUTUNE_CAPTURE_PYTHON=...)", file=sys.stderr)
+    sys.exit(2)
+
+from . import session as session_module  # noqa: E402
+from .kt_space import STANDIN_DIR  # noqa: E402
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="cutune-capture", description=__doc__.split("\n\n")[1],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default="cutune_capture", help="output folder (default ./cutune_capture)")
+    parser.add_argument("--out", help="output folder (default ./cutune-capture/<script name>)")
     parser.add_argument("--kt-space", action="store_true",
                         help="also write Kernel Tuner 1.5's valid configurations of each tune_kernel call "
                              "(<t1>.kt_space.json; needs the real kernel_tuner importable)")
@@ -32,7 +40,20 @@ def main(argv=None):
     if not os.path.isfile(a.script):
         print(f"cutune-capture: {a.script}: no such script", file=sys.stderr)
         return 2
+    if a.out is None:
+        a.out = os.path.join("cutune-capture", os.path.splitext(os.path.basename(a.script))[0])
 
+    index = os.path.join(a.out, "capture.json")
+    if os.path.isfile(index):  # capture.json lists one script's calls: never mix two scripts in a folder
+        try:
+            with open(index) as f:
+                previous = json.load(f).get("script")
+        except (OSError, ValueError):
+            previous = None
+        if previous and previous != os.path.abspath(a.script):
+            print(f"cutune-capture: {index}: holds the capture of {previous}; use another --out for "
+                  f"{a.script}", file=sys.stderr)
+            return 2
     s = session_module.Session(a.out, a.script, kt_space=a.kt_space)
     session_module.SESSION = s
     script = os.path.abspath(a.script)
