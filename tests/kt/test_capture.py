@@ -159,9 +159,8 @@ def cutune_keys(cutune, t1, space_has_json):
         p = subprocess.run([cutune, "space", str(t1), "--json"], capture_output=True, text=True)
         if p.returncode != 0:
             return None, p.stderr.strip()
-        out = json.loads(p.stdout)
-        configs = out.get("keys") if isinstance(out, dict) and "keys" in out else \
-            out.get("configurations", out) if isinstance(out, dict) else out
+        out = json.loads(p.stdout)  # {"parameters": [...], "valid": ["v1,v2,...", ...], ...}
+        configs = out["valid"] if isinstance(out, dict) and "valid" in out else out
         keys = []
         for c in configs:
             if isinstance(c, str):
@@ -199,6 +198,9 @@ def check_callables(out):
           "callables: argument names from the kernel signature; cmem_args -> a Constant argument")
     check(cut["Launches"] == [{"KernelName": "scale<float, tile>", "Arguments": ["out", "in", "n"]}],
           "callables: the constant-memory argument is not passed to the kernel")
+    data_in = numpy.fromfile(out / spec["Arguments"][1]["DataSource"], dtype="<f4")
+    check(numpy.array_equal(data_in, numpy.arange(4096, dtype=numpy.float32)) and spec["Arguments"][2]["FillValue"] == 4096,
+          "callables: the input array's data and the scalar's value")
     answer = numpy.fromfile(out / spec["ReferenceArguments"][0]["DataSource"], dtype="<f4")
     check(numpy.array_equal(answer, numpy.arange(4096, dtype=numpy.float32) * 2), "callables: the answer's data")
     check(cut["Tolerance"] == {"Relative": 1e-5, "Absolute": 1e-3} and cut["Verification"] == {"out": "reference"},
