@@ -51,6 +51,7 @@ EXPECTED = {
     "texture.py": (2, 0, [("copy_texture_kernel", "texmem_args")], 1),
     "callables.py": (0, 3, [], 1),
     "untranslatable.py": (2, 1, [("k", "restrictions")], 1),
+    "observers.py": (2, 0, [("k", "metrics['GFLOPS/W']")], 1),
 }
 ELEMENT_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
                  "float": 4, "double": 8, "float32": 4, "float64": 8}
