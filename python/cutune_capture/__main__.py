@@ -7,7 +7,7 @@ listing the calls. Then: cutune tune DIR/<script>_<n>_<kernel>.json.
 
 Exit status: 0 every call captured and the script ended normally; 2 a call uses something
 cutune cannot take (one line each on stderr; the other calls are still written); 1 the script
-itself failed (what was captured before stays, capture.json says so).
+itself failed, or the capture of a call did (what was captured stays, capture.json says so).
 """
 import argparse
 import json
@@ -72,7 +72,9 @@ def main(argv=None):
         traceback.print_exc()
         status, message, code = "script-failed", f"{type(e).__name__}: {e}", 1
     unsupported = [c for c in s.calls if c["status"] != "captured"]
-    if code == 0 and unsupported:
+    if code == 0 and any(c["status"] == "error" for c in s.calls):
+        status, code = "capture-failed", 1
+    elif code == 0 and unsupported:
         status, code = "unsupported", 2
     s.write_index(status, message)
     captured = len(s.calls) - len(unsupported)

@@ -77,8 +77,13 @@ class Session:
             message = f"{self.script}: {kind} call {call.index} ({call.kernel_name}): {e}"
             print(message, file=sys.stderr)
             entry.update(status="unsupported", message=message, option=e.option)
-            config = {k: native(v[0]) for k, v in dict(opts.get("tune_params") or {}).items()} if kind == "tune_kernel" \
-                else dict(opts.get("params") or {})
+            config = self.plain_config(kind, opts)
+        except Exception as e:  # noqa: BLE001 -- a defect of the capture: said, and the script goes on
+            message = (f"{self.script}: {kind} call {call.index} ({call.kernel_name}): the capture failed: "
+                       f"{type(e).__name__}: {e}")
+            print(message, file=sys.stderr)
+            entry.update(status="error", message=message)
+            config = self.plain_config(kind, opts)
         for w in call.warnings:
             print(f"{self.script}: {kind} call {call.index} ({call.kernel_name}): warning: {w}", file=sys.stderr)
         entry["warnings"] = call.warnings
@@ -87,6 +92,12 @@ class Session:
         self.calls.append(entry)
         self.write_index()
         return opts, config, entry
+
+    @staticmethod
+    def plain_config(kind, opts):
+        if kind == "tune_kernel":
+            return {k: native(v[0]) for k, v in dict(opts.get("tune_params") or {}).items() if len(v)}
+        return dict(opts.get("params") or {})
 
     def write_index(self, status=None, message=None):
         doc = {"script": self.script, "argv": sys.argv[1:], "calls": self.calls}
