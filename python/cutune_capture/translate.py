@@ -3,17 +3,16 @@
 The rules mirror Kernel Tuner 1.5's own handling of each option (interface.py, util.py,
 core.py), so that `cutune tune` of the file tunes what the script would have tuned.
 """
+import inspect
 import itertools
 import json
 import keyword
 import os
 import re
 import numbers
-from collections import OrderedDict
 
 import numpy
 
-from .expression import Untranslatable, literal, parameters_in, translate_callable  # noqa: F401
 
 DEFAULT_BLOCK_SIZE_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
 CUDA_LANGS = {"CUDA", "CUPY", "NVCUDA", "PYCUDA"}
@@ -172,7 +171,6 @@ def restriction_checker(restrictions, tune_params):
                 if not r[0](*[config[n] for n in r[1]]):
                     return False
             elif callable(r):
-                import inspect
                 try:
                     n = len(inspect.signature(r).parameters)
                 except (TypeError, ValueError):
