@@ -142,7 +142,7 @@ TEST_CASE("the element test is numpy.allclose(expected, got, rtol=1e-5, atol=1e-
   }
 }
 
-TEST_CASE("NaN and infinity: NaN equals NaN, never a number; equal infinities match", "[verify]") {
+TEST_CASE("NaN and infinity: NaN equals NaN, never a number, and equal infinities match", "[verify]") {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   const Tolerance t{1e-5, 1e-6};
   auto ok = [&](float e, float g) {
@@ -176,7 +176,7 @@ TEST_CASE("the poison of a WriteOnly output fails even where the answer is NaN",
   CHECK_THAT(r.message, Contains("2 of 4 elements differ"));
 }
 
-TEST_CASE("integers compare exactly; the worst element is shown", "[verify]") {
+TEST_CASE("integers compare exactly and the worst element is shown", "[verify]") {
   const std::vector<std::int32_t> e{200001, 7, -5, 100};
   const std::vector<std::int32_t> g{200000, 7, 5, 100};  // numpy.allclose would accept element 0
   VerifyResult r = compare(host(ElementType::Int32, e), host(ElementType::Int32, g), Tolerance{1e-5, 1e-6});
