@@ -17,6 +17,7 @@
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
+#include "cutune/model/verification.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "interop_commands.hpp"
 #include "progress.hpp"
@@ -71,6 +72,7 @@ runner::MeasureOptions measure_options(const MeasureArgs& a) {
   o.energy_every_config = a.energy;
   o.sampler.timer = a.timer;
   o.sampler.flush_l2_multiple = a.flush_size;
+  o.verify = a.verify;
   return o;
 }
 
@@ -304,6 +306,7 @@ int cmd_tune(const TuneArgs& a) {
   if (std::string e = jit::kernel_name_error(runner::compile_request(p, p.space().default_config(), "sm_90"));
       !e.empty())
     throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
+  plan_verification(p, a.measure.verify);                             // validates --verify
   fs::path db_path = a.db.empty() ? default_db_path() : fs::path(a.db);
   if (fs::exists(db_path)) db::Store::open(db_path, /*create=*/false);  // refuses a corrupt DB, writes nothing
   runner::TuneOptions o;
@@ -440,6 +443,7 @@ int cmd_tune(const TuneArgs& a) {
 int cmd_measure(const MeasureConfigArgs& a) {
   KernelProblem p = load_kernel(a.kernel);
   runner::MeasureOptions o = measure_options(a.measure);
+  plan_verification(p, o.verify);  // validates --verify
   o.finalists = 0;
   runner::MeasureSession r = runner::measure_configs(p, a.problem, a.configs, a.device, o, a.loop_s);
   std::cout << fmt::format("{} ({}) on {}, L2 {}{}\n", p.name(), r.problem_key, r.device.name, r.l2_method,

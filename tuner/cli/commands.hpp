@@ -51,6 +51,7 @@ struct MeasureArgs {
   bool energy = false;                ///< energy per launch for every configuration
   std::string timer = "events";       ///< "events" or "activity" (CUPTI)
   double flush_size = 1.5;            ///< the flush reads this many L2 sizes (SamplerSettings)
+  std::vector<std::string> verify;    ///< --verify MODE | OUTPUT=MODE (plan_verification)
 };
 struct TuneArgs {
   std::string kernel, problem, strategy = search::kDefaultStrategy;

@@ -94,6 +94,12 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"activity", "events"}));
     cmd->add_option("--flush-size", m.flush_size, "The L2 flush reads this many times the L2's size (default 1.5)")
         ->check(CLI::Range(0.25, 16.0));
+    cmd->add_option("--verify", m.verify,
+                    "How outputs are verified: reference (cutune.Reference / ReferenceArguments), default (the "
+                    "default configuration's output) or none; OUTPUT=MODE for one output (repeatable; overrides "
+                    "cutune.Verification)")
+        ->take_all()
+        ->expected(1);
   };
   measure_options(tune, ta.measure);
   tune->add_option("--objective", ta.objective,

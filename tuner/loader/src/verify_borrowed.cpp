@@ -3,15 +3,22 @@
 #include <algorithm>
 
 #include "cutune/cuda/device.hpp"
+#include "cutune/cuda/output_compare.hpp"
 #include "cutune/model/host_data.hpp"
 
 namespace cutune::loader::detail {
 namespace {
 
-/// Runs `kernel` once on fresh copies of `inputs` (outputs poisoned, so an element the
-/// kernel never writes shows) and returns the output arguments.
-std::vector<HostArgument> run_once(const TunedKernel& kernel, const std::vector<HostArgument>& inputs) {
-  std::vector<cuda::DeviceBuffer> buffers(inputs.size());
+/// The arguments of one run on the device: fresh copies of `inputs`, WriteOnly ones
+/// poisoned (so an element the kernel never writes shows), the others with their data.
+struct DeviceRun {
+  std::vector<cuda::DeviceBuffer> buffers;
+  std::vector<bool> poisoned;
+};
+
+/// Runs `kernel` once on fresh copies of `inputs`; the outputs stay on the device.
+DeviceRun run_once(const TunedKernel& kernel, const std::vector<HostArgument>& inputs) {
+  DeviceRun run{std::vector<cuda::DeviceBuffer>(inputs.size()), std::vector<bool>(inputs.size(), false)};
   std::vector<CUdeviceptr> pointers(inputs.size());
   std::vector<HostArgument> scalars = inputs;  // launch parameters point into these
   std::vector<void*> args(inputs.size());
@@ -21,22 +28,18 @@ std::vector<HostArgument> run_once(const TunedKernel& kernel, const std::vector<
       continue;
     }
     HostArgument initial = inputs[i];
-    if (initial.spec->output) poison(initial);
-    buffers[i] = cuda::DeviceBuffer(initial.bytes.size());
-    buffers[i].upload(initial.bytes.data(), initial.bytes.size());
-    pointers[i] = buffers[i].get();
+    if (initial.spec->access == AccessType::WriteOnly) {
+      poison(initial);
+      run.poisoned[i] = true;
+    }
+    run.buffers[i] = cuda::DeviceBuffer(initial.bytes.size());
+    run.buffers[i].upload(initial.bytes.data(), initial.bytes.size());
+    pointers[i] = run.buffers[i].get();
     args[i] = &pointers[i];
   }
   kernel.launch(args);
   CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-  std::vector<HostArgument> outputs;
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].spec->output) continue;
-    HostArgument out = inputs[i];
-    buffers[i].download(out.bytes.data(), out.bytes.size());
-    outputs.push_back(std::move(out));
-  }
-  return outputs;
+  return run;
 }
 
 }  // namespace
@@ -44,11 +47,16 @@ std::vector<HostArgument> run_once(const TunedKernel& kernel, const std::vector<
 CheckResult compare_with_default(const KernelProblem& problem, const ProblemInstance& instance,
                                  const TunedKernel& reference, const TunedKernel& candidate) {
   const std::vector<HostArgument> inputs = make_host_arguments(problem, instance, /*seed=*/1);
-  const auto expected = run_once(reference, inputs);
-  const auto got = run_once(candidate, inputs);
+  const DeviceRun expected = run_once(reference, inputs);
+  const DeviceRun got = run_once(candidate, inputs);
+  // The tuner's comparison (output_compare.hpp), on the device: nothing is downloaded
+  // unless an element differs.
+  cuda::OutputComparator comparator;
   CheckResult r;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const VerifyResult v = compare(expected[i], got[i], problem.tolerance());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].spec->output) continue;
+    const VerifyResult v = comparator.compare(*inputs[i].spec, expected.buffers[i].get(), got.buffers[i].get(),
+                                              inputs[i].count, problem.tolerance_of(i), got.poisoned[i]);
     r.max_error = std::max(r.max_error, v.max_error);
     if (!v.ok) {
       r.ok = false;

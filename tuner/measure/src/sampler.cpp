@@ -36,6 +36,7 @@ Sampler::Timed Sampler::sample(const LaunchSequence& seq) {
 }
 
 Sampler::Timed Sampler::sample_call(const std::function<void()>& enqueue) {
+  if (before_sample_) before_sample_();
   if (flush_) flush_->flush();
   // Everything after the blocking kernel is queued before the GPU reaches it, so the
   // interval between the events holds the launches only, not the host's launch latency.

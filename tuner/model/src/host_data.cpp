@@ -1,5 +1,6 @@
 #include "cutune/model/host_data.hpp"
 
+#include "cutune/model/element_check.hpp"
 #include "cutune/model/errors.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <thread>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
 
 namespace cutune {
@@ -159,16 +161,38 @@ std::vector<HostArgument> reference_outputs(const KernelProblem& problem, const 
 
 void poison(HostArgument& arg) {
   if (arg.spec->type == ElementType::Float32) {
-    std::fill(arg.data<float>(), arg.data<float>() + arg.count, std::nanf(""));
+    const std::uint32_t bits = element_check::kPoisonFloat32;
+    for (std::int64_t i = 0; i < arg.count; ++i) std::memcpy(arg.bytes.data() + 4 * i, &bits, 4);
   } else if (arg.spec->type == ElementType::Float64) {
-    std::fill(arg.data<double>(), arg.data<double>() + arg.count, std::nan(""));
+    const std::uint64_t bits = element_check::kPoisonFloat64;
+    for (std::int64_t i = 0; i < arg.count; ++i) std::memcpy(arg.bytes.data() + 8 * i, &bits, 8);
   } else {
-    std::memset(arg.bytes.data(), 0xA5, arg.bytes.size());
+    std::memset(arg.bytes.data(), element_check::kPoisonByte, arg.bytes.size());
   }
 }
 
+std::string mismatch_message(const ArgumentSpec& spec, std::uint64_t index, const void* expected_element,
+                             const void* got_element, bool poison_seen, std::uint64_t failures,
+                             std::int64_t count) {
+  return dispatch(spec.type, [&](auto tag) {
+    using T = decltype(tag);
+    T e, g;
+    std::memcpy(&e, expected_element, sizeof(T));
+    std::memcpy(&g, got_element, sizeof(T));
+    const std::string of = fmt::format("{} of {} elements differ", failures, count);
+    if constexpr (std::is_floating_point_v<T>) {
+      if (poison_seen)
+        return fmt::format("{}[{}] was never written (it still holds the poison written before the run), expected "
+                           "{} ({})", spec.name, index, e, of);
+      return fmt::format("{}[{}] = {}, expected {} ({})", spec.name, index, g, e, of);
+    } else {
+      return fmt::format("{}[{}] = {}, expected {} ({})", spec.name, index, +g, +e, of);
+    }
+  });
+}
+
 VerifyResult compare(const HostArgument& expected, const HostArgument& got,
-                     const Tolerance& tolerance) {
+                     const Tolerance& tolerance, bool poisoned) {
   VerifyResult r;
   if (expected.count != got.count) {
     r.ok = false;
@@ -176,29 +200,49 @@ VerifyResult compare(const HostArgument& expected, const HostArgument& got,
                             expected.count);
     return r;
   }
+  double worst_error = -1.0;
+  bool worst_poison = false;
   dispatch(expected.spec->type, [&](auto tag) {
     using T = decltype(tag);
     const T* e = expected.data<T>();
     const T* g = got.data<T>();
     for (std::int64_t i = 0; i < expected.count; ++i) {
-      bool good;
-      double err = 0.0;
-      if constexpr (std::is_floating_point_v<T>) {
-        err = std::fabs(static_cast<double>(g[i]) - static_cast<double>(e[i]));
-        // Written as a negation so that NaN (unwritten, poisoned output) never passes.
-        good = err <= tolerance.absolute + tolerance.relative * std::fabs(static_cast<double>(e[i]));
-        if (!std::isnan(err)) r.max_error = std::max(r.max_error, err);
+      element_check::Outcome o;
+      bool poison_seen = false;
+      if constexpr (std::is_same_v<T, float>) {
+        std::uint32_t bits;
+        std::memcpy(&bits, g + i, 4);
+        poison_seen = poisoned && bits == element_check::kPoisonFloat32;
+        o = element_check::check_float<float, std::uint32_t>(e[i], g[i], bits,
+                                                             poisoned ? element_check::kPoisonFloat32 : 0u,
+                                                             tolerance.absolute, tolerance.relative);
+      } else if constexpr (std::is_same_v<T, double>) {
+        std::uint64_t bits;
+        std::memcpy(&bits, g + i, 8);
+        poison_seen = poisoned && bits == element_check::kPoisonFloat64;
+        o = element_check::check_float<double, std::uint64_t>(e[i], g[i], bits,
+                                                              poisoned ? element_check::kPoisonFloat64 : 0ull,
+                                                              tolerance.absolute, tolerance.relative);
       } else {
-        good = e[i] == g[i];
-        if (!good) err = 1.0;
+        o = element_check::check_integer<T>(e[i], g[i]);
       }
-      if (!good && r.ok) {
-        r.ok = false;
-        r.message = fmt::format("{}[{}] = {}, expected {}", expected.spec->name, i,
-                                static_cast<double>(g[i]), static_cast<double>(e[i]));
+      if (o.error != std::numeric_limits<double>::infinity()) r.max_error = std::max(r.max_error, o.error);
+      if (o.ok) continue;
+      ++r.failures;
+      const auto index = static_cast<std::uint64_t>(i);
+      if (worst_error < 0 || element_check::worse(o.error, index, worst_error, r.worst_index)) {
+        worst_error = o.error;
+        r.worst_index = index;
+        worst_poison = poison_seen;
       }
     }
   });
+  if (r.failures) {
+    r.ok = false;
+    const std::size_t size = element_size(expected.spec->type);
+    r.message = mismatch_message(*expected.spec, r.worst_index, expected.bytes.data() + r.worst_index * size,
+                                 got.bytes.data() + r.worst_index * size, worst_poison, r.failures, expected.count);
+  }
   return r;
 }
 

@@ -601,6 +601,27 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
       p.reference_arguments_.push_back(std::move(ref));
     }
   }
+  if (cut.contains("Verification")) {  // per output: "reference", "default" or "none"
+    const auto& v = cut["Verification"];
+    if (!v.is_object()) L.fail("cutune.Verification", "must be an object: output name -> reference|default|none");
+    for (const auto& [name, mode] : v.items()) {
+      const std::string field = "cutune.Verification." + name;
+      const auto it = std::find_if(p.arguments_.begin(), p.arguments_.end(),
+                                   [&](const ArgumentSpec& a) { return a.name == name; });
+      if (it == p.arguments_.end() || !it->is_vector) L.fail(field, fmt::format("no Vector argument named '{}'", name));
+      const auto index = static_cast<std::size_t>(it - p.arguments_.begin());
+      const std::string text = L.string_of(mode, field);
+      const auto m = parse_verify_mode(text);
+      if (!m) L.fail(field, fmt::format("unknown '{}' (reference, default or none)", text));
+      const bool has_reference = !p.reference_.empty() || std::any_of(p.reference_arguments_.begin(),
+          p.reference_arguments_.end(), [&](const ReferenceArgument& r) { return r.target == index; });
+      if (*m == VerifyMode::Reference && !has_reference)
+        L.fail(field, fmt::format("'reference', but neither cutune.Reference nor a ReferenceArguments entry gives '{}' "
+                                  "one", name));
+      if (*m != VerifyMode::None) it->output = true;  // named to be checked: it is an output
+      p.verification_.emplace_back(index, *m);
+    }
+  }
   if (cut.contains("Metrics")) {
     L.list_of(cut["Metrics"], "cutune.Metrics");
     for (std::size_t i = 0; i < cut["Metrics"].size(); ++i) {

@@ -74,13 +74,14 @@ namespace {
 // while the driver creates the context (on the H200 the context took 345 ms and these 327 ms
 // of a 770 ms start-up, results/nvidia-h200/throughput.json; issue 5).
 GpuStage::HostData prepare_host_data(const KernelProblem& problem, const ProblemInstance& instance,
-                                     std::uint64_t data_seed) {
+                                     std::uint64_t data_seed, bool wants_reference) {
   using Clock = std::chrono::steady_clock;
   GpuStage::HostData d;
   auto t0 = Clock::now();
   d.initial = make_host_arguments(problem, instance, data_seed);
   auto t1 = Clock::now();
   d.host_data_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  if (!wants_reference) return d;  // every output verified against the default, or not at all
   if (problem.reference().empty()) {
     // No CPU reference: T1's ReferenceArguments, when given, are the expected outputs (an
     // output none of them names is not checked); else the default configuration's output is.
@@ -108,9 +109,9 @@ GpuStage::HostData prepare_host_data(const KernelProblem& problem, const Problem
 
 GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance, int ordinal,
                    MeasureOptions options, std::uint64_t data_seed)
-    : problem_(problem), instance_(instance),
+    : problem_(problem), instance_(instance), plan_(plan_verification(problem, options.verify)),
       host_data_(std::async(std::launch::async, prepare_host_data, std::cref(problem), std::cref(instance),
-                            data_seed)),
+                            data_seed, plan_.any(VerifyMode::Reference))),
       context_(ordinal), device_(cuda::identify(ordinal)), limits_(cuda::limits(ordinal)), options_(options),
       nvml_(device_.uuid) {
   auto t = std::chrono::steady_clock::now();
@@ -121,9 +122,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   };
   {
     HostData d = host_data_.get();
-    verification_source_ = d.has_reference        ? "reference"
-                           : !d.expected.empty() ? "ReferenceArguments"  // T1's known answers
-                                                 : "default configuration";
+    verification_source_ = plan_.describe(problem_);
     initial_ = std::move(d.initial);
     expected_ = std::move(d.expected);
     // Overlapped with the context: reported beside the phases, not added to them.
@@ -131,6 +130,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   }
   phase("host_data_wait");
   buffers_.resize(initial_.size());
+  expected_dev_.resize(initial_.size());
   pristine_.resize(initial_.size());
   poisoned_.resize(initial_.size());
   pointers_.resize(initial_.size());
@@ -141,21 +141,40 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
       pointers_[i] = buffers_[i].get();
       buffers_[i].upload(a.bytes.data(), a.bytes.size());
       params_.push_back(&pointers_[i]);
-      if (a.spec->access != AccessType::ReadOnly || a.spec->output) {
+      // What the kernel may write: ReadWrite and WriteOnly arguments, and outputs. Only
+      // WriteOnly ones are poisoned (an element left unwritten then shows); the others the
+      // kernel may read, so they get their initial data before every launch, as Kernel
+      // Tuner re-copies arguments before its check. An output with no AccessType (T1 names
+      // no default; ArgumentSpec reads it as ReadOnly) counts as ReadWrite: poisoning what a
+      // kernel reads, GEMM's C with beta != 0, failed every configuration (NaN in, NaN out).
+      const bool written = a.spec->access != AccessType::ReadOnly || a.spec->output || plan_.checked(i);
+      if (written) {
         pristine_[i] = cuda::DeviceBuffer(a.bytes.size());
         pristine_[i].upload(a.bytes.data(), a.bytes.size());
       }
-      if (a.spec->output) {
+      if (a.spec->access == AccessType::WriteOnly) {
         HostArgument p = a;
         poison(p);
         poisoned_[i] = cuda::DeviceBuffer(p.bytes.size());
         poisoned_[i].upload(p.bytes.data(), p.bytes.size());
+      } else if (written) {
+        read_write_.push_back(i);
+      }
+      if (plan_.modes[i] == VerifyMode::Reference) {
+        const HostArgument& e = expected_.at(i);
+        if (e.bytes.size() != a.bytes.size())
+          throw InputError(fmt::format("{}: output '{}' has no reference data", problem_.json_file().string(),
+                                       a.spec->name));
+        expected_dev_[i] = cuda::DeviceBuffer(e.bytes.size());
+        expected_dev_[i].upload(e.bytes.data(), e.bytes.size());
       }
     } else {
       params_.push_back(a.bytes.data());
     }
   }
 
+  expected_.clear();  // on the device now
+  if (plan_.any(VerifyMode::Reference) || plan_.any(VerifyMode::Default)) comparator_.emplace();
   phase("upload");
   const std::size_t l2 = static_cast<std::size_t>(std::max(0, device_.l2_bytes));
   measure::SamplerSettings ss = options_.sampler;
@@ -169,6 +188,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   }
   phase("rotation");
   sampler_.emplace(l2, device_.sm_count, device_.sm_clock_khz / 1000.0, ss);
+  if (!read_write_.empty()) sampler_->set_before_sample([this] { restore_read_write(); });
   if (nvml_.available()) nvml_monitor_.emplace(nvml_, std::chrono::milliseconds(50));
   phase("sampler");
 }
@@ -191,6 +211,9 @@ void GpuStage::set_up_rotation(std::size_t l2_bytes) {
     if (rotates(a)) inputs += aligned(a.bytes.size());
   }
   if (l2_bytes == 0 || inputs == 0 || footprint > l2_bytes) return;
+  // Read-write arguments get their initial data back before every sample; that copy leaves
+  // them in L2 (dirty), so only a flush after it keeps the sample cold.
+  if (!read_write_.empty()) return;
   const std::size_t sets = std::min(kMaxArgumentSets, (kRotationFootprintL2s * l2_bytes + inputs - 1) / inputs);
   if (sets < 2) return;
   extra_sets_ = sets - 1;
@@ -228,13 +251,18 @@ void GpuStage::restore_arguments(bool poison_outputs) {
   // verification run so that an unwritten element shows.
   for (std::size_t i = 0; i < initial_.size(); ++i) {
     const cuda::DeviceBuffer* from = nullptr;
-    if (initial_[i].spec->output && poison_outputs && poisoned_[i].bytes())
+    if (poison_outputs && poisoned_[i].bytes())
       from = &poisoned_[i];
     else if (pristine_[i].bytes())
       from = &pristine_[i];
     if (from)
       CUTUNE_CU(CU_FN(cuMemcpyDtoDAsync)(buffers_[i].get(), from->get(), from->bytes(), nullptr));
   }
+}
+
+void GpuStage::restore_read_write() {
+  for (std::size_t i : read_write_)
+    CUTUNE_CU(CU_FN(cuMemcpyDtoDAsync)(buffers_[i].get(), pristine_[i].get(), pristine_[i].bytes(), nullptr));
 }
 
 void GpuStage::restore_rotated_scratch() {
@@ -291,39 +319,44 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
 }
 
 void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
-  // Verification run: fresh scratch state, poisoned outputs, every element checked.
+  // Verification run: initial data in what the kernel reads, poison in what it only writes,
+  // then every checked output compared on the device (output_compare.hpp).
   auto t0 = std::chrono::steady_clock::now();
   restore_arguments(/*poison_outputs=*/true);
   measure::launch(seq);
   CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-  std::vector<HostArgument> got;
-  for (std::size_t i = 0; i < initial_.size(); ++i) {
-    if (!initial_[i].spec->output) continue;
-    HostArgument out = initial_[i];
-    buffers_[i].download(out.bytes.data(), out.bytes.size());
-    got.push_back(std::move(out));
-  }
-  if (expected_.empty()) {
-    // No CPU reference: the first configuration that runs (the default) defines the answer.
-    expected_ = initial_;
-    std::size_t k = 0;
-    for (auto& e : expected_)
-      if (e.spec->output) e = got[k++];
-  } else {
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < expected_.size(); ++i) {
-      const auto& e = expected_[i];
-      if (!e.spec->output) continue;
-      const HostArgument& g = got[k++];
-      // With ReferenceArguments, an output no reference names has nothing to be checked against.
-      if (verification_source_ == "ReferenceArguments" && e.bytes.empty() && e.count == 0) continue;
-      VerifyResult v = compare(e, g, problem_.tolerance_of(i));
-      if (!v.ok) {
-        ev.status = db::Status::Correctness;
-        ev.error = v.message;
-        break;
-      }
+  for (std::size_t i = 0; i < initial_.size() && ev.status == db::Status::Ok; ++i) {
+    const VerifyMode mode = plan_.modes[i];
+    if (mode == VerifyMode::None) continue;
+    const HostArgument& a = initial_[i];
+    const bool poisoned = poisoned_[i].bytes() != 0;
+    VerifyResult v;
+    std::string prefix;
+    if (mode == VerifyMode::Default && !default_known_) {
+      // This configuration is to define the answer: it must at least have written every
+      // element (its output against itself fails only where the poison is left).
+      v = comparator_->compare(*a.spec, buffers_[i].get(), buffers_[i].get(), a.count, problem_.tolerance_of(i), poisoned);
+      prefix = "cannot define the expected output: ";
+    } else {
+      v = comparator_->compare(*a.spec, expected_dev_[i].get(), buffers_[i].get(), a.count, problem_.tolerance_of(i),
+                               poisoned);
+      if (mode == VerifyMode::Default) prefix = std::string(kDiffersFromDefault);
     }
+    if (!v.ok) {
+      ev.status = db::Status::Correctness;
+      ev.error = prefix + v.message;
+    }
+  }
+  if (ev.status == db::Status::Ok && !default_known_ && plan_.any(VerifyMode::Default)) {
+    // No reference for these outputs: the first configuration that runs correctly (the
+    // default, normally) defines them; its outputs stay on the device as the expected ones.
+    for (std::size_t i = 0; i < initial_.size(); ++i) {
+      if (plan_.modes[i] != VerifyMode::Default) continue;
+      expected_dev_[i] = cuda::DeviceBuffer(buffers_[i].bytes());
+      CUTUNE_CU(CU_FN(cuMemcpyDtoDAsync)(expected_dev_[i].get(), buffers_[i].get(), buffers_[i].bytes(), nullptr));
+    }
+    CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+    default_known_ = true;
   }
   ev.verify_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }

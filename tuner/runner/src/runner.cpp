@@ -441,13 +441,22 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   std::map<std::string, std::uint64_t> by_status;
   // Only those with a value (energy: a reading; a metric: one that evaluated), best first.
   std::vector<std::pair<double, const db::Measurement*>> by_objective;
+  std::size_t differs_from_default = 0;
   for (const auto& [key, m] : stored) {
     if (m.status != db::Status::Ok) {
       ++by_status[db::status_name(m.status)];
+      differs_from_default += m.error.starts_with(kDiffersFromDefault);
       continue;
     }
     if (auto v = objective_value(m, objective)) by_objective.emplace_back(*v, &m);
   }
+  // Most of a space rejected for differing from the default: outputs that differ by design
+  // (a stencil's halo, scratch) look just like wrong ones; the user must choose, so say how.
+  if (differs_from_default >= 2 && 2 * differs_from_default > stored.size())
+    log(fmt::format("{} of {} configurations fail verification against the default configuration's output; if "
+                    "outputs may differ by design, verify against a reference or not at all: --verify none, "
+                    "--verify OUTPUT=none or cutune.Verification in the problem file", differs_from_default,
+                    stored.size()));
   std::stable_sort(by_objective.begin(), by_objective.end(),
                    [&](const auto& a, const auto& b) { return objective.better(a.first, b.first); });
   std::vector<const db::Measurement*> ranked;

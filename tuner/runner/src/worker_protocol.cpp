@@ -76,7 +76,8 @@ nlohmann::json to_json(const MeasureOptions& o) {
           {"thorough", o.thorough},
           {"finalists", o.finalists},
           {"energy_every_config", o.energy_every_config},
-          {"energy_window_s", o.energy_window_s}};
+          {"energy_window_s", o.energy_window_s},
+          {"verify", o.verify}};
 }
 
 MeasureOptions measure_options_from_json(const nlohmann::json& j) {
@@ -89,6 +90,7 @@ MeasureOptions measure_options_from_json(const nlohmann::json& j) {
   o.finalists = j.at("finalists").get<std::size_t>();
   o.energy_every_config = j.at("energy_every_config").get<bool>();
   o.energy_window_s = j.at("energy_window_s").get<double>();
+  o.verify = j.value("verify", std::vector<std::string>{});
   return o;
 }
 

@@ -68,6 +68,10 @@ class Sampler {
   Sampler(std::size_t l2_bytes, int sm_count, double rated_clock_mhz, SamplerSettings settings = {});
 
   const SamplerSettings& settings() const { return settings_; }
+  /// Work queued before every sample, ahead of the L2 flush and outside the timed interval:
+  /// giving arguments the kernel reads and writes their initial data again, so that every
+  /// sample starts from the same inputs (and the flush then evicts what the copy touched).
+  void set_before_sample(std::function<void()> before) { before_sample_ = std::move(before); }
 
   /// Warm-up launches of `seq`, then a synchronize.
   void warm_up(const LaunchSequence& seq);
@@ -109,6 +113,7 @@ class Sampler {
   void take(const LaunchSequence& seq, Criterion& criterion, ThrottleFilter& filter, SampleSet& out);
 
   SamplerSettings settings_;
+  std::function<void()> before_sample_;
   double rated_clock_mhz_;
   GpuHelpers helpers_;
   std::optional<L2Flush> flush_;

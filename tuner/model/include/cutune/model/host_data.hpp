@@ -57,19 +57,31 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
 /// size. Empty when the problem has no ReferenceArguments.
 std::vector<HostArgument> reference_outputs(const KernelProblem& problem, const ProblemInstance& instance);
 
-/// Bytes of the pattern written into outputs before a verification run, so that an
-/// element the kernel never writes is caught (NaN for floats, 0xA5 bytes for integers).
+/// Writes the poison into an output before a verification run, so that an element the
+/// kernel never writes is caught: quiet NaNs with a payload of their own for floats
+/// (element_check.hpp: kPoisonFloat32/64, told apart from computed NaNs), 0xA5 bytes for integers.
 void poison(HostArgument& arg);
 
 struct VerifyResult {
   bool ok = true;
-  std::string message;  ///< first mismatch: argument, index, expected, got
-  double max_error = 0.0;
+  /// The worst mismatch (largest error, then lowest index): argument, index, got, expected,
+  /// and how many elements fail.
+  std::string message;
+  double max_error = 0.0;        ///< largest finite |got - expected| over all elements
+  std::uint64_t failures = 0;    ///< elements that fail
+  std::uint64_t worst_index = 0; ///< the element `message` shows (valid when !ok)
 };
 
-/// Compares every element: |got - expected| <= absolute + relative * |expected| for floats
-/// (NaN never passes), exact equality for integers.
+/// Compares every element with element_check.hpp's test (numpy.allclose's for floats,
+/// NaN equal to NaN; exact equality for integers). `poisoned`: `got` was poisoned before
+/// the run, so an element still holding the float poison fails as never written.
 VerifyResult compare(const HostArgument& expected, const HostArgument& got,
-                     const Tolerance& tolerance);
+                     const Tolerance& tolerance, bool poisoned = false);
+
+/// The message of a failing element, shared by the host and the device comparison:
+/// `expected_element` and `got_element` point at one element of `spec`'s type.
+std::string mismatch_message(const ArgumentSpec& spec, std::uint64_t index, const void* expected_element,
+                             const void* got_element, bool poison_seen, std::uint64_t failures,
+                             std::int64_t count);
 
 }  // namespace cutune

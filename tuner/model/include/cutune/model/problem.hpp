@@ -68,6 +68,13 @@ struct ReferenceArgument {
   Tolerance tolerance;
 };
 
+/// How an output is verified (cutune.Verification in the problem file, `tune --verify`):
+/// against its reference (cutune.Reference's CPU result or a ReferenceArguments entry),
+/// against the default configuration's output, or not at all.
+enum class VerifyMode { Reference, Default, None };
+std::optional<VerifyMode> parse_verify_mode(const std::string& text);  ///< "reference", "default", "none"
+const char* verify_mode_name(VerifyMode mode);
+
 /// A derived figure such as GB/s: `expression` over problem variables, tuning parameters,
 /// `time` (ms), `time_s` and the metrics before it (by name).
 struct Metric {
@@ -130,6 +137,8 @@ class KernelProblem {
   /// KernelSpecification.ReferenceArguments (empty: none).
   const std::vector<ReferenceArgument>& reference_arguments() const { return reference_arguments_; }
   const std::vector<Metric>& metrics() const { return metrics_; }
+  /// cutune.Verification: (argument index, mode), in file order (empty: none given).
+  const std::vector<std::pair<std::size_t, VerifyMode>>& verification() const { return verification_; }
 
   /// Problem variables from "n=1000,m=7" (others default); throws InputError for an
   /// unknown name, a non-integer, or a value outside [min, max].
@@ -206,6 +215,7 @@ class KernelProblem {
   std::vector<Metric> metrics_;
   std::string general_objective_;
   std::optional<bool> general_minimize_;
+  std::vector<std::pair<std::size_t, VerifyMode>> verification_;
   std::vector<std::string> launch_only_;
   std::vector<std::pair<std::string, std::string>> local_headers_;
   std::vector<bool> compile_parameter_;  ///< per parameter of the space, in its order

@@ -9,14 +9,17 @@
 #include <future>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/cuda/nvml.hpp"
+#include "cutune/cuda/output_compare.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/measure/sampler.hpp"
 #include "cutune/measure/statistics.hpp"
 #include "cutune/model/host_data.hpp"
+#include "cutune/model/verification.hpp"
 
 namespace cutune::runner {
 
@@ -40,7 +43,14 @@ struct MeasureOptions {
   /// counter advances in steps of a few ms to tens of ms, so a window of 0.2 s keeps the
   /// quantisation below a few percent.
   double energy_window_s = 0.2;
+  /// `tune --verify` entries: "reference|default|none" for every output, or "NAME=MODE"
+  /// (plan_verification); they override the problem file's cutune.Verification.
+  std::vector<std::string> verify;
 };
+
+/// Starts the error of a configuration whose output differs from the default
+/// configuration's (VerifyMode::Default): the runner counts these.
+inline constexpr std::string_view kDiffersFromDefault = "differs from the default configuration's output: ";
 
 /// Statistics and conditions of one measured configuration.
 struct MeasuredStats {
@@ -100,8 +110,8 @@ class GpuStage {
   double back_to_back_ms(const Config& config, const std::vector<char>& cubin,
                          const std::vector<std::string>& lowered_names, std::size_t launches);
 
-  /// Whether outputs are checked against a CPU reference ("reference") or against the
-  /// first configuration that ran ("default configuration"), as Kernel Tuner does.
+  /// What outputs are checked against: VerificationPlan::describe ("reference",
+  /// "ReferenceArguments", "default configuration", "none", or per output).
   const std::string& verification_source() const { return verification_source_; }
   std::size_t total_argument_bytes() const;
   /// "flush", "rotate N" (N argument sets) or "warm".
@@ -133,6 +143,9 @@ class GpuStage {
   /// Runs once on fresh, poisoned outputs and compares; fills ev.status/error/verify_ms.
   void verify(const measure::LaunchSequence& seq, GpuEvaluation& ev);
   void restore_arguments(bool poison_outputs);
+  /// Queues the copies that give read-write arguments their initial data again (before
+  /// every sample, ahead of the L2 flush).
+  void restore_read_write();
   /// Scratch (read-write) arguments of the rotated sets back to their initial contents.
   void restore_rotated_scratch();
   MeasuredStats finish(const char* level, measure::SampleSet set, const measure::LaunchSequence& seq,
@@ -142,6 +155,7 @@ class GpuStage {
 
   const KernelProblem& problem_;
   ProblemInstance instance_;
+  VerificationPlan plan_;  ///< per argument: reference, default or none
   std::future<HostData> host_data_;  ///< started before the context: see prepare_host_data
   cuda::Context context_;
   DeviceIdentity device_;
@@ -151,10 +165,18 @@ class GpuStage {
   std::optional<cuda::NvmlMonitor> nvml_monitor_;  ///< screening's readings, off the measurement's path
   std::optional<measure::Sampler> sampler_;
   std::vector<HostArgument> initial_;   ///< inputs as generated
-  std::vector<HostArgument> expected_;  ///< outputs the reference computed (empty until known)
+  std::vector<HostArgument> expected_;  ///< outputs the reference computed (freed once on the device)
+  std::optional<cuda::OutputComparator> comparator_;
+  /// Per argument: the expected output on the device (reference outputs from the start,
+  /// default-mode outputs once the first configuration defined them); empty when unchecked.
+  std::vector<cuda::DeviceBuffer> expected_dev_;
+  bool default_known_ = false;
+  /// Arguments the kernel reads and writes (ReadWrite, and outputs that are not WriteOnly):
+  /// given their initial data before every launch, verification and samples alike.
+  std::vector<std::size_t> read_write_;
   std::vector<cuda::DeviceBuffer> buffers_;
   std::vector<cuda::DeviceBuffer> pristine_;  ///< initial contents of written arguments
-  std::vector<cuda::DeviceBuffer> poisoned_;  ///< poisoned copies of outputs
+  std::vector<cuda::DeviceBuffer> poisoned_;  ///< poisoned copies of WriteOnly arguments
   std::vector<CUdeviceptr> pointers_;
   std::vector<void*> params_;
   // Rotation: extra_sets_ more copies of every read-only input, slice s of rotated_[i] at

@@ -1,0 +1,96 @@
+#include "cutune/cuda/output_compare.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cutune/model/element_check.hpp"
+#include "output_compare_image.hpp"  // generated: kOutputCompareImage, the fatbinary
+
+namespace cutune::cuda {
+namespace {
+
+/// Must match output_compare.cu's Partial.
+struct Partial {
+  double worst_error;
+  unsigned long long worst_index;
+  unsigned long long failures;
+  double max_error;
+};
+static_assert(sizeof(Partial) == 32);
+
+/// Blocks of the first pass (256 threads each, grid-stride): enough to fill any GPU; the
+/// finishing kernel (one block) then reduces at most this many partials.
+constexpr unsigned kMaxBlocks = 2048;
+constexpr unsigned kThreads = 256;
+
+std::vector<char> image() {
+  const auto* p = reinterpret_cast<const char*>(kOutputCompareImage);
+  return std::vector<char>(p, p + sizeof kOutputCompareImage);
+}
+
+const char* kernel_of(ElementType t) {
+  switch (t) {
+    case ElementType::Int8: return "cutune_compare_int8";
+    case ElementType::UInt8: return "cutune_compare_uint8";
+    case ElementType::Int16: return "cutune_compare_int16";
+    case ElementType::UInt16: return "cutune_compare_uint16";
+    case ElementType::Int32: return "cutune_compare_int32";
+    case ElementType::UInt32: return "cutune_compare_uint32";
+    case ElementType::Int64: return "cutune_compare_int64";
+    case ElementType::UInt64: return "cutune_compare_uint64";
+    case ElementType::Float32: return "cutune_compare_float32";
+    case ElementType::Float64: return "cutune_compare_float64";
+  }
+  return "cutune_compare_float32";
+}
+
+}  // namespace
+
+OutputComparator::OutputComparator()
+    : module_(image()), partials_(kMaxBlocks * sizeof(Partial)), result_(sizeof(Partial)) {
+  finish_ = module_.function("cutune_compare_finish");
+}
+
+VerifyResult OutputComparator::compare(const ArgumentSpec& spec, CUdeviceptr expected, CUdeviceptr got,
+                                       std::int64_t count, const Tolerance& tolerance, bool poisoned) {
+  VerifyResult r;
+  if (count <= 0) return r;
+  CUfunction f = module_.function(kernel_of(spec.type));
+  unsigned long long n = static_cast<unsigned long long>(count);
+  double atol = tolerance.absolute, rtol = tolerance.relative;
+  unsigned long long poison = 0;
+  if (poisoned && spec.type == ElementType::Float32) poison = element_check::kPoisonFloat32;
+  if (poisoned && spec.type == ElementType::Float64) poison = element_check::kPoisonFloat64;
+  CUdeviceptr partials = partials_.get(), result = result_.get();
+  unsigned blocks = static_cast<unsigned>(std::min<unsigned long long>(kMaxBlocks, (n + kThreads * 4 - 1) / (kThreads * 4)));
+  blocks = std::max(blocks, 1u);
+  void* params[] = {&expected, &got, &n, &atol, &rtol, &poison, &partials};
+  CUTUNE_CU(CU_FN(cuLaunchKernel)(f, blocks, 1, 1, kThreads, 1, 1, 0, nullptr, params, nullptr));
+  void* finish_params[] = {&partials, &blocks, &result};
+  CUTUNE_CU(CU_FN(cuLaunchKernel)(finish_, 1, 1, 1, kThreads, 1, 1, 0, nullptr, finish_params, nullptr));
+  Partial p{};
+  CUTUNE_CU(CU_FN(cuMemcpyDtoH)(&p, result, sizeof p));  // synchronous: also surfaces a launch failure
+  r.max_error = p.max_error;
+  r.failures = p.failures;
+  if (p.failures == 0) return r;
+  r.ok = false;
+  r.worst_index = p.worst_index;
+  // Only the worst element comes back, for the message.
+  const std::size_t size = element_size(spec.type);
+  std::array<unsigned char, 8> e{}, g{};
+  CUTUNE_CU(CU_FN(cuMemcpyDtoH)(e.data(), expected + p.worst_index * size, size));
+  CUTUNE_CU(CU_FN(cuMemcpyDtoH)(g.data(), got + p.worst_index * size, size));
+  bool poison_seen = false;
+  if (poison) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, g.data(), size);
+    poison_seen = bits == poison;
+  }
+  r.message = mismatch_message(spec, p.worst_index, e.data(), g.data(), poison_seen, p.failures, count);
+  return r;
+}
+
+}  // namespace cutune::cuda
