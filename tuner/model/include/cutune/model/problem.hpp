@@ -169,9 +169,10 @@ class KernelProblem {
   /// The distinct kernel names of all launches, first-use order.
   std::vector<std::string> kernel_names() const;
   /// The launches whose Condition holds for `config`, with their geometry, Kernel Tuner's
-  /// way: block from block_size_x/y/z (x 256, y and z 1 when not parameters), grid =
-  /// ceil(problem_size / prod(grid_div)). Throws InputError when a grid exceeds CUDA's
-  /// limits or an expression fails.
+  /// way: block from LocalSize / block_size_names (x 256, y and z 1 for a name that is not a
+  /// parameter), grid = ceil(problem_size / prod(grid_div)), where problem_size may name
+  /// parameters; without a ProblemSize, GlobalSize (blocks, or threads for GlobalSizeType
+  /// OpenCL). Throws InputError when a grid exceeds CUDA's limits or an expression fails.
   std::vector<PlannedLaunch> plan(const Config& config, const ProblemInstance& instance) const;
   /// The geometry of the first planned launch.
   LaunchGeometry geometry(const Config& config, const ProblemInstance& instance) const;
