@@ -493,3 +493,37 @@ TEST_CASE("space: a membership predicate narrows validity at the leaf", "[space]
   s.set_membership(nullptr);
   CHECK(s.count_valid() == 6);
 }
+
+TEST_CASE("space: the thread-block limit prunes like Kernel Tuner's MaxProdConstraint", "[space][block_limit]") {
+  Space s({param("bx", {Value(64), Value(256), Value(1024)}), param("t", {Value(1), Value(2)}),
+           param("by", {Value(1), Value(4)})},
+          {"t <= by"});
+  CHECK(s.count_valid() == 3 * 3);
+  s.set_block_limit({cutune::Expression::parse("bx"), cutune::Expression::parse("by")}, 1024);
+  CHECK(s.block_limit() == "bx * by <= 1024");
+  CHECK(s.restrictions().size() == 1);  // the user's, unchanged
+  CHECK(s.count_valid() == 3 + 2 * 2);  // bx=1024 with by=4 is dropped
+  CHECK(s.violated_restriction(s.parse_assignments("bx=1024,by=4")) == "bx * by <= 1024");
+  // The same set as a brute-force walk that asks violated_restriction.
+  std::vector<Config> walked;
+  s.for_each_valid([&](const Config& c) {
+    walked.push_back(c);
+    return true;
+  });
+  CHECK(walked == brute_force(s));
+  // Replaced, then removed.
+  s.set_block_limit({cutune::Expression::parse("bx")}, 64);
+  CHECK(s.count_valid() == 3);
+  s.set_block_limit({}, 64);
+  CHECK(s.block_limit().empty());
+  CHECK(s.count_valid() == 3 * 3);
+  CHECK_THROWS_AS(s.set_block_limit({cutune::Expression::parse("bz")}, 64), InputError);
+}
+
+TEST_CASE("space: set_default makes a configuration the default", "[space]") {
+  Space s({param("a", {Value(1), Value(2)}), param("b", {Value(3), Value(4)})}, {});
+  const Config c = s.parse_assignments("a=2,b=4");
+  s.set_default(c);
+  CHECK(s.default_config() == c);
+  CHECK(s.parameters()[0].default_value == Value(2));
+}

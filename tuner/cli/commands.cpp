@@ -54,7 +54,11 @@ std::vector<std::string> builtin_names() {
   return names;
 }
 
-KernelProblem load_kernel(const std::string& kernel) { return KernelProblem::load(resolve_kernel(kernel)); }
+KernelProblem load_kernel(const std::string& kernel) {
+  KernelProblem p = KernelProblem::load(resolve_kernel(kernel));
+  for (const auto& w : p.warnings()) std::cerr << "warning: " << w << '\n';
+  return p;
+}
 
 runner::MeasureOptions measure_options(const MeasureArgs& a) {
   runner::MeasureOptions o;
@@ -173,18 +177,44 @@ int cmd_kernels() {
   return kOk;
 }
 
-int cmd_space(const std::string& kernel, const std::string& problem, int show, const std::string& t1) {
+int cmd_space(const std::string& kernel, const std::string& problem, int show, const std::string& t1,
+              const std::string& listing, long long max_threads) {
   KernelProblem p = load_kernel(kernel);
+  if (max_threads > 0) p.set_max_threads_per_block(max_threads);
   ProblemInstance inst = p.instantiate(problem);
   if (!t1.empty()) write_t1(p, inst, t1);
   const Space& s = p.space();
+  if (listing == "keys") {
+    s.for_each_valid([&](const Config& c) {
+      std::cout << s.key(c) << '\n';
+      return true;
+    });
+    return kOk;
+  }
+  if (listing == "json") {
+    nlohmann::json j;
+    j["parameters"] = nlohmann::json::array();
+    for (const auto& par : s.parameters()) j["parameters"].push_back(par.name);
+    j["block_size_names"] = p.block_size_names();
+    j["max_threads"] = p.max_threads_per_block();
+    j["default"] = s.key(s.default_config());
+    j["warnings"] = p.warnings();
+    j["valid"] = nlohmann::json::array();
+    s.for_each_valid([&](const Config& c) {
+      j["valid"].push_back(s.key(c));
+      return true;
+    });
+    std::cout << j.dump() << '\n';
+    return kOk;
+  }
   std::cout << fmt::format("{} ({}), problem {}\n", p.name(), p.json_file().string(), inst.key());
   std::cout << "parameters:\n";
   for (const auto& par : s.parameters())
     std::cout << fmt::format("  {:<22} {}  default {}\n", par.name, values_text(par), par.default_value.str());
   std::cout << "restrictions:\n";
-  if (s.restrictions().empty()) std::cout << "  (none)\n";
+  if (s.restrictions().empty() && s.block_limit().empty()) std::cout << "  (none)\n";
   for (const auto& r : s.restrictions()) std::cout << "  " << r.expression.text() << '\n';
+  if (!s.block_limit().empty()) std::cout << "  " << s.block_limit() << "  (threads per block)\n";
   auto t0 = std::chrono::steady_clock::now();
   std::uint64_t valid = s.count_valid();
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -40,6 +40,12 @@ int main(int argc, char** argv) {
   space->add_option("--problem", space_problem, "Problem variables, e.g. n=1000000");
   space->add_option("--t1", space_t1, "Also write the problem as a T1 file Kernel Tuner reads");
   space->add_option("--show", space_show, "How many valid configurations to print")->check(CLI::Range(0, 1000000));
+  bool space_keys = false, space_json = false;
+  long long space_max_threads = 0;
+  auto* keys_flag = space->add_flag("--keys", space_keys, "Print every valid configuration's key, one a line");
+  space->add_flag("--json", space_json, "Print the parameters and every valid key as JSON")->excludes(keys_flag);
+  space->add_option("--max-threads", space_max_threads, "Threads per block the device allows (default 1024)")
+      ->check(CLI::Range(1LL, 1LL << 30));
 
   CompileArgs ca;
   auto* compile = app.add_subcommand("compile", "Compile configurations to cubin with NVRTC (no GPU needed)");
@@ -182,7 +188,9 @@ int main(int argc, char** argv) {
   try {
     if (*devices) return cmd_devices(devices_json);
     if (*kernels) return cmd_kernels();
-    if (*space) return cmd_space(space_kernel, space_problem, space_show, space_t1);
+    if (*space)
+      return cmd_space(space_kernel, space_problem, space_show, space_t1,
+                       space_keys ? "keys" : space_json ? "json" : "", space_max_threads);
     if (*compile) return cmd_compile(ca);
     if (*score) {
       sca.command = command_line(argc, argv);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <random>
 
 namespace cutune {
@@ -106,6 +107,19 @@ decltype(auto) dispatch(ElementType t, F&& f) {
   return f(float{});
 }
 
+// Reads exactly a.bytes.size() bytes of `file` into a.bytes; the file must hold exactly that many.
+void read_raw(HostArgument& a, const std::filesystem::path& file, const std::string& where) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) throw InputError(fmt::format("{}: cannot read '{}'", where, file.string()));
+  const auto size = static_cast<std::size_t>(in.tellg());
+  if (size != a.bytes.size())
+    throw InputError(fmt::format("{}: '{}' has {} bytes; '{}' needs {} ({} x {})", where, file.string(), size,
+                                 a.spec->name, a.bytes.size(), a.count, element_type_name(a.spec->type)));
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(a.bytes.size()));
+  if (!in) throw InputError(fmt::format("{}: cannot read '{}'", where, file.string()));
+}
+
 }  // namespace
 
 std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
@@ -122,7 +136,35 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
     Value fill = problem.argument_fill(spec, instance);
     // Scalars are always their FillValue; vectors follow their FillType.
     FillType how = spec.is_vector ? spec.fill : FillType::Constant;
-    dispatch(spec.type, [&](auto tag) { fill_typed<decltype(tag)>(a, fill, how, argument_seed); });
+    if (how == FillType::BinaryRaw) {
+      const std::string where = fmt::format("{}: KernelSpecification.Arguments[{}].DataSource",
+                                            problem.json_file().string(), argument_index - 1);
+      read_raw(a, spec.data_source, where);
+    } else if (how == FillType::Generator) {
+      dispatch(spec.type, [&](auto tag) {
+        using T = decltype(tag);
+        T* out = a.data<T>();
+        // Chunks in parallel: BAT evaluates the expression per element too, and a
+        // many-million-element argument took seconds on one thread.
+        // An exception must not leave a worker thread (std::terminate): the first is kept.
+        std::mutex failed_mutex;
+        std::exception_ptr failed;
+        for_each_chunk(a.count, [&](std::int64_t chunk) {
+          const std::int64_t begin = chunk * kChunk, end = std::min(a.count, begin + kChunk);
+          try {
+            problem.generate(spec, instance, begin, end, [&](std::int64_t i, const Value& v) {
+              out[i] = std::is_floating_point_v<T> ? static_cast<T>(v.to_double()) : static_cast<T>(v.to_int());
+            });
+          } catch (...) {
+            std::lock_guard<std::mutex> lock(failed_mutex);
+            if (!failed) failed = std::current_exception();
+          }
+        });
+        if (failed) std::rethrow_exception(failed);
+      });
+    } else {
+      dispatch(spec.type, [&](auto tag) { fill_typed<decltype(tag)>(a, fill, how, argument_seed); });
+    }
     args.push_back(std::move(a));
   }
   return args;

@@ -93,10 +93,11 @@ ElementType parse_element_type(const Loader& L, const std::string& t, const std:
       {"int64", ElementType::Int64},   {"uint64", ElementType::UInt64},
       {"float", ElementType::Float32}, {"float32", ElementType::Float32},
       {"double", ElementType::Float64}, {"float64", ElementType::Float64},
-      {"int", ElementType::Int32},     {"uint", ElementType::UInt32}};
+      {"int", ElementType::Int32},     {"uint", ElementType::UInt32},
+      {"byte", ElementType::Int8}};
   for (const auto& [name, type] : names)
     if (t == name) return type;
-  L.fail(field, fmt::format("unsupported argument type '{}'", t));
+  L.fail(field, fmt::format("unsupported argument type '{}' (cutune handles int8..uint64, float, double)", t));
 }
 
 // True when the float is a whole number that int64 holds; casting any other is undefined.
@@ -154,7 +155,53 @@ std::int64_t eval_int(const Loader& L, const Expression& e, const Scope& scope,
   }
 }
 
+// Kernel Tuner's int(eval(divisor)): a float quotient is truncated, not refused.
+std::int64_t eval_truncated(const Loader& L, const Expression& e, const Scope& scope, const std::string& field) {
+  try {
+    Value v = e.evaluate(scope);
+    if (v.is_float()) {
+      const double t = std::trunc(v.as_float());
+      if (!is_int64_float(t)) L.fail(field, fmt::format("\"{}\" is {}, not an integer", e.text(), v.str()));
+      return static_cast<std::int64_t>(t);
+    }
+  } catch (const ExpressionError& ex) {
+    L.fail(field, ex.what());
+  }
+  return eval_int(L, e, scope, field);
+}
+
 using TokenSet = std::set<std::string, std::less<>>;
+
+std::string trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+bool is_identifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+std::string ascii_lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const auto& x : parts) out += (out.empty() ? "" : separator) + x;
+  return out;
+}
+
+// A JSON value for a message, cut short.
+std::string short_json(const nlohmann::json& j) {
+  std::string t = j.dump();
+  return t.size() > 60 ? t.substr(0, 57) + "..." : t;
+}
 
 bool is_identifier_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
@@ -302,20 +349,28 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   p.kernel_name_ = L.string_of(L.require(spec, "KernelName", "KernelSpecification"),
                                "KernelSpecification.KernelName");
   p.name_ = p.kernel_name_;
-  if (root.contains("General") && root["General"].contains("BenchmarkName"))
-    p.name_ = L.string_of(root["General"]["BenchmarkName"], "General.BenchmarkName");
-  // BAT's objective fields ("Objective": "GFLOPs", "Minimize": false); the runner decides
-  // what they mean (a metric of cutune.Metrics, or time).
-  if (root.contains("General") && root["General"].is_object()) {
-    const json& g = root["General"];
-    if (g.contains("Objective")) p.general_objective_ = L.string_of(g["Objective"], "General.Objective");
-    if (g.contains("Minimize")) {
-      if (!g["Minimize"].is_boolean()) L.fail("General.Minimize", "must be true or false");
-      p.general_minimize_ = g["Minimize"].get<bool>();
+  if (root.contains("General")) {
+    const json& general = root["General"];
+    if (!general.is_object()) L.fail("General", "is not a JSON object");
+    if (general.contains("BenchmarkName"))
+      p.name_ = L.string_of(general["BenchmarkName"], "General.BenchmarkName");
+    if (general.contains("Objective")) {
+      p.objective_ = L.string_of(general["Objective"], "General.Objective");
+      if (p.objective_.empty()) L.fail("General.Objective", "is empty");
+      p.general_objective_ = p.objective_;  // as written; the runner decides what it names
+    }
+    if (general.contains("Minimize")) {
+      if (!general["Minimize"].is_boolean())
+        L.fail("General.Minimize", fmt::format("{} is not true or false", general["Minimize"].dump()));
+      p.minimize_ = general["Minimize"].get<bool>();
+      p.general_minimize_ = p.minimize_;
     }
   }
-  if (spec.contains("Language") && spec["Language"] != "CUDA")
-    L.fail("KernelSpecification.Language", "only CUDA is supported");
+  if (spec.contains("Language")) {
+    const std::string language = L.string_of(spec["Language"], "KernelSpecification.Language");
+    if (language != "CUDA")
+      L.fail("KernelSpecification.Language", fmt::format("'{}' is not supported (cutune compiles CUDA)", language));
+  }
 
   // --- source, relative to the JSON file
   std::string kfile = L.string_of(L.require(spec, "KernelFile", "KernelSpecification"),
@@ -363,6 +418,7 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   const json& tps = L.require(cs, "TuningParameters", "ConfigurationSpace");
   if (!tps.is_array()) L.fail("ConfigurationSpace.TuningParameters", "must be a list");
   MapScope no_names;
+  std::vector<std::string> bad_defaults;
   for (std::size_t i = 0; i < tps.size(); ++i) {
     std::string field = fmt::format("ConfigurationSpace.TuningParameters[{}]", i);
     Parameter par;
@@ -387,9 +443,27 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
     if (!list.is_list()) L.fail(field + ".Values", fmt::format("is {}, not a list", list.str()));
     for (const auto& v : list.as_list()) par.values.push_back(convert_to_type(L, v, type, field + ".Values"));
     if (par.values.empty()) L.fail(field + ".Values", "is empty");
-    par.default_value = tps[i].contains("Default")
-                            ? convert_to_type(L, L.value_of(tps[i]["Default"], field + ".Default"), type, field + ".Default")
-                            : par.values.front();
+    // Kernel Tuner has no defaults and BAT's files carry some that are not among the
+    // Values (hotspot's MAX_TFACTOR), or are lists ([0]): say so, and fall back below.
+    par.default_value = par.values.front();
+    if (tps[i].contains("Default")) {
+      const json& d = tps[i]["Default"];
+      std::string why;
+      if (d.is_array() || d.is_object() || d.is_null()) {
+        why = "is not a single value";
+      } else {
+        try {
+          Value v = convert_to_type(L, L.value_of(d, field + ".Default"), type, field + ".Default");
+          if (std::find(par.values.begin(), par.values.end(), v) == par.values.end())
+            why = "is not one of its Values";
+          else
+            par.default_value = v;
+        } catch (const InputError&) {
+          why = "is not of its Type";
+        }
+      }
+      if (!why.empty()) bad_defaults.push_back(fmt::format("{} Default {} {}", par.name, short_json(d), why));
+    }
     params.push_back(std::move(par));
   }
   std::vector<std::string> restrictions;
@@ -422,38 +496,134 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
       p.compile_parameter_.push_back(used);
       if (!used) p.launch_only_.push_back(par.name);
     }
+    p.code_tokens_ = std::move(tokens);
   }
 
-  // --- problem size and grid division
-  const json& ps = L.require(spec, "ProblemSize", "KernelSpecification");
-  if (ps.is_array()) {
-    if (ps.empty() || ps.size() > 3) L.fail("KernelSpecification.ProblemSize", "must have 1 to 3 entries");
-    for (std::size_t i = 0; i < ps.size(); ++i)
-      p.problem_size_.push_back(L.expression_of(ps[i], fmt::format("KernelSpecification.ProblemSize[{}]", i)));
+  // --- the thread block: LocalSize as BAT hands it to Kernel Tuner (block_size_names =
+  // its entries that are names), else Kernel Tuner's own names.
+  if (spec.contains("LocalSize")) {
+    const json& local = spec["LocalSize"];
+    if (!local.is_object()) L.fail("KernelSpecification.LocalSize", "must be an object with X, Y, Z");
+    const char* axes[3] = {"X", "Y", "Z"};
+    for (int d = 0; d < 3; ++d) {
+      if (!local.contains(axes[d])) {
+        p.main_block_[d] = Expression::parse(p.block_names_[d]);
+        continue;
+      }
+      const std::string field = std::string("KernelSpecification.LocalSize.") + axes[d];
+      p.main_block_[d] = L.expression_of(local[axes[d]], field);
+      const std::string name = trimmed(p.main_block_[d].text());
+      if (is_identifier(name)) p.block_names_[d] = name;
+      // A name that is not a parameter is Kernel Tuner's default (256 for x, else 1); an
+      // expression must be computable from the parameters and problem variables.
+      if (!is_identifier(name))
+        for (const auto& n : p.main_block_[d].names())
+          if (!p.space_->has_parameter(n) &&
+              std::none_of(p.variables_.begin(), p.variables_.end(), [&](const ProblemVariable& v) { return v.name == n; }))
+            L.fail(field, fmt::format("\"{}\" names '{}', which is not a tuning parameter", p.main_block_[d].text(), n));
+    }
   } else {
-    p.problem_size_.push_back(L.expression_of(ps, "KernelSpecification.ProblemSize"));
+    // interface.py (check_block_size_params_names_list): without block_size_names, the
+    // parameters spelling block_size_x/y/z in another case are the names, sorted.
+    std::vector<std::string> names;
+    bool any_default = false;
+    for (const auto& par : p.space_->parameters()) {
+      const std::string lower = ascii_lower(par.name);
+      if (lower == "block_size_x" || lower == "block_size_y" || lower == "block_size_z") {
+        any_default = true;
+        if (lower != par.name) names.push_back(par.name);
+      }
+    }
+    if (any_default) {
+      std::stable_sort(names.begin(), names.end(),
+                       [](const std::string& a, const std::string& b) { return ascii_lower(a) < ascii_lower(b); });
+      for (std::size_t d = 0; d < names.size() && d < 3; ++d) p.block_names_[d] = names[d];
+    }
+    for (int d = 0; d < 3; ++d) p.main_block_[d] = Expression::parse(p.block_names_[d]);
   }
-  // --- the default launch: KernelSpecification's kernel, grid division and block
+  p.apply_block_limit();
+
+  // --- the default: Kernel Tuner has none, so one that is not a valid configuration is
+  // no reason to refuse the file: the first valid configuration stands in for it.
+  {
+    Config def = p.space_->default_config();
+    std::string why;
+    if (!bad_defaults.empty()) {
+      why = join(bad_defaults, "; ");
+    } else if (std::string r = p.space_->violated_restriction(def); !r.empty()) {
+      why = fmt::format("the Defaults {} break \"{}\"", p.space_->key(def), r);
+    }
+    if (!why.empty()) {
+      Config first;
+      if (p.space_->next_valid(first)) {
+        p.space_->set_default(first);
+        p.warnings_.push_back(fmt::format("{}: ConfigurationSpace.TuningParameters: {}; the default is the first valid "
+                                          "configuration, {}", json_file.string(), why, p.space_->key(first)));
+      } else {
+        p.warnings_.push_back(fmt::format("{}: ConfigurationSpace.TuningParameters: {}; no configuration is valid",
+                                          json_file.string(), why));
+      }
+    }
+  }
+
+  // --- problem size and grid division. BAT's Kernel Tuner runner: with a ProblemSize,
+  // Kernel Tuner's grid division; without one, GlobalSize is the problem size and the
+  // divisors are 1, except that GlobalSizeType "OpenCL" counts threads (BAT's CUDA runner
+  // divides by the block).
   LaunchSpec main_launch;
   main_launch.kernel_name = p.kernel_name_;
-  main_launch.problem_size = p.problem_size_;
   main_launch.shared_bytes = Expression::parse("0");
   const char* div_names[3] = {"GridDivX", "GridDivY", "GridDivZ"};
-  const char* block_names[3] = {"block_size_x", "block_size_y", "block_size_z"};
   auto read_grid_div = [&](const json& obj, const std::string& where, LaunchSpec& l) {
     for (int d = 0; d < 3; ++d) {
       if (!obj.contains(div_names[d])) continue;
       std::string field = where + "." + div_names[d];
-      const auto& divs = L.list_of(obj[div_names[d]], field);
+      const auto& divs = obj[div_names[d]];
       l.grid_div[d].clear();
-      for (const auto& e : divs) l.grid_div[d].push_back(L.expression_of(e, field));
+      if (divs.is_array()) {
+        for (const auto& e : divs) l.grid_div[d].push_back(L.expression_of(e, field));
+      } else if (!divs.is_null()) {
+        l.grid_div[d].push_back(L.expression_of(divs, field));  // Kernel Tuner takes one str or int too
+      }
     }
   };
-  for (int d = 0; d < 3; ++d) {
-    main_launch.grid_div[d] = {Expression::parse(block_names[d])};
-    main_launch.block[d] = Expression::parse(block_names[d]);
+  bool threads_global = false;  // GlobalSizeType OpenCL
+  if (spec.contains("GlobalSizeType")) {
+    const std::string type = L.string_of(spec["GlobalSizeType"], "KernelSpecification.GlobalSizeType");
+    if (ascii_lower(type) == "opencl") threads_global = true;
+    else if (ascii_lower(type) != "cuda")
+      L.fail("KernelSpecification.GlobalSizeType", fmt::format("unknown '{}' (CUDA or OpenCL)", type));
   }
-  read_grid_div(spec, "KernelSpecification", main_launch);
+  const bool has_problem_size =
+      spec.contains("ProblemSize") && !spec["ProblemSize"].is_null() &&
+      !(spec["ProblemSize"].is_array() && spec["ProblemSize"].empty());
+  if (has_problem_size || !spec.contains("GlobalSize")) {
+    const json& ps = L.require(spec, "ProblemSize", "KernelSpecification");
+    if (ps.is_array()) {
+      if (ps.empty() || ps.size() > 3) L.fail("KernelSpecification.ProblemSize", "must have 1 to 3 entries");
+      for (std::size_t i = 0; i < ps.size(); ++i)
+        p.problem_size_.push_back(L.expression_of(ps[i], fmt::format("KernelSpecification.ProblemSize[{}]", i)));
+    } else {
+      p.problem_size_.push_back(L.expression_of(ps, "KernelSpecification.ProblemSize"));
+    }
+    // Kernel Tuner's default divisor of a dimension is its block size name when that is a
+    // parameter, else 1 (util.get_grid_dimensions).
+    for (int d = 0; d < 3; ++d)
+      if (p.space_->has_parameter(p.block_names_[d])) main_launch.grid_div[d] = {Expression::parse(p.block_names_[d])};
+    read_grid_div(spec, "KernelSpecification", main_launch);
+  } else {
+    const json& global = spec["GlobalSize"];
+    if (!global.is_object()) L.fail("KernelSpecification.GlobalSize", "must be an object with X, Y, Z");
+    const char* axes[3] = {"X", "Y", "Z"};
+    for (int d = 0; d < 3 && global.contains(axes[d]); ++d)
+      p.problem_size_.push_back(L.expression_of(global[axes[d]], std::string("KernelSpecification.GlobalSize.") + axes[d]));
+    if (p.problem_size_.empty()) L.fail("KernelSpecification.GlobalSize", "has no X");
+    main_launch.divide_by_block = threads_global;
+  }
+  main_launch.problem_size = p.problem_size_;
+  main_launch.block = p.main_block_;
+  if (spec.contains("SharedMemory") && !spec["SharedMemory"].is_null())
+    main_launch.shared_bytes = L.expression_of(spec["SharedMemory"], "KernelSpecification.SharedMemory");
 
   // --- arguments
   if (spec.contains("Arguments")) {
@@ -480,10 +650,22 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
         std::string fill = L.string_of(a["FillType"], field + ".FillType");
         if (fill == "Constant") s.fill = FillType::Constant;
         else if (fill == "Random") s.fill = FillType::Random;
-        else L.fail(field + ".FillType", fmt::format("unsupported '{}' (Constant or Random)", fill));
+        else if (fill == "BinaryRaw") s.fill = FillType::BinaryRaw;
+        else if (fill == "Generator") s.fill = FillType::Generator;
+        else if (fill == "Uninitialized") s.fill = FillType::Constant;  // BAT's: any content will do
+        else L.fail(field + ".FillType", fmt::format("unsupported '{}' (Constant, Random, BinaryRaw or Generator)", fill));
       }
-      s.fill_value = a.contains("FillValue") ? L.expression_of(a["FillValue"], field + ".FillValue")
-                                             : Expression::parse("0");
+      s.fill_value = a.contains("FillValue") && !a["FillValue"].is_null()
+                         ? L.expression_of(a["FillValue"], field + ".FillValue")
+                         : Expression::parse("0");
+      if (s.is_vector && s.fill == FillType::BinaryRaw) {
+        s.data_source = json_file.parent_path() /
+                        L.string_of(L.require(a, "DataSource", field), field + ".DataSource");
+        if (!std::filesystem::is_regular_file(s.data_source))
+          L.fail(field + ".DataSource", fmt::format("cannot read '{}'", s.data_source.string()));
+      }
+      if (s.is_vector && s.fill == FillType::Generator)
+        s.generator = L.expression_of(L.require(a, "DataSource", field), field + ".DataSource");
       if (s.is_vector) s.size = L.expression_of(L.require(a, "Size", field), field + ".Size");
       if (a.contains("Output")) {
         const auto& o = a["Output"];
@@ -639,6 +821,7 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
     if (a.is_vector && p.argument_size(a, inst) < 0)
       L.fail("KernelSpecification.Arguments", fmt::format("'{}' has a negative size", a.name));
     (void)p.argument_fill(a, inst);
+    if (a.generator && p.argument_size(a, inst) > 0) p.generate(a, inst, 0, 1, [](std::int64_t, const Value&) {});
   }
   return p;
 }
@@ -697,7 +880,11 @@ ProblemInstance KernelProblem::instantiate(const std::string& overrides) const {
                                    var->min_value, var->max_value));
     inst.variables[name] = value;
   }
+  // Kernel Tuner lets the problem size name parameters; the instance holds the default
+  // configuration's (plan() evaluates it per configuration).
   MapScope scope = problem_scope(inst);
+  for (const auto& [name, value] : space_->assignments(space_->default_config()))
+    if (!scope.values.count(name)) scope.values[name] = value;
   for (const auto& e : problem_size_)
     inst.problem_size.push_back(eval_int(L, e, scope, "KernelSpecification.ProblemSize"));
   return inst;
@@ -716,6 +903,8 @@ std::vector<PlannedLaunch> KernelProblem::plan(const Config& config, const Probl
   scope.values["block_size_x"] = Value(256);  // Kernel Tuner's defaults when not tuned
   scope.values["block_size_y"] = Value(1);
   scope.values["block_size_z"] = Value(1);
+  for (int d = 0; d < 3; ++d)
+    if (!scope.values.count(block_names_[d])) scope.values[block_names_[d]] = Value(d == 0 ? 256 : 1);
   for (auto& [name, value] : space_->assignments(config)) scope.values[name] = value;
   std::vector<PlannedLaunch> out;
   for (const auto& l : launches_) {
@@ -739,9 +928,9 @@ std::vector<PlannedLaunch> KernelProblem::plan(const Config& config, const Probl
         std::int64_t size = d < static_cast<int>(l.problem_size.size())
                                 ? eval_int(L, l.problem_size[d], scope, where + " ProblemSize")
                                 : 1;
-        std::int64_t div = 1;
+        std::int64_t div = l.divide_by_block ? static_cast<std::int64_t>(g.block[d]) : 1;
         for (const auto& e : l.grid_div[d]) {
-          if (__builtin_mul_overflow(div, eval_int(L, e, scope, where + " grid divisor"), &div))
+          if (__builtin_mul_overflow(div, eval_truncated(L, e, scope, where + " grid divisor"), &div))
             L.fail(where, fmt::format("grid divisor of dimension {} overflows 64 bits", d));
         }
         if (div < 1) L.fail(where, fmt::format("grid divisor of dimension {} is {}", d, div));
@@ -782,6 +971,42 @@ Value KernelProblem::fill_number(const Expression& e, const std::string& what, c
   } catch (const ExpressionError& err) {
     Loader{json_file_}.fail(what, err.what());
   }
+}
+
+void KernelProblem::generate(const ArgumentSpec& arg, const ProblemInstance& instance, std::int64_t begin,
+                             std::int64_t end, const std::function<void(std::int64_t, const Value&)>& sink) const {
+  if (!arg.generator) return;
+  MapScope scope = problem_scope(instance, space_.get());
+  const std::string what = fmt::format("argument '{}' DataSource", arg.name);
+  for (std::int64_t i = begin; i < end; ++i) {
+    scope.values["i"] = Value(i);
+    try {
+      Value v = arg.generator->evaluate(scope);
+      if (!v.is_number()) Loader{json_file_}.fail(what, fmt::format("\"{}\" is {}, not a number", arg.generator->text(), short_repr(v)));
+      sink(i, v);
+    } catch (const ExpressionError& err) {
+      Loader{json_file_}.fail(what, err.what());
+    }
+  }
+}
+
+void KernelProblem::apply_block_limit() {
+  // Kernel Tuner's MaxProdConstraint covers the block_size_names that are parameters.
+  std::vector<Expression> dims;
+  for (int d = 0; d < 3; ++d) {
+    if (!space_->has_parameter(block_names_[d]) || trimmed(main_block_[d].text()) != block_names_[d]) continue;
+    if (std::any_of(dims.begin(), dims.end(), [&](const Expression& e) { return e.text() == block_names_[d]; })) continue;
+    dims.push_back(Expression::parse(block_names_[d]));
+  }
+  space_->set_block_limit(dims, max_threads_);
+}
+
+void KernelProblem::set_max_threads_per_block(std::int64_t max_threads) {
+  if (max_threads < 1) throw InputError(fmt::format("max threads per block {} is not positive", max_threads));
+  if (max_threads == max_threads_) return;
+  max_threads_ = max_threads;
+  space_ = std::make_shared<Space>(*space_);
+  apply_block_limit();
 }
 
 Value KernelProblem::argument_fill(const ArgumentSpec& arg, const ProblemInstance& instance) const {
@@ -837,16 +1062,126 @@ bool KernelProblem::is_compile_parameter(const std::string& name) const {
 }
 
 std::string KernelProblem::configured_source(const Config& config) const {
-  std::string out;
-  auto values = space_->assignments(config);
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (!compile_parameter_[i]) continue;  // launch-only: must not split the cubin cache
-    const auto& [name, value] = values[i];
-    out += fmt::format("#define {} {}\n", name, value.is_bool() ? (value.as_bool() ? "1" : "0") : value.str());
+  return configured_source(config, instantiate());
+}
+
+namespace {
+// Kernel Tuner's str() of a define's value, with its replace_param_occurrences for strings
+// and its escaping of newlines. Booleans stay 1/0, as cutune has always defined them (Kernel
+// Tuner would write True, which the preprocessor reads as 0).
+std::string define_text(const Value& v, const std::vector<std::pair<std::string, Value>>& params) {
+  std::string text;
+  if (v.is_bool()) {
+    text = v.as_bool() ? "1" : "0";
+  } else if (v.is_string()) {
+    const std::string& in = v.as_string();
+    std::size_t i = 0;
+    while (i < in.size()) {
+      std::size_t j = i;
+      const bool ident = is_identifier_char(in[i]);
+      while (j < in.size() && is_identifier_char(in[j]) == ident) ++j;
+      std::string_view part(in.data() + i, j - i);
+      auto it = ident ? std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.first == part; })
+                      : params.end();
+      text += it == params.end() ? std::string(part) : it->second.str();
+      i = j;
+    }
+  } else {
+    text = v.str();
   }
-  out += fmt::format("#line 1 \"{}\"\n", kernel_file_.filename().string());
-  out += source_;
+  std::string escaped;
+  for (char c : text) {
+    if (c == '\n') escaped += '\\';
+    escaped += c;
+  }
+  return escaped;
+}
+
+// re.sub(r"\n\s*#pragma\s+unroll\s+" + name, "\n", source): what Kernel Tuner does to the
+// source for a loop_unroll_factor parameter of value 0 (the compiler then picks).
+std::string remove_unroll_pragmas(const std::string& source, const std::string& name) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  std::string out;
+  std::size_t i = 0;
+  while (i < source.size()) {
+    if (source[i] == '\n') {
+      std::size_t j = i + 1;
+      while (j < source.size() && space(source[j])) ++j;
+      // \s* is greedy but backtracks: the pragma must start after some run of blanks; the
+      // longest run ends at a non-blank, which is the only place "#" can be.
+      if (source.compare(j, 7, "#pragma") == 0) {
+        std::size_t k = j + 7, k0 = k;
+        while (k < source.size() && space(source[k])) ++k;
+        if (k > k0 && source.compare(k, 6, "unroll") == 0) {
+          std::size_t m = k + 6, m0 = m;
+          while (m < source.size() && space(source[m])) ++m;
+          if (m > m0 && source.compare(m, name.size(), name) == 0) {
+            out += '\n';
+            i = m + name.size();
+            continue;
+          }
+        }
+      }
+    }
+    out += source[i++];
+  }
   return out;
 }
+}  // namespace
+
+std::string KernelProblem::configured_source(const Config& config, const ProblemInstance& instance) const {
+  // Kernel Tuner's defines, in its order (a dict: a later assignment to a name keeps the
+  // name's first place): grid_size_x/y/z, the block size names, the parameters, kernel_tuner.
+  const auto params = space_->assignments(config);
+  std::vector<std::pair<std::string, std::string>> defines;
+  auto define = [&](const std::string& name, std::string value) {
+    auto it = std::find_if(defines.begin(), defines.end(), [&](const auto& d) { return d.first == name; });
+    if (it == defines.end()) defines.emplace_back(name, std::move(value));
+    else it->second = std::move(value);
+  };
+  const bool grid_used = mentions("grid_size_x") || mentions("grid_size_y") || mentions("grid_size_z");
+  if (grid_used) {
+    // Only computed when the code reads it: it depends on the instance, and planning is not free.
+    std::array<std::uint32_t, 3> grid{1, 1, 1};
+    auto launches = plan(config, instance);
+    if (!launches.empty()) grid = launches.front().geometry.grid;
+    const char* names[3] = {"grid_size_x", "grid_size_y", "grid_size_z"};
+    for (int d = 0; d < 3; ++d) define(names[d], std::to_string(grid[d]));
+  }
+  // Kernel Tuner's threads: params.get(name, 256 / 1 / 1); an expression is evaluated.
+  for (int d = 0; d < 3; ++d) {
+    const std::string& name = block_names_[d];
+    if (!mentions(name)) continue;
+    auto p = std::find_if(params.begin(), params.end(), [&](const auto& x) { return x.first == name; });
+    if (trimmed(main_block_[d].text()) == name) {
+      define(name, p != params.end() ? define_text(p->second, params) : (d == 0 ? "256" : "1"));
+    } else {
+      MapScope scope = problem_scope(instance);
+      for (const auto& [n, v] : params) scope.values[n] = v;
+      define(name, std::to_string(eval_int(Loader{json_file_}, main_block_[d], scope, "KernelSpecification.LocalSize")));
+    }
+  }
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (!compile_parameter_[i]) continue;  // launch-only: must not split the cubin cache
+    define(params[i].first, define_text(params[i].second, params));
+  }
+  if (mentions("kernel_tuner")) define("kernel_tuner", "1");
+
+  std::string out, source = source_;
+  for (const auto& [name, value] : defines) {
+    if (name.find("loop_unroll_factor") != std::string::npos) {
+      // CUDA's #pragma unroll needs a constant integer expression, not a macro (util.py).
+      if (value == "0") source = remove_unroll_pragmas(source, name);
+      else out += fmt::format("constexpr int {} = {};\n", name, value);
+    } else {
+      out += fmt::format("#define {} {}\n", name, value);
+    }
+  }
+  out += fmt::format("#line 1 \"{}\"\n", kernel_file_.filename().string());
+  out += source;
+  return out;
+}
+
+bool KernelProblem::mentions(std::string_view name) const { return code_tokens_.find(name) != code_tokens_.end(); }
 
 }  // namespace cutune

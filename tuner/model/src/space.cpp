@@ -151,7 +151,43 @@ bool Space::check(const std::vector<std::uint32_t>& partial, std::size_t depth) 
       throw InputError(fmt::format("restriction \"{}\": {}", expr.text(), e.what()));
     }
   }
+  if (block_limit_ && block_limit_->check_at == depth) {
+    try {
+      if (!block_limit_->expression.evaluate(scope).truthy()) return false;
+    } catch (const ExpressionError& e) {
+      throw InputError(fmt::format("thread-block limit \"{}\": {}", block_limit_text_, e.what()));
+    }
+  }
   return true;
+}
+
+void Space::set_block_limit(const std::vector<Expression>& block_dimensions, std::int64_t max_threads) {
+  block_limit_.reset();
+  block_limit_text_.clear();
+  if (block_dimensions.empty() || parameters_.empty()) return;
+  std::string text;
+  for (const auto& e : block_dimensions) {
+    if (!text.empty()) text += " * ";
+    const bool name = std::all_of(e.text().begin(), e.text().end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    text += name ? e.text() : "(" + e.text() + ")";
+  }
+  text += fmt::format(" <= {}", max_threads);
+  Restriction r{Expression::parse(text), {}, 0};
+  for (const auto& n : r.expression.names()) {
+    if (has_parameter(n)) r.parameters.push_back(index_of(n));
+    else if (!constants_.count(n))
+      throw InputError(fmt::format("thread block \"{}\" names '{}', which is not a tuning parameter", text, n));
+  }
+  std::sort(r.parameters.begin(), r.parameters.end());
+  r.check_at = r.parameters.empty() ? 0 : r.parameters.back();
+  block_limit_ = std::move(r);
+  block_limit_text_ = std::move(text);
+}
+
+void Space::set_default(const Config& config) {
+  for (std::size_t i = 0; i < parameters_.size(); ++i) parameters_[i].default_value = value(config, i);
 }
 
 bool Space::next_valid(Config& config) const {
@@ -219,6 +255,13 @@ std::string Space::violated_restriction(const Config& config) const {
       if (!r.expression.evaluate(scope).truthy()) return r.expression.text();
     } catch (const ExpressionError& e) {
       throw InputError(fmt::format("restriction \"{}\": {}", r.expression.text(), e.what()));
+    }
+  }
+  if (block_limit_) {
+    try {
+      if (!block_limit_->expression.evaluate(scope).truthy()) return block_limit_text_;
+    } catch (const ExpressionError& e) {
+      throw InputError(fmt::format("thread-block limit \"{}\": {}", block_limit_text_, e.what()));
     }
   }
   if (membership_ && !membership_(config)) return "<not a member>";

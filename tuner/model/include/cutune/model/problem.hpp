@@ -7,8 +7,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,7 +25,11 @@ std::size_t element_size(ElementType t);
 const char* element_type_name(ElementType t);  ///< T1 spelling: "float", "int32", ...
 bool is_floating(ElementType t);
 
-enum class FillType { Constant, Random };
+/// Constant: FillValue. Random: uniform, scaled by FillValue. BinaryRaw: the elements from
+/// DataSource (a file relative to the JSON, raw little-endian values of the Type).
+/// Generator: DataSource is an expression of the element index `i` (BAT's arg_handler
+/// evaluates it per element, e.g. "i" or "i % 7 * 0.5").
+enum class FillType { Constant, Random, BinaryRaw, Generator };
 enum class AccessType { ReadOnly, WriteOnly, ReadWrite };
 
 struct ArgumentSpec {
@@ -38,6 +44,8 @@ struct ArgumentSpec {
   /// "MemType": "Constant" (Kernel Tuner's cmem_args): also copied into the kernel's
   /// __constant__ symbol of the same name before each configuration runs.
   bool constant_memory = false;
+  std::filesystem::path data_source;  ///< BinaryRaw: the file, resolved against the JSON's folder
+  std::optional<Expression> generator;  ///< Generator: over `i` (and the problem)
 };
 
 struct ProblemVariable {
@@ -110,6 +118,9 @@ struct LaunchSpec {
   std::optional<std::array<Expression, 3>> grid;  ///< explicit grid; overrides the two above
   std::array<Expression, 3> block;
   Expression shared_bytes;                        ///< dynamic shared memory
+  /// GlobalSizeType "OpenCL" (BAT): problem_size counts threads, so the grid is
+  /// ceil(problem_size / block) in every dimension (grid_div is then empty).
+  bool divide_by_block = false;
 };
 
 struct PlannedLaunch {
@@ -139,6 +150,26 @@ class KernelProblem {
   const std::vector<Metric>& metrics() const { return metrics_; }
   /// cutune.Verification: (argument index, mode), in file order (empty: none given).
   const std::vector<std::pair<std::size_t, VerifyMode>>& verification() const { return verification_; }
+  /// General.Objective (BAT): the metric to optimise, "time" when absent.
+  const std::string& objective() const { return objective_; }
+  /// General.Minimize (BAT): true when absent.
+  bool minimize() const { return minimize_; }
+  /// Things the file says that Kernel Tuner tolerates and cutune worked around (a Default
+  /// outside its Values or breaking a restriction): one line each, naming file, field and
+  /// value. The CLI prints them to stderr once.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  /// Kernel Tuner's block_size_names for x, y, z: LocalSize's entries where they are names,
+  /// else block_size_x/y/z (and, without LocalSize, the upper-case spellings Kernel Tuner
+  /// accepts for them). The prefix defines these to the block's dimensions.
+  const std::array<std::string, 3>& block_size_names() const { return block_names_; }
+  /// The block dimensions as LocalSize gives them (names or expressions over parameters).
+  const std::array<Expression, 3>& block_dimensions() const { return main_block_; }
+  /// The thread-block limit of the valid space (Kernel Tuner's max_threads): 1024 until a
+  /// device says otherwise, which every CUDA GPU since Fermi allows.
+  std::int64_t max_threads_per_block() const { return max_threads_; }
+  /// Sets the limit to the device's value and prunes the space with it. The space is copied
+  /// first: copies of this problem keep theirs.
+  void set_max_threads_per_block(std::int64_t max_threads);
 
   /// Problem variables from "n=1000,m=7" (others default); throws InputError for an
   /// unknown name, a non-integer, or a value outside [min, max].
@@ -148,9 +179,10 @@ class KernelProblem {
   /// The distinct kernel names of all launches, first-use order.
   std::vector<std::string> kernel_names() const;
   /// The launches whose Condition holds for `config`, with their geometry, Kernel Tuner's
-  /// way: block from block_size_x/y/z (x 256, y and z 1 when not parameters), grid =
-  /// ceil(problem_size / prod(grid_div)). Throws InputError when a grid exceeds CUDA's
-  /// limits or an expression fails.
+  /// way: block from LocalSize / block_size_names (x 256, y and z 1 for a name that is not a
+  /// parameter), grid = ceil(problem_size / prod(grid_div)), where problem_size may name
+  /// parameters; without a ProblemSize, GlobalSize (blocks, or threads for GlobalSizeType
+  /// OpenCL). Throws InputError when a grid exceeds CUDA's limits or an expression fails.
   std::vector<PlannedLaunch> plan(const Config& config, const ProblemInstance& instance) const;
   /// The geometry of the first planned launch.
   LaunchGeometry geometry(const Config& config, const ProblemInstance& instance) const;
@@ -158,6 +190,11 @@ class KernelProblem {
   /// Number of elements of a vector argument / the value of a scalar one.
   std::int64_t argument_size(const ArgumentSpec& arg, const ProblemInstance& instance) const;
   Value argument_fill(const ArgumentSpec& arg, const ProblemInstance& instance) const;
+  /// A Generator argument's elements [begin, end): its DataSource evaluated with `i` bound
+  /// to the element index (and the problem in scope, as for Size), each passed to `sink`.
+  /// Throws InputError naming the argument when the expression fails or is not a number.
+  void generate(const ArgumentSpec& arg, const ProblemInstance& instance, std::int64_t begin, std::int64_t end,
+                const std::function<void(std::int64_t, const Value&)>& sink) const;
   /// The FillValue of a Constant reference argument.
   Value reference_fill(const ReferenceArgument& ref, const ProblemInstance& instance) const;
   /// The tolerance an output is checked with: its ReferenceArgument's, else the problem's.
@@ -180,7 +217,12 @@ class KernelProblem {
   /// text, as Kernel Tuner does, not -D options: NVRTC's built-in headers are read before
   /// the source, and a -D of a common parameter name (`mode`, seen in tests) rewrites
   /// their declarations.
+  /// The prefix is Kernel Tuner's (util.prepare_kernel_string): grid_size_x/y/z, the block
+  /// size names, every parameter and `kernel_tuner 1`, parameters named *loop_unroll_factor*
+  /// as `constexpr int` (value 0 removes their `#pragma unroll` lines instead), but only
+  /// names the code mentions. The grid is the instance's (this overload: the default one).
   std::string configured_source(const Config& config) const;
+  std::string configured_source(const Config& config, const ProblemInstance& instance) const;
 
   /// Parameters the compiled code cannot see, in the space's order: their names occur
   /// nowhere in the kernel file, the local headers it includes, or the CompilerOptions.
@@ -197,6 +239,10 @@ class KernelProblem {
   const std::vector<std::pair<std::string, std::string>>& local_headers() const { return local_headers_; }
 
  private:
+  /// True when `name` occurs as an identifier in the code, its local headers or the options.
+  bool mentions(std::string_view name) const;
+  /// Prunes the space with max_threads_ over the block dimensions that are parameters.
+  void apply_block_limit();
   /// A FillValue expression over the problem (and the parameter lists), which must give a number.
   Value fill_number(const Expression& e, const std::string& what, const ProblemInstance& instance) const;
 
@@ -219,6 +265,13 @@ class KernelProblem {
   std::vector<std::string> launch_only_;
   std::vector<std::pair<std::string, std::string>> local_headers_;
   std::vector<bool> compile_parameter_;  ///< per parameter of the space, in its order
+  std::set<std::string, std::less<>> code_tokens_;  ///< identifiers of the code and options
+  std::string objective_ = "time";
+  bool minimize_ = true;
+  std::vector<std::string> warnings_;
+  std::array<std::string, 3> block_names_{"block_size_x", "block_size_y", "block_size_z"};
+  std::array<Expression, 3> main_block_;
+  std::int64_t max_threads_ = 1024;
 };
 
 }  // namespace cutune

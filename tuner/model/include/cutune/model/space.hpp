@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,15 @@ class Space {
 
   const std::vector<Parameter>& parameters() const { return parameters_; }
   const std::vector<Restriction>& restrictions() const { return restrictions_; }
+
+  /// Kernel Tuner's thread-block limit (searchspace.py adds MaxProdConstraint over the
+  /// block_size_names that are parameters): the product of `block_dimensions` (each
+  /// reading tuning parameters only) must not exceed `max_threads`. Checked after the
+  /// restrictions, as Kernel Tuner adds it last; replaces an earlier limit. An empty list
+  /// removes it. Throws InputError when an expression names something unknown.
+  void set_block_limit(const std::vector<Expression>& block_dimensions, std::int64_t max_threads);
+  /// The limit as Kernel Tuner prints it ("MDIMC * NDIMC <= 1024"), "" when none.
+  const std::string& block_limit() const { return block_limit_text_; }
   /// Index of a parameter; throws InputError naming it if unknown.
   std::size_t index_of(std::string_view name) const;
   bool has_parameter(std::string_view name) const;
@@ -71,6 +81,9 @@ class Space {
   bool is_valid(const Config& config) const { return violated_restriction(config).empty(); }
 
   Config default_config() const;
+  /// Makes `config` (which must be of this space) the default: its values become the
+  /// parameters' default values.
+  void set_default(const Config& config);
   const Value& value(const Config& config, std::size_t parameter) const;
   /// Name -> value, declared order.
   std::vector<std::pair<std::string, Value>> assignments(const Config& config) const;
@@ -94,6 +107,8 @@ class Space {
   std::map<std::string, Value> constants_;
   std::vector<std::vector<std::size_t>> checks_at_;  ///< restriction indices per depth
   std::function<bool(const Config&)> membership_;   ///< empty: every valid configuration
+  std::optional<Restriction> block_limit_;          ///< checked at its check_at, after the others
+  std::string block_limit_text_;
 };
 
 }  // namespace cutune
