@@ -260,14 +260,16 @@ namespace {
 struct Compiled {
   Config config;
   std::vector<char> cubin;
+  std::vector<std::string> lowered_names;
 };
 
 Compiled compile_for(const KernelProblem& p, const std::string& assignments, const std::string& arch) {
-  Compiled c{p.space().parse_assignments(assignments), {}};
+  Compiled c{p.space().parse_assignments(assignments), {}, {}};
   jit::CompileResult r = jit::compile(jit::compile_request(p, c.config, arch));
   INFO(r.log);
   REQUIRE(r.ok);
   c.cubin = r.cubin;
+  c.lowered_names = r.lowered_names;
   return c;
 }
 
@@ -315,7 +317,7 @@ extern "C" __global__ void k(const float* a, const float* b, float* c, int n, un
   for (const char* cfg : {"block_size_x=128", "block_size_x=256"}) {
     std::memset(trace.get(), 0, 4 * 4096);
     const Compiled c = compile_for(p, cfg, arch);
-    const runner::GpuEvaluation ev = stage.evaluate(c.config, c.cubin, std::nullopt);
+    const runner::GpuEvaluation ev = stage.evaluate(c.config, c.cubin, c.lowered_names, std::nullopt);
     INFO(cfg << ": " << ev.error);
     REQUIRE(ev.status == db::Status::Ok);
     const auto* t = static_cast<const volatile std::uint32_t*>(trace.get());
@@ -337,9 +339,9 @@ TEST_CASE("a WriteOnly output is poisoned: an element left unwritten fails", "[g
     const KernelProblem p = KernelProblem::load(offset_problem(dir.path(), true));
     runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
     const Compiled all = compile_for(p, "offset=0,skip_last=0", arch);
-    CHECK(stage.evaluate(all.config, all.cubin, std::nullopt).status == db::Status::Ok);
+    CHECK(stage.evaluate(all.config, all.cubin, all.lowered_names, std::nullopt).status == db::Status::Ok);
     const Compiled skip = compile_for(p, "offset=0,skip_last=1", arch);
-    const runner::GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, std::nullopt);
+    const runner::GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
     CHECK(ev.status == db::Status::Correctness);
     CHECK_THAT(ev.error, Contains("out[999] was never written") && Contains("1 of 1000 elements differ"));
   }
@@ -347,12 +349,12 @@ TEST_CASE("a WriteOnly output is poisoned: an element left unwritten fails", "[g
     const KernelProblem p = KernelProblem::load(offset_problem(dir.path(), false));
     runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
     const Compiled skip = compile_for(p, "offset=0,skip_last=1", arch);
-    runner::GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, std::nullopt);
+    runner::GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
     CHECK(ev.status == db::Status::Correctness);
     CHECK_THAT(ev.error, StartsWith("cannot define the expected output: out[999] was never written"));
     const Compiled all = compile_for(p, "offset=0,skip_last=0", arch);
-    CHECK(stage.evaluate(all.config, all.cubin, std::nullopt).status == db::Status::Ok);  // defines it
-    ev = stage.evaluate(skip.config, skip.cubin, std::nullopt);
+    CHECK(stage.evaluate(all.config, all.cubin, all.lowered_names, std::nullopt).status == db::Status::Ok);  // defines it
+    ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
     CHECK(ev.status == db::Status::Correctness);
     CHECK_THAT(ev.error, StartsWith(std::string(runner::kDiffersFromDefault) + "out[999] was never written"));
   }
@@ -366,24 +368,24 @@ TEST_CASE("verification modes reference, default and none on the GPU", "[gpu]") 
   const Compiled zero = compile_for(p, "offset=0", arch), one = compile_for(p, "offset=1", arch);
   SECTION("reference: the answer decides, whatever runs first") {
     runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
-    const auto ev = stage.evaluate(one.config, one.cubin, std::nullopt);
+    const auto ev = stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt);
     CHECK(ev.status == db::Status::Correctness);
     CHECK_THAT(ev.error, StartsWith("out[0] = 2, expected 1 (1000 of 1000 elements differ)"));
-    CHECK(stage.evaluate(zero.config, zero.cubin, std::nullopt).status == db::Status::Ok);
+    CHECK(stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt).status == db::Status::Ok);
   }
   SECTION("default: the first configuration decides") {
     runner::GpuStage stage(p, p.instantiate(), 0, quick({"default"}), 1);
     CHECK(stage.verification_source() == "default configuration");
-    CHECK(stage.evaluate(one.config, one.cubin, std::nullopt).status == db::Status::Ok);
-    const auto ev = stage.evaluate(zero.config, zero.cubin, std::nullopt);
+    CHECK(stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt).status == db::Status::Ok);
+    const auto ev = stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt);
     CHECK(ev.status == db::Status::Correctness);
     CHECK_THAT(ev.error, StartsWith(std::string(runner::kDiffersFromDefault) + "out[0] = 1, expected 2"));
   }
   SECTION("none: nothing is checked") {
     for (const char* v : {"none", "out=none"}) {
       runner::GpuStage stage(p, p.instantiate(), 0, quick({v}), 1);
-      CHECK(stage.evaluate(one.config, one.cubin, std::nullopt).status == db::Status::Ok);
-      CHECK(stage.evaluate(zero.config, zero.cubin, std::nullopt).status == db::Status::Ok);
+      CHECK(stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt).status == db::Status::Ok);
+      CHECK(stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt).status == db::Status::Ok);
     }
   }
 }
