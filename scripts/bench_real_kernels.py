@@ -190,6 +190,12 @@ try:
             sizes.append(g)
         problem_size = lambda cfg, sizes=sizes: tuple(eval(s, {"p": cfg}) if isinstance(s, str) else s for s in sizes)
         grid_div_x, grid_div_y = [], []
+        if ks.get("GlobalSizeType") == "OpenCL":
+            # Global size in threads, as the T1 format defines it and cutune reads it (BAT's
+            # Kernel Tuner runner takes every GlobalSize as blocks): divided by the block.
+            names = [n for n in ks["LocalSize"].values()]
+            grid_div_x = [names[0]] if names[0] in tune_params else []
+            grid_div_y = [names[1]] if len(names) > 1 and names[1] in tune_params else []
     types = {"float": np.float32, "float32": np.float32, "double": np.float64, "float64": np.float64,
              "int32": np.int32, "int": np.int32, "uint32": np.uint32, "int64": np.int64, "uint64": np.uint64,
              "int8": np.int8, "uint8": np.uint8, "int16": np.int16, "uint16": np.uint16}

@@ -5,7 +5,7 @@
 # Usage: scripts/stage_gpu.sh   then carry ".gpu" in the device call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} >/dev/null
 # Only what runs there (CUTUNE_STAGE_TARGETS narrows it further, e.g. on a busy machine).
 cmake --build build-release ${CUTUNE_STAGE_TARGETS:+--target $CUTUNE_STAGE_TARGETS}
 rm -rf .gpu && mkdir -p .gpu/bin
