@@ -20,4 +20,8 @@ CompileRequest compile_request(const KernelProblem& problem, const Config& confi
 /// a parameter's name becomes str(value): `matmul<float, tile_size_x>` -> `matmul<float, 16>`.
 std::string replace_parameter_names(const std::string& text, const std::vector<std::pair<std::string, Value>>& params);
 
+/// -I options for the CUDA toolkit's headers ($CUDA_HOME, $CUDA_PATH, else the toolkit cutune
+/// was built with; include/ and, on CUDA 13, include/cccl), each only when it exists.
+std::vector<std::string> toolkit_include_options();
+
 }  // namespace cutune::jit
