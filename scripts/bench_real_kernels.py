@@ -396,8 +396,7 @@ class Bench:
                 for k in c.get("kernels", []):
                     if "kernel_tuner_calls" in k:
                         return dict(k.get("kernel_tuner_run", {}), recorded=True), k["kernel_tuner_calls"]
-            return {"error": f"{case} is not in --kt-results"}, []
-        return run()
+        return run()  # not recorded: Kernel Tuner runs now
 
     # ---- cases -----------------------------------------------------------------------------
 
@@ -541,7 +540,7 @@ class Bench:
     def main(self):
         os.makedirs(self.args.out, exist_ok=True)
         for step in (self.device, self.kt_install):
-            if step == self.kt_install and (self.args.skip_kt or self.kt_recorded is not None):
+            if step == self.kt_install and self.args.skip_kt:
                 continue
             try:
                 step()
