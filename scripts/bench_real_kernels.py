@@ -267,6 +267,42 @@ dump()
 '''
 
 
+def derive(case):
+    """The comparison figures of one tuned kernel from its raw records (also used by --summarize
+    to recompute them from a stored JSON): the re-measured pair, whether Kernel Tuner's winner
+    runs, the ratio and whether the two medians' 95% intervals overlap (a tie)."""
+    ours, theirs = case.get("cutune", {}), case.get("kernel_tuner", {})
+    if ours.get("configs_tried") and ours.get("wall_s"):
+        case["cutune_configs_per_s"] = ours["configs_tried"] / ours["wall_s"]
+    if theirs.get("tried") and theirs.get("wall_s"):
+        case["kernel_tuner_configs_per_s"] = theirs["tried"] / theirs["wall_s"]
+    if case.get("cutune_configs_per_s") and case.get("kernel_tuner_configs_per_s"):
+        case["pace_ratio"] = case["cutune_configs_per_s"] / case["kernel_tuner_configs_per_s"]
+    rm = case.get("remeasure") or {}
+    res = rm.get("result")
+    entries = res.get("configs") if isinstance(res, dict) else None
+    if not isinstance(entries, list) or len(entries) != 2:
+        return
+    def ok(e):
+        return e.get("status") == "ok" and (e.get("summary") or {}).get("median_ms")
+    a, b = entries
+    case["remeasured"] = {
+        who: {"config": e.get("config"), "status": e.get("status"), "error": e.get("error") or None,
+              "median_ms": (e.get("summary") or {}).get("median_ms"),
+              "ci_ms": [(e.get("summary") or {}).get("ci_low_ms"), (e.get("summary") or {}).get("ci_high_ms")]}
+        for who, e in (("cutune_winner", a), ("kernel_tuner_winner", b))}
+    case["kernel_tuner_winner_runs"] = bool(ok(b))
+    if not ok(b) and b.get("error"):
+        case["kernel_tuner_winner_failure"] = f"{b.get('status')}: {b.get('error')}"[:300]
+    if ok(a) and ok(b):
+        sa, sb = a["summary"], b["summary"]
+        case["ratio_kt_over_cutune"] = sb["median_ms"] / sa["median_ms"]
+        case["tie"] = not (sa["ci_high_ms"] < sb["ci_low_ms"] or sb["ci_high_ms"] < sa["ci_low_ms"])
+        case["cutune_at_least_as_fast"] = sa["median_ms"] <= sb["median_ms"] or case["tie"]
+    elif ok(a):
+        case["cutune_at_least_as_fast"] = True  # Kernel Tuner's winner does not run at all
+
+
 class Bench:
     def __init__(self, args):
         self.args = args
@@ -459,27 +495,9 @@ class Bench:
         """Fills the comparison fields of one tuned kernel."""
         case["cutune"] = ours
         case["kernel_tuner"] = theirs
-        if ours.get("configs_tried") and ours.get("wall_s"):
-            case["cutune_configs_per_s"] = ours["configs_tried"] / ours["wall_s"]
-        if theirs.get("tried") and theirs.get("wall_s"):
-            case["kernel_tuner_configs_per_s"] = theirs["tried"] / theirs["wall_s"]
-        if case.get("cutune_configs_per_s") and case.get("kernel_tuner_configs_per_s"):
-            case["pace_ratio"] = case["cutune_configs_per_s"] / case["kernel_tuner_configs_per_s"]
         if ours.get("winner") and theirs.get("best_config"):
-            rm = self.remeasure(t1, label, ours["winner"], theirs["best_config"])
-            case["remeasure"] = rm
-            res = rm.get("result")
-            entries = res.get("configs") if isinstance(res, dict) else res
-            if isinstance(entries, list) and len(entries) == 2:
-                def med(e):
-                    return e.get("median_ms") or (e.get("stats") or {}).get("median_ms")
-                a, b = med(entries[0]), med(entries[1])
-                case["remeasured_ms"] = {"cutune_winner": a, "kernel_tuner_winner": b}
-                if a and b:
-                    case["ratio_kt_over_cutune"] = b / a
-                case["kernel_tuner_winner_runs"] = bool(b)
-            elif rm.get("kernel_tuner_alone") is not None:
-                case["kernel_tuner_winner_runs"] = rm["kernel_tuner_alone"].get("exit") == 0
+            case["remeasure"] = self.remeasure(t1, label, ours["winner"], theirs["best_config"])
+        derive(case)
 
     def script_case(self, name):
         workdir = os.path.join(self.tmp, f"kt_{name}")
@@ -567,7 +585,8 @@ class Bench:
         for c in self.doc["cases"]:
             for k in c.get("kernels", [{}]):
                 ours, theirs = k.get("cutune", {}), k.get("kernel_tuner", {})
-                rm = k.get("remeasured_ms", {})
+                rm = {w: (k.get("remeasured") or {}).get(w, {}).get("median_ms")
+                      for w in ("cutune_winner", "kernel_tuner_winner")}
                 fmt = lambda v: f"{v:.4f}" if isinstance(v, (int, float)) else "-"
                 print(f"{(c['case'] + ':' + str(k.get('kernel_name') or k.get('t1') or '')):44} "
                       f"{str(ours.get('space_valid'))+'/'+str(theirs.get('space_valid')):>12} "
@@ -575,6 +594,43 @@ class Bench:
                       f"{fmt(ours.get('winner_ms'))+'/'+fmt(theirs.get('best_ms')):>20} "
                       f"{fmt(rm.get('cutune_winner'))+'/'+fmt(rm.get('kernel_tuner_winner')):>22} "
                       f"{fmt(k.get('ratio_kt_over_cutune')):>6} {fmt(k.get('pace_ratio')):>6}")
+
+
+def summarize(args):
+    bench = Bench.__new__(Bench)
+    bench.args = args
+    merged, runs = {}, []
+    for path in args.summarize:
+        with open(path) as f:
+            d = json.load(f)
+        runs.append({k: d.get(k) for k in ("date", "command", "gpu", "devices", "budget_s", "kernel_tuner_recorded")})
+        for c in d.get("cases", []):
+            merged[c["case"]] = c
+    bench.doc = {"runs": runs, "cases": list(merged.values())}
+    for c in bench.doc["cases"]:
+        for k in c.get("kernels", []):
+            derive(k)
+    totals = {"kernels": 0, "compared": 0, "cutune_at_least_as_fast": 0, "kernel_tuner_winner_fails": 0}
+    paces = []
+    for c in bench.doc["cases"]:
+        for k in c.get("kernels", []):
+            totals["kernels"] += 1
+            if "cutune_at_least_as_fast" in k:
+                totals["compared"] += 1
+                totals["cutune_at_least_as_fast"] += bool(k["cutune_at_least_as_fast"])
+            if k.get("kernel_tuner_winner_runs") is False:
+                totals["kernel_tuner_winner_fails"] += 1
+            if k.get("pace_ratio"):
+                paces.append(k["pace_ratio"])
+    if paces:
+        paces.sort()
+        totals["pace_ratio_median"] = paces[len(paces) // 2]
+        totals["pace_ratio_min"] = paces[0]
+    bench.doc["totals"] = totals
+    os.makedirs(args.out, exist_ok=True)
+    bench.dump()
+    bench.table()
+    print(json.dumps(totals))
 
 
 def main():
@@ -596,7 +652,13 @@ def main():
     ap.add_argument("--kt-results", default=None,
                     help="real_kernels.json of an earlier --kt-only run on the same GPU: its Kernel Tuner side is used")
     ap.add_argument("--material", default=None, help="the real_kernels folder (default: ../shared/data/real_kernels)")
+    ap.add_argument("--summarize", nargs="+", default=None, metavar="JSON",
+                    help="no GPU work: merge these real_kernels.json files (a later one's case replaces an "
+                         "earlier one's), recompute the comparison figures, write OUT/real_kernels.json")
     args = ap.parse_args()
+    if args.summarize:
+        summarize(args)
+        return
     args.bin = os.path.abspath(args.bin)
     args.out = os.path.abspath(args.out)
     args.wheels = os.path.abspath(args.wheels)
