@@ -1,5 +1,7 @@
 #include "cutune/runner/compile_pool.hpp"
 
+#include <atomic>
+
 #include <fmt/format.h>
 
 #include <signal.h>
@@ -27,6 +29,9 @@ std::size_t tuning_compile_workers() { return std::max<std::size_t>(1, default_c
 struct CompilePool::Slot {
   std::thread thread;
   std::unique_ptr<process::Subprocess> proc;  ///< Mode::Process: started on first use
+  /// proc's pid while it runs, 0 otherwise: abandon() kills it from another thread, which
+  /// must not touch proc itself (the slot's thread resets it).
+  std::atomic<pid_t> pid{0};
 };
 
 CompilePool::CompilePool(const KernelProblem& problem, std::string arch, CompilePoolOptions options)
@@ -51,6 +56,20 @@ void CompilePool::shutdown() {
   // SIGKILL to every worker first, then reap: one process exit's time, not one per worker.
   for (auto& s : slots_)
     if (s->proc) ::kill(s->proc->pid(), SIGKILL);
+  for (auto& s : slots_) s->proc.reset();
+}
+
+void CompilePool::abandon() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_) return;
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  // Compiles in progress end now: their threads see the worker die and return.
+  for (auto& s : slots_)
+    if (const pid_t pid = s->pid.load(); pid > 0) ::kill(pid, SIGKILL);
+  for (auto& s : slots_) s->thread.join();
   for (auto& s : slots_) s->proc.reset();
 }
 
@@ -91,13 +110,16 @@ jit::CompileResult CompilePool::compile_in(Slot& slot, const jit::CompileRequest
     worker_failure = true;
     jit::CompileResult r;
     r.error = why;
+    slot.pid.store(0);
     slot.proc.reset();
     std::lock_guard lock(mutex_);
     ++stats_.worker_restarts;
     return r;
   };
-  if (!slot.proc) slot.proc = std::make_unique<process::Subprocess>(
-                      std::vector<std::string>{protocol::worker_executable(), "compile"});
+  if (!slot.proc) {
+    slot.proc = std::make_unique<process::Subprocess>(std::vector<std::string>{protocol::worker_executable(), "compile"});
+    slot.pid.store(slot.proc->pid());
+  }
   if (!slot.proc->send(protocol::to_json(request).dump()))
     return failed(fmt::format("compile worker died before the request: {}", slot.proc->exit_description()));
   const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.timeout);
