@@ -193,3 +193,61 @@ TEST_CASE("MemType: Constant or Global, Constant only for read-only inputs", "[i
   doc["KernelSpecification"]["Arguments"][1]["AccessType"] = "ReadWrite";
   CHECK_THAT(load_error(dir.write("m.json", doc.dump())), Contains("ReadOnly"));
 }
+
+namespace {
+// A kernel written for Kernel Tuner: its stand-alone default of block_size_x is guarded by
+// `#ifndef kernel_tuner` (or not), and every thread checks that the macro is the block it runs in.
+fs::path write_guarded_problem(const fs::path& dir, bool guarded) {
+  const std::string guard_open = guarded ? "#ifndef kernel_tuner\n" : "";
+  const std::string guard_close = guarded ? "#endif\n" : "";
+  std::ofstream(dir / "guarded.cu") << guard_open << "#define block_size_x 16\n" << guard_close
+                                    << "__global__ void same_block(float* ok, int n) {\n"
+                                       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                       "  if (i < n) ok[i] = (blockDim.x == block_size_x) ? 1.0f : 0.0f;\n"
+                                       "}\n";
+  json t1 = {{"ConfigurationSpace",
+              {{"TuningParameters", json::array({{{"Name", "block_size_x"}, {"Type", "int"},
+                                                  {"Values", "[32, 64, 128, 256]"}, {"Default", 64}}})}}},
+             {"KernelSpecification",
+              {{"Language", "CUDA"}, {"KernelName", "same_block"}, {"KernelFile", "guarded.cu"},
+               {"ProblemSize", json::array({1000})},
+               {"Arguments", json::array({{{"Name", "ok"}, {"Type", "float"}, {"MemoryType", "Vector"},
+                                           {"AccessType", "WriteOnly"}, {"Size", 1000}},
+                                          {{"Name", "n"}, {"Type", "int32"}, {"MemoryType", "Scalar"},
+                                           {"FillValue", 1000}}})},
+               {"ReferenceArguments", json::array({{{"Name", "ok_ref"}, {"TargetName", "ok"},
+                                                    {"FillType", "Constant"}, {"FillValue", 1}}})}}}};
+  const fs::path file = dir / (guarded ? "guarded.json" : "unguarded.json");
+  std::ofstream(file) << t1.dump(1);
+  return file;
+}
+}  // namespace
+
+TEST_CASE("a kernel's #ifndef kernel_tuner default yields to the tuned value; an unguarded one fails to compile",
+          "[interop][gpu]") {
+  CliTempDir dir;
+  auto tune = [&](bool guarded) {
+    const std::string db = (dir / (guarded ? "g.db" : "u.db")).string();
+    const std::vector<std::string> args{"tune", write_guarded_problem(dir, guarded).string(), "--db", db,
+                                        "--finalists", "0", "--no-cache"};
+    CliResult r = run_cli(args);
+    INFO(describe(args, r));
+    const db::Store s = db::Store::open(db, false);
+    const auto t = s.measurement_targets({});
+    REQUIRE(t.size() == 1);
+    return s.measurements(t[0].kernel_id, t[0].problem_id, t[0].device_id);
+  };
+  const auto guarded = tune(true);
+  REQUIRE(guarded.size() == 4);
+  for (const auto& m : guarded) {
+    INFO(m.config_key << ": " << m.error);
+    CHECK(m.status == db::Status::Ok);  // blockDim.x == block_size_x in every thread
+  }
+  const auto unguarded = tune(false);
+  REQUIRE(unguarded.size() == 4);
+  for (const auto& m : unguarded) {
+    INFO(m.config_key << ": " << m.error);
+    CHECK(m.status == db::Status::Compile);
+    CHECK_THAT(m.error, Contains("redefines a tuning parameter's macro"));
+  }
+}
