@@ -227,8 +227,8 @@ TEST_CASE("a kernel's #ifndef kernel_tuner default yields to the tuned value; an
           "[interop][gpu]") {
   CliTempDir dir;
   auto tune = [&](bool guarded) {
-    const std::string db = (dir / (guarded ? "g.db" : "u.db")).string();
-    const std::vector<std::string> args{"tune", write_guarded_problem(dir, guarded).string(), "--db", db,
+    const std::string db = (dir.path() / (guarded ? "g.db" : "u.db")).string();
+    const std::vector<std::string> args{"tune", write_guarded_problem(dir.path(), guarded).string(), "--db", db,
                                         "--finalists", "0", "--no-cache"};
     CliResult r = run_cli(args);
     INFO(describe(args, r));
