@@ -143,3 +143,23 @@ TEST_CASE("compile modes parse", "[runner]") {
   CHECK(runner::parse_compile_mode("thread") == runner::CompilePoolOptions::Mode::Thread);
   CHECK_THROWS_AS(runner::parse_compile_mode("fork"), InputError);
 }
+
+TEST_CASE("drop_pending: nothing submitted before comes out, and the pool compiles again", "[runner][jit]") {
+  // A tuning out of time drops its queue and then compiles its finalists in the same pool:
+  // next() once returned a configuration queued before the drop instead of the finalist.
+  KernelProblem p = KernelProblem::load(testing::test_data_dir() / "faulty/faulty.json");
+  const auto submitted = all_valid(p.space());
+  REQUIRE(submitted.size() >= 8);
+  runner::CompilePoolOptions o;
+  o.workers = 2;
+  runner::CompilePool pool(p, "sm_90", o);
+  for (const auto& c : submitted) pool.submit(c);
+  pool.drop_pending();
+  CHECK(pool.pending() == 0);
+  const Config& last = submitted.back();
+  pool.submit(last);
+  auto got = pool.next();
+  REQUIRE(got);
+  CHECK(got->config == last);
+  CHECK_FALSE(pool.next());
+}

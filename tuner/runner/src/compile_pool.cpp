@@ -59,7 +59,7 @@ void CompilePool::shutdown() {
   for (auto& s : slots_) s->proc.reset();
 }
 
-void CompilePool::abandon() {
+void CompilePool::drop_pending() {
   {
     std::lock_guard lock(mutex_);
     if (stop_) return;
@@ -70,7 +70,18 @@ void CompilePool::abandon() {
   for (auto& s : slots_)
     if (const pid_t pid = s->pid.load(); pid > 0) ::kill(pid, SIGKILL);
   for (auto& s : slots_) s->thread.join();
-  for (auto& s : slots_) s->proc.reset();
+  for (auto& s : slots_) s->proc.reset();  // a fresh worker on the next compile
+  {
+    // Nothing submitted so far comes out of next(): the pool starts over, empty.
+    std::lock_guard lock(mutex_);
+    todo_.clear();
+    done_.clear();
+    in_flight_.clear();
+    next_out_ = next_in_;
+    busy_ = 0;
+    stop_ = false;
+  }
+  for (auto& s : slots_) s->thread = std::thread([this, slot = s.get()] { work(*slot); });
 }
 
 void CompilePool::submit(const Config& config) {

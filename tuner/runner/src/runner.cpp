@@ -409,7 +409,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       // configurations wait ahead, and one convolution compile took 16 s (BAT's on an H100),
       // so finishing them overran a 30 s budget by 45 s. The GPU's two in flight finish.
       while (!in_flight.empty()) drain();
-      compiler.abandon();
+      compiler.drop_pending();
       break;
     }
     feed();

@@ -63,9 +63,10 @@ class CompilePool {
   ~CompilePool();  ///< stops the workers; pending work is dropped
   /// Stops the workers now (all at once: they hold nothing worth a graceful exit).
   void shutdown();
-  /// Like shutdown(), but compiles in progress are killed rather than waited for (a tuning
-  /// out of time; one NVRTC compile of a large unrolled kernel took 16 s).
-  void abandon();
+  /// Drops everything submitted and not yet taken, killing compiles in progress rather than
+  /// waiting for them (a tuning out of time; one NVRTC compile of a large unrolled kernel
+  /// took 16 s). The pool stays usable: the next submit() starts from an empty queue.
+  void drop_pending();
   CompilePool(const CompilePool&) = delete;  // threads bound to `this`
   CompilePool& operator=(const CompilePool&) = delete;
 
