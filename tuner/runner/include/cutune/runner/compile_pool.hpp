@@ -71,7 +71,8 @@ class CompilePool {
   CompilePool& operator=(const CompilePool&) = delete;
 
   void submit(const Config& config);
-  /// The next compiled configuration in submission order; nullopt when nothing is pending.
+  /// The first submission first, then any compiled configuration, lowest submission first
+  /// (a slow compile does not hold back those behind it); nullopt when nothing is pending.
   std::optional<CompiledConfig> next();
   /// Submitted and not yet taken by next().
   std::size_t pending() const;
