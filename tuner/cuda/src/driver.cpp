@@ -40,6 +40,7 @@ const Loaded& loaded() {
   }
     CUTUNE_DRIVER_FUNCTIONS(CUTUNE_LOAD)
 #undef CUTUNE_LOAD
+    l.driver.cuFuncGetParamInfo = reinterpret_cast<decltype(l.driver.cuFuncGetParamInfo)>(dlsym(lib, "cuFuncGetParamInfo"));
     CUresult rc = l.driver.cuInit(0);
     if (rc != CUDA_SUCCESS) {
       const char* name = "?";

@@ -44,6 +44,8 @@ struct Driver {
 #define CUTUNE_DECLARE(fn) decltype(&::fn) fn = nullptr;
   CUTUNE_DRIVER_FUNCTIONS(CUTUNE_DECLARE)
 #undef CUTUNE_DECLARE
+  /// Drivers for CUDA 12.4 and later only: nullptr on older ones (the check it serves is skipped).
+  decltype(&::cuFuncGetParamInfo) cuFuncGetParamInfo = nullptr;
 
   /// Loads and initialises the driver once; throws NoDriver when there is none.
   static const Driver& get();
