@@ -449,18 +449,19 @@ class Bench:
             calls = m.get("calls", m) if isinstance(m, dict) else m
         return {"exit": rc, "wall_s": wall, "output_tail": self.tail(out), "dir": cap}, calls
 
-    def kt_script(self, script, workdir):
+    def kt_child(self, name, source, workdir, params):
+        """Runs one of the Kernel Tuner children above with `params` (plus the common budget
+        settings); returns its process record and the calls it recorded."""
         if self.args.skip_kt:
             return {"skipped": True}, []
         pfile = os.path.join(workdir, "kt_params.json")
         rfile = os.path.join(workdir, "kt_result.json")
         with open(pfile, "w") as f:
-            json.dump({"script": script, "dir": workdir, "out": rfile, "budget_s": self.args.budget,
-                       "strategy": self.args.kt_strategy, "brute_force_below": self.args.brute_force_below,
-                       "max_threads": 1024, "max_calls": self.args.max_calls}, f)
-        child = os.path.join(self.tmp, "kt_script_child.py")
+            json.dump(dict(params, dir=workdir, out=rfile, budget_s=self.args.budget, strategy=self.args.kt_strategy,
+                           brute_force_below=self.args.brute_force_below, max_threads=1024), f)
+        child = os.path.join(self.tmp, f"{name}.py")
         with open(child, "w") as f:
-            f.write(KT_SCRIPT_CHILD)
+            f.write(source)
         rc, out, wall = self.run([sys.executable, child, pfile], self.args.budget * 6 + 600, env=self.kt_env(), cwd=workdir)
         res = {"exit": rc, "process_wall_s": wall, "output_tail": self.tail(out)}
         calls = []
@@ -471,25 +472,12 @@ class Bench:
             calls = d.get("calls", [])
         return res, calls
 
+    def kt_script(self, script, workdir):
+        return self.kt_child("kt_script_child", KT_SCRIPT_CHILD, workdir,
+                             {"script": script, "max_calls": self.args.max_calls})
+
     def kt_t1(self, t1, workdir):
-        if self.args.skip_kt:
-            return {"skipped": True}, []
-        pfile = os.path.join(workdir, "kt_params.json")
-        rfile = os.path.join(workdir, "kt_result.json")
-        with open(pfile, "w") as f:
-            json.dump({"t1": t1, "dir": workdir, "out": rfile, "budget_s": self.args.budget,
-                       "strategy": self.args.kt_strategy, "brute_force_below": self.args.brute_force_below,
-                       "max_threads": 1024}, f)
-        child = os.path.join(self.tmp, "kt_t1_child.py")
-        with open(child, "w") as f:
-            f.write(KT_T1_CHILD)
-        rc, out, wall = self.run([sys.executable, child, pfile], self.args.budget * 6 + 600, env=self.kt_env(), cwd=workdir)
-        res = {"exit": rc, "process_wall_s": wall, "output_tail": self.tail(out)}
-        calls = []
-        if os.path.exists(rfile):
-            with open(rfile) as f:
-                calls = json.load(f).get("calls", [])
-        return res, calls
+        return self.kt_child("kt_t1_child", KT_T1_CHILD, workdir, {"t1": t1})
 
     def compare(self, case, t1, label, ours, theirs):
         """Fills the comparison fields of one tuned kernel."""
