@@ -388,16 +388,16 @@ TEST_CASE("winners: replace, filter and order", "[db]") {
   CHECK(all[3].median_ms == 1.5);
 
   const auto count = [&](WinnerFilter filter) { return f.store.winners(filter).size(); };
-  CHECK(count({"vector_add", "", ""}) == 3);
-  CHECK(count({"vector", "", ""}) == 0);  // kernel: exact
-  CHECK(count({"", "", "n=1024"}) == 2);
-  CHECK(count({"", "", "n=10"}) == 0);    // problem: exact
-  CHECK(count({"", "h200", ""}) == 2);     // gpu: case-insensitive substring
-  CHECK(count({"", "SM_90", ""}) == 3);
-  CHECK(count({"", "nvidia-h100", ""}) == 1);  // or the slug
-  CHECK(count({"", "rtx 4090", ""}) == 1);
-  CHECK(count({"", "a100", ""}) == 0);
-  CHECK(count({"vector_add", "h200", "n=268435456"}) == 1);
+  CHECK(count({"vector_add", "", "", ""}) == 3);
+  CHECK(count({"vector", "", "", ""}) == 0);  // kernel: exact
+  CHECK(count({"", "", "n=1024", ""}) == 2);
+  CHECK(count({"", "", "n=10", ""}) == 0);    // problem: exact
+  CHECK(count({"", "h200", "", ""}) == 2);     // gpu: case-insensitive substring
+  CHECK(count({"", "SM_90", "", ""}) == 3);
+  CHECK(count({"", "nvidia-h100", "", ""}) == 1);  // or the slug
+  CHECK(count({"", "rtx 4090", "", ""}) == 1);
+  CHECK(count({"", "a100", "", ""}) == 0);
+  CHECK(count({"vector_add", "h200", "n=268435456", ""}) == 1);
 }
 
 TEST_CASE("the schema version and journal mode are set", "[db]") {
