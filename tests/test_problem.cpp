@@ -984,11 +984,11 @@ TEST_CASE("problem: LocalSize names the block (BAT's block_size_names), GlobalSi
   CHECK(g.block == std::array<std::uint32_t, 3>{8, 16, 1});
   CHECK(g.grid == std::array<std::uint32_t, 3>{4096 / 64, 4096 / 32, 1});  // GlobalSizeType CUDA: blocks
   CHECK(g.dynamic_shared_bytes == 49152);                                  // SharedMemory
-  CHECK(p.objective() == "GFLOPs");
-  CHECK_FALSE(p.minimize());
+  CHECK(p.general_objective() == "GFLOPs");
+  CHECK(p.general_minimize() == false);
   KernelProblem triad = load_bat("TRIAD");
-  CHECK(triad.objective() == "time");
-  CHECK(triad.minimize());
+  CHECK(triad.general_objective().empty());
+  CHECK_FALSE(triad.general_minimize().has_value());
 }
 
 TEST_CASE("problem: GlobalSizeType OpenCL counts threads", "[problem][launch]") {

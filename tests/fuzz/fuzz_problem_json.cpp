@@ -76,7 +76,7 @@ void use(const cutune::KernelProblem& p) {
   (void)p.kernel_names();
   (void)p.launch_only_parameters();
   (void)p.warnings();
-  (void)p.objective();
+  (void)p.general_objective();
   (void)p.block_size_names();
   const Space& space = p.space();
   ProblemInstance inst;

@@ -355,15 +355,13 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
     if (general.contains("BenchmarkName"))
       p.name_ = L.string_of(general["BenchmarkName"], "General.BenchmarkName");
     if (general.contains("Objective")) {
-      p.objective_ = L.string_of(general["Objective"], "General.Objective");
-      if (p.objective_.empty()) L.fail("General.Objective", "is empty");
-      p.general_objective_ = p.objective_;  // as written; the runner decides what it names
+      p.general_objective_ = L.string_of(general["Objective"], "General.Objective");
+      if (p.general_objective_.empty()) L.fail("General.Objective", "is empty");
     }
     if (general.contains("Minimize")) {
       if (!general["Minimize"].is_boolean())
         L.fail("General.Minimize", fmt::format("{} is not true or false", general["Minimize"].dump()));
-      p.minimize_ = general["Minimize"].get<bool>();
-      p.general_minimize_ = p.minimize_;
+      p.general_minimize_ = general["Minimize"].get<bool>();
     }
   }
   if (spec.contains("Language")) {

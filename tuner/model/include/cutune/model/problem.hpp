@@ -150,10 +150,6 @@ class KernelProblem {
   const std::vector<Metric>& metrics() const { return metrics_; }
   /// cutune.Verification: (argument index, mode), in file order (empty: none given).
   const std::vector<std::pair<std::size_t, VerifyMode>>& verification() const { return verification_; }
-  /// General.Objective (BAT): the metric to optimise, "time" when absent.
-  const std::string& objective() const { return objective_; }
-  /// General.Minimize (BAT): true when absent.
-  bool minimize() const { return minimize_; }
   /// Things the file says that Kernel Tuner tolerates and cutune worked around (a Default
   /// outside its Values or breaking a restriction): one line each, naming file, field and
   /// value. The CLI prints them to stderr once.
@@ -200,7 +196,8 @@ class KernelProblem {
   /// The tolerance an output is checked with: its ReferenceArgument's, else the problem's.
   const Tolerance& tolerance_of(std::size_t argument) const;
 
-  /// General.Objective ("" when absent) and General.Minimize (BAT's fields).
+  /// General.Objective ("" when absent) and General.Minimize (BAT's fields, none when absent):
+  /// what they name is decided by search::resolve_objective (a metric, or time).
   const std::string& general_objective() const { return general_objective_; }
   std::optional<bool> general_minimize() const { return general_minimize_; }
 
@@ -266,8 +263,6 @@ class KernelProblem {
   std::vector<std::pair<std::string, std::string>> local_headers_;
   std::vector<bool> compile_parameter_;  ///< per parameter of the space, in its order
   std::set<std::string, std::less<>> code_tokens_;  ///< identifiers of the code and options
-  std::string objective_ = "time";
-  bool minimize_ = true;
   std::vector<std::string> warnings_;
   std::array<std::string, 3> block_names_{"block_size_x", "block_size_y", "block_size_z"};
   std::array<Expression, 3> main_block_;
