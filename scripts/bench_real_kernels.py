@@ -52,6 +52,32 @@ KT_SCRIPTS = ["convolution", "matmul", "pnpoly", "reduction", "spmv", "stencil",
               "vector_add_metric"]
 BAT_CASES = ["GEMM", "MD5Hash", "TRIAD", "convolution", "hotspot", "nbody", "pnpoly"]
 
+# What both Kernel Tuner children share: a result's failure kind and the summary of one call.
+KT_CHILD_COMMON = r'''
+import numpy as np
+
+def error_of(r):  # Kernel Tuner 1.5 keeps an ErrorConfig under "__error__"; older ones in "time"
+    if "__error__" in r:
+        return type(r["__error__"]).__name__
+    t = r.get("time")
+    return None if isinstance(t, (int, float, np.floating, np.integer)) and not isinstance(t, bool) else type(t).__name__
+
+def summarize_call(call, results, tune_params, objective="time", higher=False):
+    ok = [r for r in results if error_of(r) is None]
+    kinds = {}
+    for r in results:
+        e = error_of(r)
+        if e:
+            kinds[e] = kinds.get(e, 0) + 1
+    call.update(tried=len(results), failed=len(results) - len(ok), failures_by_kind=kinds)
+    if ok:
+        key = lambda r: float(r[objective]) if objective in r else float(r["time"])
+        best = max(ok, key=key) if higher else min(ok, key=key)
+        call["best_ms"] = float(best["time"])
+        call["best_objective"] = key(best)
+        call["best_config"] = {k: best[k] for k in tune_params}
+'''
+
 # Kernel Tuner's child for a script: the real tune_kernel, wrapped to impose the budget.
 KT_SCRIPT_CHILD = r'''
 import json, os, runpy, sys, time
@@ -66,12 +92,6 @@ def dump():
     with open(p["out"], "w") as f:
         json.dump({"version": kernel_tuner.__version__, "calls": calls}, f, indent=1,
                   default=lambda o: o.item() if hasattr(o, "item") else str(o))
-
-def error_of(r):
-    if "__error__" in r:
-        return type(r["__error__"]).__name__
-    t = r.get("time")
-    return None if isinstance(t, (int, float, np.floating, np.integer)) and not isinstance(t, bool) else type(t).__name__
 
 def wrapped(kernel_name, kernel_source, problem_size, arguments, tune_params, *a, **kw):
     n = len(calls)
@@ -116,21 +136,7 @@ def wrapped(kernel_name, kernel_source, problem_size, arguments, tune_params, *a
         dump()
         raise
     call["wall_s"] = time.perf_counter() - t
-    ok = [r for r in results if error_of(r) is None]
-    kinds = {}
-    for r in results:
-        e = error_of(r)
-        if e:
-            kinds[e] = kinds.get(e, 0) + 1
-    call["tried"] = len(results)
-    call["failed"] = len(results) - len(ok)
-    call["failures_by_kind"] = kinds
-    if ok:
-        key = lambda r: float(r[objective]) if objective in r else float(r["time"])
-        best = max(ok, key=key) if higher else min(ok, key=key)
-        call["best_ms"] = float(best["time"])
-        call["best_objective"] = key(best)
-        call["best_config"] = {k: best[k] for k in tune_params}
+    summarize_call(call, results, tune_params, objective, higher)
     dump()
     return results, env
 
@@ -242,23 +248,8 @@ try:
     t = time.perf_counter()
     results, env = tune_kernel(ks["KernelName"], source, problem_size, args, tune_params, **kw)
     call["wall_s"] = time.perf_counter() - t
-    def error_of(r):
-        if "__error__" in r:
-            return type(r["__error__"]).__name__
-        tt = r.get("time")
-        return None if isinstance(tt, (int, float, np.floating, np.integer)) and not isinstance(tt, bool) else type(tt).__name__
-    ok = [r for r in results if error_of(r) is None]
-    kinds = {}
-    for r in results:
-        e = error_of(r)
-        if e:
-            kinds[e] = kinds.get(e, 0) + 1
-    call.update(tried=len(results), failed=len(results) - len(ok), failures_by_kind=kinds, lang="NVCUDA",
-                objective="time")
-    if ok:
-        best = min(ok, key=lambda r: float(r["time"]))
-        call["best_ms"] = float(best["time"])
-        call["best_config"] = {k: best[k] for k in tune_params}
+    call.update(lang="NVCUDA", objective="time")
+    summarize_call(call, results, tune_params)
 except BaseException as e:
     import traceback
     call["error"] = f"{type(e).__name__}: {e}"[:2000]
@@ -461,7 +452,7 @@ class Bench:
                            brute_force_below=self.args.brute_force_below, max_threads=1024), f)
         child = os.path.join(self.tmp, f"{name}.py")
         with open(child, "w") as f:
-            f.write(source)
+            f.write(KT_CHILD_COMMON + source)
         rc, out, wall = self.run([sys.executable, child, pfile], self.args.budget * 6 + 600, env=self.kt_env(), cwd=workdir)
         res = {"exit": rc, "process_wall_s": wall, "output_tail": self.tail(out)}
         calls = []

@@ -12,6 +12,7 @@
 
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
+#include "test_paths.hpp"
 #include "cutune/search/objective.hpp"
 #include "cutune/search/recorded_space.hpp"
 #include "cutune/search/simulation.hpp"
@@ -26,30 +27,7 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("cutune_test_objective_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  fs::path write(const std::string& name, const std::string& text) const {
-    fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
+using cutune::testing::TempDir;
 
 // `general` and `metrics` are spliced in: General's fields after BenchmarkName, and the
 // cutune section's Metrics list.

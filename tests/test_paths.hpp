@@ -4,6 +4,7 @@
 // elsewhere than where the tests were built.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <unistd.h>
 
@@ -42,6 +43,34 @@ class TempPath {
   TempPath(const TempPath&) = delete;
   TempPath& operator=(const TempPath&) = delete;
   const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// A fresh directory under the system temp dir, removed (with everything in it) on destruction.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& stem = "cutune_test") {
+    static int counter = 0;
+    path_ = std::filesystem::temp_directory_path() /
+            (stem + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  /// Writes `text` to the file `name` in it and returns its path.
+  std::filesystem::path write(const std::string& name, const std::string& text) const {
+    std::filesystem::path p = path_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
 
  private:
   std::filesystem::path path_;

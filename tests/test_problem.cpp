@@ -16,6 +16,7 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/model/host_data.hpp"
 #include "cutune/model/problem.hpp"
+#include "test_paths.hpp"
 #include "cutune/model/space.hpp"
 
 namespace fs = std::filesystem;
@@ -40,32 +41,7 @@ KernelProblem load_template(const std::string& name) {
   return KernelProblem::load(kTemplates + "/" + name + "/" + name + ".json");
 }
 
-// A fresh directory under the system temp dir, removed when the object goes away.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() /
-            ("cutune_test_problem_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  fs::path write(const std::string& name, const std::string& text) const {
-    fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
+using cutune::testing::TempDir;
 
 std::string read_file(const fs::path& p) {
   // The Kernel Tuner examples live in ../shared beside the checkout (CI has it too); say so
