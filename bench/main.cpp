@@ -414,10 +414,10 @@ Result run_entry(const Entry& e, const Options& o, measure::Sampler& sampler, co
     runner::GpuStage gpu(problem, instance, o.device, settings, o.data_seed);
     runner::GpuEvaluation ev = gpu.evaluate(config, compiled.cubin, compiled.lowered_names, std::nullopt, /*thorough=*/true);
     if (ev.context_lost) throw ContextLost(fmt::format("{}: {}", e.kernel, ev.error));
-    if (ev.status != db::Status::Ok) {
-      r.status = fmt::format("tuned {}", db::status_name(ev.status));
+    if (ev.status != Status::Ok) {
+      r.status = fmt::format("tuned {}", status_name(ev.status));
       r.message = ev.error;
-      r.tuned_check = ev.status == db::Status::Correctness ? ev.error : "";
+      r.tuned_check = ev.status == Status::Correctness ? ev.error : "";
       return r;
     }
     r.tuned_check = "ok";

@@ -68,12 +68,12 @@ TEST_CASE("GpuWorker: two in flight, a failing first evaluation does not take th
   const runner::GpuEvaluation first = w.collect();
   const runner::GpuEvaluation second = w.collect();
   CHECK(w.in_flight() == 0);
-  INFO("action " << action << ": first " << db::status_name(first.status) << " (" << first.error << ")");
-  const std::map<std::string, db::Status> expected{
-      {"ok", db::Status::Ok}, {"die", db::Status::Runtime}, {"hang", db::Status::Timeout},
-      {"sticky", db::Status::Runtime}};
+  INFO("action " << action << ": first " << status_name(first.status) << " (" << first.error << ")");
+  const std::map<std::string, Status> expected{
+      {"ok", Status::Ok}, {"die", Status::Runtime}, {"hang", Status::Timeout},
+      {"sticky", Status::Runtime}};
   CHECK(first.status == expected.at(action));
-  CHECK(second.status == db::Status::Ok);
+  CHECK(second.status == Status::Ok);
   CHECK(w.restarts() == (action == "ok" ? 0u : 1u));
 
   const auto runs = started(log.path());
@@ -88,5 +88,5 @@ TEST_CASE("GpuWorker: two in flight, a failing first evaluation does not take th
 
   // And the worker goes on with one at a time as before.
   const runner::GpuEvaluation third = w.evaluate(configs[2], cubin, {}, std::nullopt);
-  CHECK(third.status == db::Status::Ok);
+  CHECK(third.status == Status::Ok);
 }

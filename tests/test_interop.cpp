@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
-#include "cutune/db/kt_interop.hpp"
+#include "cutune/formats/kt_interop.hpp"
 #include "cutune/db/store.hpp"
-#include "cutune/db/t4.hpp"
+#include "cutune/formats/t4.hpp"
 #include "cutune/model/problem.hpp"
 #include "test_paths.hpp"
 
@@ -53,7 +53,7 @@ void write_vector_add_cache(const fs::path& path, const std::vector<std::int64_t
     e.times_ms = {1.0 + i, 1.5 + i, 1.25 + i};
     e.time_ms = db::kt::kt_mean(e.times_ms);
     if (i == 2) {
-      e.status = db::Status::Compile;
+      e.status = Status::Compile;
       e.times_ms.clear();
     }
     w.append(e);
@@ -106,9 +106,9 @@ TEST_CASE("import: failures keep their status", "[interop]") {
   REQUIRE(t.size() == 1);
   const auto ms = s.measurements(t[0].kernel_id, t[0].problem_id, t[0].device_id);
   REQUIRE(ms.size() == 3);
-  CHECK(ms[0].status == db::Status::Ok);
+  CHECK(ms[0].status == Status::Ok);
   CHECK(ms[0].median_ms == Approx(1.25));
-  CHECK(ms[2].status == db::Status::Compile);
+  CHECK(ms[2].status == Status::Compile);
   CHECK(ms[2].error == "CompilationFailedConfig");
 }
 
@@ -173,7 +173,7 @@ TEST_CASE("export: a recorded space round-trips through the DB as a cache and as
     INFO(a.key);
     CHECK(b.key == a.key);
     CHECK(b.status == a.status);
-    if (a.status != db::Status::Ok) continue;
+    if (a.status != Status::Ok) continue;
     CHECK(b.times_ms == a.times_ms);
     CHECK(b.time_ms == db::kt::kt_mean(a.times_ms));  // Kernel Tuner's "time": the mean
     std::vector<double> sorted = a.times_ms;
@@ -242,9 +242,9 @@ TEST_CASE("entries and measurements map both ways", "[interop]") {
 
   db::Measurement failed;
   failed.config_json = R"({"a":2})";
-  failed.status = db::Status::Correctness;
+  failed.status = Status::Correctness;
   const auto f = db::kt::entry_of_measurement(failed);
-  CHECK(f.status == db::Status::Correctness);
+  CHECK(f.status == Status::Correctness);
   CHECK(f.times_ms.empty());
   CHECK(std::isnan(f.time_ms));
 }
@@ -277,7 +277,7 @@ TEST_CASE("tune --cache appends Kernel Tuner's cache lines and refuses a disagre
   CHECK(c.kernel_name == "vector_add");
   CHECK(c.entries.size() == 4);
   for (const auto& e : c.entries)
-    if (e.status == db::Status::Ok) {
+    if (e.status == Status::Ok) {
       CHECK(e.time_ms == db::kt::kt_mean(e.times_ms));
       CHECK(e.extra.contains("time_median"));
     }
@@ -360,7 +360,7 @@ TEST_CASE("tune with a metric objective ranks by the metric in its direction", "
     REQUIRE(t.size() == 1);
     std::vector<double> values;
     for (const auto& m : s.measurements(t[0].kernel_id, t[0].problem_id, t[0].device_id))
-      if (m.status == db::Status::Ok) {
+      if (m.status == Status::Ok) {
         REQUIRE(m.metrics.size() == 1);
         CHECK(m.metrics[0].first == "gbps");
         values.push_back(m.metrics[0].second);

@@ -140,13 +140,13 @@ TEST_CASE("ReferenceArguments decide correctness on the GPU", "[interop][gpu]") 
                                        {"FillValue", 3.75}}}),
                          dir / "good.db");
   REQUIRE(good.size() == 3);
-  for (const auto& m : good) CHECK(m.status == db::Status::Ok);
+  for (const auto& m : good) CHECK(m.status == Status::Ok);
   // A wrong answer in the reference: every configuration fails verification, none defines it.
   const auto bad = tune(json::array({{{"Name", "c_ref"}, {"TargetName", "c"}, {"FillType", "Constant"},
                                       {"FillValue", 4.0}}}),
                         dir / "bad.db");
   REQUIRE(bad.size() == 3);
-  for (const auto& m : bad) CHECK(m.status == db::Status::Correctness);
+  for (const auto& m : bad) CHECK(m.status == Status::Correctness);
 }
 
 TEST_CASE("Constant-memory arguments (MemType Constant) reach the kernel's __constant__ symbol", "[interop][gpu]") {
@@ -175,7 +175,7 @@ extern "C" __global__ void scale(float* c, const float* a, const float* coeff_ar
   REQUIRE(t.size() == 1);
   for (const auto& m : s.measurements(t[0].kernel_id, t[0].problem_id, t[0].device_id)) {
     INFO(m.config_key << ": " << m.error);
-    CHECK(m.status == db::Status::Ok);  // 1.5 * 2.0 == 3.0 only with the constant copy made
+    CHECK(m.status == Status::Ok);  // 1.5 * 2.0 == 3.0 only with the constant copy made
   }
 }
 
@@ -241,13 +241,13 @@ TEST_CASE("a kernel's #ifndef kernel_tuner default yields to the tuned value; an
   REQUIRE(guarded.size() == 4);
   for (const auto& m : guarded) {
     INFO(m.config_key << ": " << m.error);
-    CHECK(m.status == db::Status::Ok);  // blockDim.x == block_size_x in every thread
+    CHECK(m.status == Status::Ok);  // blockDim.x == block_size_x in every thread
   }
   const auto unguarded = tune(false);
   REQUIRE(unguarded.size() == 4);
   for (const auto& m : unguarded) {
     INFO(m.config_key << ": " << m.error);
-    CHECK(m.status == db::Status::Compile);
+    CHECK(m.status == Status::Compile);
     CHECK_THAT(m.error, Contains("redefines a tuning parameter's macro"));
   }
 }

@@ -23,17 +23,17 @@
 #include <string>
 #include <vector>
 
-#include "cutune/db/kt_cache.hpp"
-#include "cutune/db/python_json.hpp"
-#include "cutune/db/python_repr.hpp"
-#include "cutune/db/t4.hpp"
+#include "cutune/formats/kt_cache.hpp"
+#include "cutune/formats/python_json.hpp"
+#include "cutune/formats/python_repr.hpp"
+#include "cutune/formats/t4.hpp"
 #include "cutune/model/errors.hpp"
 #include "test_paths.hpp"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using cutune::InputError;
-using cutune::db::Status;
+using cutune::Status;
 using nlohmann::ordered_json;
 using namespace cutune::db;
 using namespace cutune::db::kt;

@@ -16,7 +16,7 @@
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/db/store.hpp"
-#include "cutune/db/wisdom.hpp"
+#include "cutune/formats/wisdom.hpp"
 #include "cutune/jit/compile_request.hpp"
 #include "cutune/jit/cubin_cache.hpp"
 #include "cutune/loader/loader.hpp"

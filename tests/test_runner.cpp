@@ -177,11 +177,11 @@ TEST_CASE("failures are data: compile, resources, wrong results, illegal address
   }
   auto store = db::Store::open(db.path(), false);
   REQUIRE(by_key.size() == 12);
-  CHECK(by_key["64,4"].status == db::Status::Runtime);
+  CHECK(by_key["64,4"].status == Status::Runtime);
   CHECK_THAT(by_key["64,4"].error, Catch::Matchers::Contains("illegal", Catch::CaseSensitive::No));
-  CHECK(by_key["64,5"].status == db::Status::Timeout);
+  CHECK(by_key["64,5"].status == Status::Timeout);
   // Measured after the worker was lost twice: the restarted worker works.
-  CHECK(by_key["256,0"].status == db::Status::Ok);
+  CHECK(by_key["256,0"].status == Status::Ok);
   CHECK(by_key["256,0"].median_ms > 0);
   auto winners = store.winners({"faulty", "", "", ""});
   REQUIRE(winners.size() == 1);
@@ -223,7 +223,7 @@ TEST_CASE("the thorough stage re-measures the finalists and declares the winner 
   CHECK(nlohmann::json::parse(w[0].finalists_json).size() == r.finalists.size());
   // Every screened measurement carries its statistics.
   for (const auto& m : store.measurements(1, 1, 1)) {
-    if (m.status != db::Status::Ok) continue;
+    if (m.status != Status::Ok) continue;
     auto s = nlohmann::json::parse(m.stats_json);
     CHECK(s["level"] == "screening");
     CHECK(s["samples"].get<std::size_t>() == m.samples_ms.size());

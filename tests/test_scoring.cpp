@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cutune/model/errors.hpp"
-#include "cutune/replay/recorded_cache.hpp"
+#include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/scoring.hpp"
 #include "cutune/search/scoring_table.hpp"
 #include "cutune/search/simulation.hpp"

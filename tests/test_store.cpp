@@ -26,6 +26,9 @@ namespace fs = std::filesystem;
 using cutune::DeviceIdentity;
 using cutune::InputError;
 using namespace cutune::db;
+using cutune::Status;
+using cutune::parse_status;
+using cutune::status_name;
 
 namespace {
 

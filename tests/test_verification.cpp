@@ -319,7 +319,7 @@ extern "C" __global__ void k(const float* a, const float* b, float* c, int n, un
     const Compiled c = compile_for(p, cfg, arch);
     const runner::GpuEvaluation ev = stage.evaluate(c.config, c.cubin, c.lowered_names, std::nullopt);
     INFO(cfg << ": " << ev.error);
-    REQUIRE(ev.status == db::Status::Ok);
+    REQUIRE(ev.status == Status::Ok);
     const auto* t = static_cast<const volatile std::uint32_t*>(trace.get());
     const auto* seen = static_cast<const volatile float*>(trace.get()) + 1;
     const std::size_t launches = ev.stats->set.samples_ms.size() + ev.stats->set.discarded_ms.size() + 1;
@@ -339,10 +339,10 @@ TEST_CASE("a WriteOnly output is poisoned: an element left unwritten fails", "[g
     const KernelProblem p = KernelProblem::load(offset_problem(dir.path(), true));
     runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
     const Compiled all = compile_for(p, "offset=0,skip_last=0", arch);
-    CHECK(stage.evaluate(all.config, all.cubin, all.lowered_names, std::nullopt).status == db::Status::Ok);
+    CHECK(stage.evaluate(all.config, all.cubin, all.lowered_names, std::nullopt).status == Status::Ok);
     const Compiled skip = compile_for(p, "offset=0,skip_last=1", arch);
     const runner::GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
-    CHECK(ev.status == db::Status::Correctness);
+    CHECK(ev.status == Status::Correctness);
     CHECK_THAT(ev.error, Contains("out[999] was never written") && Contains("1 of 1000 elements differ"));
   }
   SECTION("a configuration that leaves the poison cannot define the default's answer") {
@@ -350,12 +350,12 @@ TEST_CASE("a WriteOnly output is poisoned: an element left unwritten fails", "[g
     runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
     const Compiled skip = compile_for(p, "offset=0,skip_last=1", arch);
     runner::GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
-    CHECK(ev.status == db::Status::Correctness);
+    CHECK(ev.status == Status::Correctness);
     CHECK_THAT(ev.error, StartsWith("cannot define the expected output: out[999] was never written"));
     const Compiled all = compile_for(p, "offset=0,skip_last=0", arch);
-    CHECK(stage.evaluate(all.config, all.cubin, all.lowered_names, std::nullopt).status == db::Status::Ok);  // defines it
+    CHECK(stage.evaluate(all.config, all.cubin, all.lowered_names, std::nullopt).status == Status::Ok);  // defines it
     ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
-    CHECK(ev.status == db::Status::Correctness);
+    CHECK(ev.status == Status::Correctness);
     CHECK_THAT(ev.error, StartsWith(std::string(runner::kDiffersFromDefault) + "out[999] was never written"));
   }
 }
@@ -369,23 +369,23 @@ TEST_CASE("verification modes reference, default and none on the GPU", "[gpu]") 
   SECTION("reference: the answer decides, whatever runs first") {
     runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
     const auto ev = stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt);
-    CHECK(ev.status == db::Status::Correctness);
+    CHECK(ev.status == Status::Correctness);
     CHECK_THAT(ev.error, StartsWith("out[0] = 2, expected 1 (1000 of 1000 elements differ)"));
-    CHECK(stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt).status == db::Status::Ok);
+    CHECK(stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt).status == Status::Ok);
   }
   SECTION("default: the first configuration decides") {
     runner::GpuStage stage(p, p.instantiate(), 0, quick({"default"}), 1);
     CHECK(stage.verification_source() == "default configuration");
-    CHECK(stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt).status == db::Status::Ok);
+    CHECK(stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt).status == Status::Ok);
     const auto ev = stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt);
-    CHECK(ev.status == db::Status::Correctness);
+    CHECK(ev.status == Status::Correctness);
     CHECK_THAT(ev.error, StartsWith(std::string(runner::kDiffersFromDefault) + "out[0] = 1, expected 2"));
   }
   SECTION("none: nothing is checked") {
     for (const char* v : {"none", "out=none"}) {
       runner::GpuStage stage(p, p.instantiate(), 0, quick({v}), 1);
-      CHECK(stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt).status == db::Status::Ok);
-      CHECK(stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt).status == db::Status::Ok);
+      CHECK(stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt).status == Status::Ok);
+      CHECK(stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt).status == Status::Ok);
     }
   }
 }

@@ -11,9 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "cutune/db/kt_cache.hpp"
-#include "cutune/db/kt_interop.hpp"
-#include "cutune/db/t4.hpp"
+#include "cutune/formats/kt_cache.hpp"
+#include "cutune/formats/kt_interop.hpp"
+#include "cutune/formats/t4.hpp"
 #include "cutune/model/errors.hpp"
 
 namespace kt = cutune::db::kt;

@@ -485,13 +485,13 @@ int cmd_measure(const MeasureConfigArgs& a) {
     std::cout << fmt::format("  {}: ", c.config_key);
     json j{{"config_key", c.config_key},
            {"config", json::parse(c.config_json)},
-           {"status", db::status_name(ev.status)},
+           {"status", status_name(ev.status)},
            {"error", ev.error},
            {"compile_ms", c.compile_ms},
            {"verify_ms", ev.verify_ms}};
     if (!ev.stats) {
       all_ok = false;
-      std::cout << fmt::format("{}: {}\n", db::status_name(ev.status), ev.error);
+      std::cout << fmt::format("{}: {}\n", status_name(ev.status), ev.error);
     } else {
       const auto& s = ev.stats->summary;
       std::cout << fmt::format("median {:.5f} ms [{:.5f}, {:.5f}] mean {:.5f} min {:.5f} n={} ({})", s.median,

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "commands.hpp"
-#include "cutune/db/kt_interop.hpp"
-#include "cutune/db/t4.hpp"
+#include "cutune/formats/kt_interop.hpp"
+#include "cutune/formats/t4.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
 #include "interop_commands.hpp"

@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "commands.hpp"
-#include "cutune/db/wisdom.hpp"
+#include "cutune/formats/wisdom.hpp"
 
 namespace cutune::cli {
 

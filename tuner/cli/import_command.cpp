@@ -5,8 +5,8 @@
 #include <optional>
 
 #include "commands.hpp"
-#include "cutune/db/kt_interop.hpp"
-#include "cutune/db/python_repr.hpp"
+#include "cutune/formats/kt_interop.hpp"
+#include "cutune/formats/python_repr.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/runner/runner.hpp"
@@ -116,7 +116,7 @@ std::vector<db::Measurement> measurements_of(const ImportArgs& a, const db::kt::
           throw InputError(fmt::format("{}: {} of {}", where, err.what(), t.kernel));
         }
       }
-      if (e.status == db::Status::Ok)
+      if (e.status == Status::Ok)
         if (std::string r = space.violated_restriction(c); !r.empty())
           throw InputError(fmt::format("{}: measured, but violates {}'s restriction \"{}\"", where, t.kernel, r));
       key = space.key(c);
@@ -178,7 +178,7 @@ int cmd_import(const ImportArgs& a) {
     for (const auto& m : ms) {
       if (!store.add_measurement(run_id, kernel_id, problem_id, device_id, m)) continue;
       ++added;
-      if (m.status != db::Status::Ok) ++failed;
+      if (m.status != Status::Ok) ++failed;
       else if (!best || m.median_ms < best->median_ms) best = &m;
     }
     if (added == 0) return false;  // all stored already: not even the run is kept

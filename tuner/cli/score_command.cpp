@@ -11,7 +11,7 @@
 #include "commands.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/model/errors.hpp"
-#include "cutune/replay/recorded_cache.hpp"
+#include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/scoring_table.hpp"
 #include "cutune/search/simulation.hpp"
 #include "replay_commands.hpp"

@@ -9,7 +9,7 @@
 #include "commands.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/model/errors.hpp"
-#include "cutune/replay/recorded_cache.hpp"
+#include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/simulation.hpp"
 #include "replay_commands.hpp"
 
@@ -83,7 +83,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       nlohmann::ordered_json cj = nlohmann::ordered_json::object();
       for (const auto& [name, value] : space.assignments(e.config)) cj[name] = value.str();
       m.config_json = cj.dump();
-      m.status = e.observation.valid ? db::Status::Ok : db::Status::Runtime;
+      m.status = e.observation.valid ? Status::Ok : Status::Runtime;
       if (!e.observation.valid) m.error = "failed in the recording";
       m.median_ms = e.observation.valid ? e.observation.objective : 0.0;
       m.compile_ms = 0.0;

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "cutune/db/kt_interop.hpp"
+#include "cutune/formats/kt_interop.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
 #include "interop_commands.hpp"

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cutune/db/wisdom.hpp"
+#include "cutune/formats/wisdom.hpp"
 #include "cutune/loader/loader.hpp"
 
 namespace cutune::loader::detail {

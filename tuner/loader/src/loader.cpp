@@ -14,7 +14,7 @@
 
 #include "config_check.hpp"
 #include "cutune/cuda/launch_plan.hpp"
-#include "cutune/db/wisdom.hpp"
+#include "cutune/formats/wisdom.hpp"
 #include "cutune/jit/compile_request.hpp"
 #include "cutune/jit/cubin_cache.hpp"
 #include "cutune/model/errors.hpp"

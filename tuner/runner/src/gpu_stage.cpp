@@ -288,7 +288,7 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
     if (!a.spec->constant_memory) continue;
     const auto symbol = l.module.global(a.spec->name);
     if (!symbol || symbol->second < a.bytes.size()) {
-      ev.status = db::Status::Runtime;
+      ev.status = Status::Runtime;
       ev.error = fmt::format("constant-memory argument '{}': the module has no __constant__ symbol '{}' of at least "
                              "{} bytes", a.spec->name, a.spec->name, a.bytes.size());
       return std::nullopt;
@@ -297,7 +297,7 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
   }
   cuda::ResolvedLaunches resolved = cuda::resolve_launches(l.module, problem_, config, instance_, limits_, lowered_names);
   if (!resolved.refused.empty()) {
-    ev.status = db::Status::Runtime;
+    ev.status = Status::Runtime;
     ev.error = std::move(resolved.refused);
     return std::nullopt;
   }
@@ -311,7 +311,7 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
     }
   }
   if (l.rotation.front().empty()) {
-    ev.status = db::Status::Constraints;
+    ev.status = Status::Constraints;
     ev.error = "no launch's Condition holds for this configuration";
     return std::nullopt;
   }
@@ -325,7 +325,7 @@ void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
   restore_arguments(/*poison_outputs=*/true);
   measure::launch(seq);
   CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-  for (std::size_t i = 0; i < initial_.size() && ev.status == db::Status::Ok; ++i) {
+  for (std::size_t i = 0; i < initial_.size() && ev.status == Status::Ok; ++i) {
     const VerifyMode mode = plan_.modes[i];
     if (mode == VerifyMode::None) continue;
     const HostArgument& a = initial_[i];
@@ -343,11 +343,11 @@ void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
       if (mode == VerifyMode::Default) prefix = std::string(kDiffersFromDefault);
     }
     if (!v.ok) {
-      ev.status = db::Status::Correctness;
+      ev.status = Status::Correctness;
       ev.error = prefix + v.message;
     }
   }
-  if (ev.status == db::Status::Ok && !default_known_ && plan_.any(VerifyMode::Default)) {
+  if (ev.status == Status::Ok && !default_known_ && plan_.any(VerifyMode::Default)) {
     // No reference for these outputs: the first configuration that runs correctly (the
     // default, normally) defines them; its outputs stay on the device as the expected ones.
     for (std::size_t i = 0; i < initial_.size(); ++i) {
@@ -416,7 +416,7 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
     ev.load_ms = since(t0);
     if (!loaded) return ev;
     verify(loaded->rotation.front(), ev);
-    if (ev.status != db::Status::Ok) return ev;
+    if (ev.status != Status::Ok) return ev;
     restore_arguments(/*poison_outputs=*/false);
     restore_rotated_scratch();
     // The verification launch was this configuration's warm-up: it loaded the module and
@@ -435,12 +435,12 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
     loaded.reset();  // the module's unload counts too
     ev.stage_ms = since(t0);
   } catch (const cuda::DriverError& e) {
-    ev.status = db::Status::Runtime;
+    ev.status = Status::Runtime;
     ev.error = e.what();
     ev.context_lost = e.sticky();
     ev.stats.reset();
   } catch (const InputError& e) {
-    ev.status = db::Status::Runtime;
+    ev.status = Status::Runtime;
     ev.error = e.what();
     ev.stats.reset();
   }
@@ -487,7 +487,7 @@ std::vector<GpuEvaluation> GpuStage::remeasure(const std::vector<Candidate>& can
       evs[index[r]].stats = finish("thorough", std::move(sets[r]), rotations[r].front(), true);
   } catch (const cuda::DriverError& e) {
     for (auto& ev : evs) {
-      ev.status = db::Status::Runtime;
+      ev.status = Status::Runtime;
       ev.error = e.what();
       ev.context_lost = e.sticky();
       ev.stats.reset();

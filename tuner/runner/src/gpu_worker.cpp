@@ -82,14 +82,14 @@ std::optional<nlohmann::json> GpuWorker::await(bool sent, std::chrono::steady_cl
   if (reply) {
     auto j = nlohmann::json::parse(*reply);
     if (!j.contains("fatal")) return j;
-    failure.status = db::Status::Runtime;
+    failure.status = Status::Runtime;
     failure.error = j["fatal"].get<std::string>();
   } else if (proc_->timed_out()) {
     proc_->kill();
-    failure.status = db::Status::Timeout;
+    failure.status = Status::Timeout;
     failure.error = fmt::format("no answer within {:.1f} s: worker killed", static_cast<double>(timeout.count()) / 1e3);
   } else {
-    failure.status = db::Status::Runtime;
+    failure.status = Status::Runtime;
     failure.error = fmt::format("GPU worker died: {}", proc_->exit_description());
   }
   ++restarts_;
@@ -158,7 +158,7 @@ GpuEvaluation GpuWorker::collect() {
   // No CPU reference: the first configuration that ran correctly defines the answer, and a
   // restarted worker learns it again from this one.
   if (!reference_ && verification_source_.find("default configuration") != std::string::npos &&
-      ev.status == db::Status::Ok)
+      ev.status == Status::Ok)
     reference_ = GpuStage::Candidate{p.config, std::move(p.cubin), std::move(p.lowered_names)};
   return ev;
 }

@@ -18,7 +18,7 @@
 #include <sstream>
 
 #include "cutune/cuda/device.hpp"
-#include "cutune/db/kt_interop.hpp"
+#include "cutune/formats/kt_interop.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
@@ -70,7 +70,7 @@ std::string read_file(const std::filesystem::path& p) {
 /// (energy, from the stored statistics) or a metric's value; none for a failure, a missing
 /// energy reading or a metric that could not be evaluated (or is not finite).
 std::optional<double> objective_value(const db::Measurement& m, const search::Objective& objective) {
-  if (m.status != db::Status::Ok) return std::nullopt;
+  if (m.status != Status::Ok) return std::nullopt;
   if (objective.name == "time") return m.median_ms;
   if (objective.name == "energy") {
     const auto stats = nlohmann::json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
@@ -221,7 +221,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   std::map<std::string, db::Measurement> stored;
   for (auto& m : store.measurements(kernel_id, problem_id, device_id)) {
     // Stored before the problem had its metrics (or by an older cutune): computed now, here only.
-    if (m.status == db::Status::Ok && m.metrics.empty() && !problem.metrics().empty())
+    if (m.status == Status::Ok && m.metrics.empty() && !problem.metrics().empty())
       if (Config c; [&] { try { c = space.parse_key(m.config_key); return true; } catch (const InputError&) { return false; } }())
         m.metrics = metrics_of(c, m.median_ms);
     stored[m.config_key] = m;
@@ -276,12 +276,12 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     if (v && (!best_objective || objective.better(*v, *best_objective))) best_objective = v;
     if (kt_cache.is_open()) kt_cache.append(db::kt::entry_of_measurement(m));
     ++done;
-    if (m.status != db::Status::Ok) ++report.configs_failed;
-    if (m.status == db::Status::Ok && m.median_ms < best_ms) {
+    if (m.status != Status::Ok) ++report.configs_failed;
+    if (m.status == Status::Ok && m.median_ms < best_ms) {
       best_ms = m.median_ms;
       best_key = m.config_key;
     }
-    if (m.status == db::Status::Ok) report.timed_ms_total += std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0);
+    if (m.status == Status::Ok) report.timed_ms_total += std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0);
     if (!fresh) return;
     ++report.configs_tried;
     TuneOptions::Progress p;
@@ -292,8 +292,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     p.best_key = best_key;
     p.elapsed_s = seconds_since(t_start);
     p.line = fmt::format("[{}] {} {}{} {}", done, m.config_key,
-                         m.status == db::Status::Ok ? fmt::format("{:.4f} ms", m.median_ms)
-                                                    : fmt::format("{}: {}", db::status_name(m.status), m.error),
+                         m.status == Status::Ok ? fmt::format("{:.4f} ms", m.median_ms)
+                                                    : fmt::format("{}: {}", status_name(m.status), m.error),
                          v ? fmt::format(" {:.6g} {}", *v, objective.name) : "",
                          best_objective ? fmt::format("(best {:.6g} {})", *best_objective, objective.name)
                          : std::isfinite(best_ms) ? fmt::format("(best {:.4f} ms)", best_ms)
@@ -377,7 +377,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     report.worker_stage_ms += ev.stage_ms;
     if (collected++ > 0) report.worker_idle_ms += ev.idle_before_ms;  // the first one's wait is start-up
     if (ev.stats) report.sampling_ms += ev.stats->set.wall_ms;
-    if (!timeout_set && ev.status == db::Status::Ok) {
+    if (!timeout_set && ev.status == Status::Ok) {
       // The hang timeout, from the first configuration that ran (normally the default).
       const double wall_s = eval_ms / 1e3;
       gpu.set_timeout(std::chrono::milliseconds(
@@ -389,7 +389,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     f.m.samples_ms = ev.samples_ms();
     f.m.median_ms = ev.median_ms();
     f.m.verify_ms = ev.verify_ms;
-    if (f.m.status == db::Status::Ok) f.m.metrics = metrics_of(f.compiled->config, f.m.median_ms);
+    if (f.m.status == Status::Ok) f.m.metrics = metrics_of(f.compiled->config, f.m.median_ms);
     if (ev.stats) {
       f.m.stats_json = ev.stats->json();
       screening_wall_ms += ev.stats->set.wall_ms;
@@ -431,7 +431,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     next.m.compile_ms = compiled->result.compile_ms;
     if (!compiled->result.from_cache && !compiled->shared) compile_times.push_back(next.m.compile_ms);
     if (!compiled->result.ok) {
-      next.m.status = db::Status::Compile;
+      next.m.status = Status::Compile;
       next.m.error = compiled->result.error;
       store_and_record(compiled->config, next.m);
       continue;
@@ -464,8 +464,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   std::vector<std::pair<double, const db::Measurement*>> by_objective;
   std::size_t differs_from_default = 0;
   for (const auto& [key, m] : stored) {
-    if (m.status != db::Status::Ok) {
-      ++by_status[db::status_name(m.status)];
+    if (m.status != Status::Ok) {
+      ++by_status[status_name(m.status)];
       differs_from_default += m.error.starts_with(kDiffersFromDefault);
       continue;
     }
@@ -485,7 +485,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   report.failures_by_status.assign(by_status.begin(), by_status.end());
   report.space_valid = space.count_valid();
   if (screened) report.screening_ms_per_config = screening_wall_ms / static_cast<double>(screened);
-  if (auto it = stored.find(report.default_key); it != stored.end() && it->second.status == db::Status::Ok)
+  if (auto it = stored.find(report.default_key); it != stored.end() && it->second.status == Status::Ok)
     report.default_ms = it->second.median_ms;
   if (!ranked.empty()) {
     const db::Measurement* best = ranked.front();
@@ -646,14 +646,14 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
     jit::CompileResult compiled = jit::compile(compile_request(problem, c, session.device.arch()));
     mc.compile_ms = compiled.compile_ms;
     if (!compiled.ok) {
-      mc.evaluation.status = db::Status::Compile;
+      mc.evaluation.status = Status::Compile;
       mc.evaluation.error = compiled.error;
     } else {
       // One configuration: verified and measured thoroughly in one go. Several: verified
       // (and screened) one by one, then measured thoroughly together, interleaved.
       mc.evaluation = gpu.evaluate(c, compiled.cubin, compiled.lowered_names, std::nullopt, configs.size() == 1);
       if (mc.evaluation.context_lost) throw std::runtime_error(mc.config_key + ": " + mc.evaluation.error);
-      if (mc.evaluation.status == db::Status::Ok) {
+      if (mc.evaluation.status == Status::Ok) {
         if (loop_s > 0) {
           mc.loop_launches = static_cast<std::size_t>(
               std::clamp(loop_s * 1e3 / std::max(mc.evaluation.median_ms(), 1e-4), 10.0, 1e6));

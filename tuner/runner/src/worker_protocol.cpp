@@ -95,7 +95,7 @@ MeasureOptions measure_options_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const GpuEvaluation& e) {
-  nlohmann::json j{{"status", db::status_name(e.status)},
+  nlohmann::json j{{"status", status_name(e.status)},
                    {"error", e.error},
                    {"verify_ms", e.verify_ms},
                    {"load_ms", e.load_ms},
@@ -116,7 +116,7 @@ nlohmann::json to_json(const GpuEvaluation& e) {
 
 GpuEvaluation evaluation_from_json(const nlohmann::json& j) {
   GpuEvaluation e;
-  const auto status = db::parse_status(j.at("status").get<std::string>());
+  const auto status = parse_status(j.at("status").get<std::string>());
   if (!status) throw std::runtime_error("worker: unknown status " + j.at("status").dump());
   e.status = *status;
   e.error = j.at("error").get<std::string>();

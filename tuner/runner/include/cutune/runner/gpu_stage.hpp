@@ -15,7 +15,7 @@
 #include "cutune/cuda/device.hpp"
 #include "cutune/cuda/nvml.hpp"
 #include "cutune/cuda/output_compare.hpp"
-#include "cutune/db/store.hpp"
+#include "cutune/model/status.hpp"
 #include "cutune/measure/sampler.hpp"
 #include "cutune/measure/statistics.hpp"
 #include "cutune/model/host_data.hpp"
@@ -64,7 +64,7 @@ struct MeasuredStats {
 };
 
 struct GpuEvaluation {
-  db::Status status = db::Status::Ok;
+  Status status = Status::Ok;
   std::string error;
   double verify_ms = 0.0;
   /// In the worker: loading the module and resolving launches, and the whole evaluation

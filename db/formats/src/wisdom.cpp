@@ -1,4 +1,4 @@
-#include "cutune/db/wisdom.hpp"
+#include "cutune/formats/wisdom.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "cutune/db/kt_cache.hpp"
+#include "cutune/formats/kt_cache.hpp"
 
 #include <fmt/format.h>
 
@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "cutune/db/python_json.hpp"
-#include "cutune/db/python_repr.hpp"
+#include "cutune/formats/python_json.hpp"
+#include "cutune/formats/python_repr.hpp"
 #include "cutune/model/errors.hpp"
 #include "kt_json_util.hpp"
 #include "python_json_parser.hpp"

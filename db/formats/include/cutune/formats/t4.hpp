@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cutune/db/kt_cache.hpp"
+#include "cutune/formats/kt_cache.hpp"
 
 namespace cutune::db::kt {
 

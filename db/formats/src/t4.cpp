@@ -1,4 +1,4 @@
-#include "cutune/db/t4.hpp"
+#include "cutune/formats/t4.hpp"
 
 #include <fmt/format.h>
 
@@ -11,8 +11,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "cutune/db/python_json.hpp"
-#include "cutune/db/python_repr.hpp"
+#include "cutune/formats/python_json.hpp"
+#include "cutune/formats/python_repr.hpp"
 #include "cutune/model/errors.hpp"
 #include "kt_json_util.hpp"
 #include "text_file.hpp"

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cutune/model/device_identity.hpp"
+#include "cutune/model/status.hpp"
 
 struct sqlite3;
 
@@ -21,11 +22,6 @@ namespace cutune::db {
 /// Now as ISO 8601 UTC with milliseconds: "2026-11-21T23:59:01.123Z". Every timestamp the
 /// store writes has this form, so timestamps sort as text.
 std::string utc_now_iso();
-
-/// Kernel Tuner's invalidity values, plus ok.
-enum class Status { Ok, Compile, Runtime, Correctness, Constraints, Timeout };
-const char* status_name(Status s);               ///< "ok", "compile", "runtime", ...
-std::optional<Status> parse_status(std::string_view name);
 
 struct Measurement {
   std::string config_key;          ///< "128,4,1"

@@ -1,4 +1,4 @@
-#include "cutune/db/python_json.hpp"
+#include "cutune/formats/python_json.hpp"
 
 #include "cutune/model/value.hpp"
 
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "cutune/db/python_repr.hpp"
+#include "cutune/formats/python_repr.hpp"
 #include "cutune/model/errors.hpp"
 #include "python_json_parser.hpp"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cutune/db/kt_cache.hpp"
+#include "cutune/formats/kt_cache.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/model/device_identity.hpp"
 #include "cutune/model/space.hpp"

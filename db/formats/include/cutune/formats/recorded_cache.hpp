@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "cutune/db/kt_cache.hpp"
+#include "cutune/formats/kt_cache.hpp"
 #include "cutune/search/recorded_space.hpp"
 
 namespace cutune::replay {

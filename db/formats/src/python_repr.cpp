@@ -1,4 +1,4 @@
-#include "cutune/db/python_repr.hpp"
+#include "cutune/formats/python_repr.hpp"
 
 #include "cutune/model/value.hpp"
 

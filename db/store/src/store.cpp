@@ -347,26 +347,6 @@ std::string utc_now_iso() {
   return fmt::format("{}.{:03}Z", buf, ms);
 }
 
-const char* status_name(Status s) {
-  switch (s) {
-    case Status::Ok: return "ok";
-    case Status::Compile: return "compile";
-    case Status::Runtime: return "runtime";
-    case Status::Correctness: return "correctness";
-    case Status::Constraints: return "constraints";
-    case Status::Timeout: return "timeout";
-  }
-  return "unknown";
-}
-
-std::optional<Status> parse_status(std::string_view name) {
-  for (Status s : {Status::Ok, Status::Compile, Status::Runtime, Status::Correctness,
-                   Status::Constraints, Status::Timeout}) {
-    if (name == status_name(s)) return s;
-  }
-  return std::nullopt;
-}
-
 Store::Store(sqlite3* db) : db_(db) {}
 
 Store::Store(Store&& other) noexcept

@@ -1,4 +1,4 @@
-#include "cutune/replay/recorded_cache.hpp"
+#include "cutune/formats/recorded_cache.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "cutune/db/t4.hpp"
+#include "cutune/formats/t4.hpp"
 #include "cutune/model/errors.hpp"
 
 namespace cutune::replay {
@@ -70,7 +70,7 @@ search::RecordedSpace build(const std::string& name, const std::vector<std::stri
       r.config.index.push_back(static_cast<std::uint32_t>(it - params[i].values.begin()));
     }
     double value = std::nan("");
-    if (e.status == db::Status::Ok) {
+    if (e.status == Status::Ok) {
       if (objective == "time") value = e.time_ms;
       else if (e.extra.contains(objective) && e.extra.at(objective).is_number()) value = e.extra.at(objective).get<double>();
     }

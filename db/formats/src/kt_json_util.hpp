@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "cutune/db/python_json.hpp"
+#include "cutune/formats/python_json.hpp"
 
 namespace cutune::db::detail {
 

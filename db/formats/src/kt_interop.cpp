@@ -1,4 +1,4 @@
-#include "cutune/db/kt_interop.hpp"
+#include "cutune/formats/kt_interop.hpp"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <cmath>
 #include <regex>
 
-#include "cutune/db/python_json.hpp"
-#include "cutune/db/t4.hpp"
+#include "cutune/formats/python_json.hpp"
+#include "cutune/formats/t4.hpp"
 #include "cutune/model/errors.hpp"
 #include "kt_json_util.hpp"
 #include "text_file.hpp"
