@@ -1,4 +1,4 @@
-// An application that uses tuned kernels through cutune::loader (issue 8): a float sum
+// An application that uses tuned kernels through cutune::loader: a float sum
 // (the reduction template) and an SGEMM (the matmul template). For each: allocate and fill
 // the data, load the tuned kernel (the winners of a cutune DB or wisdom file, with the
 // fallback ladder), launch it, check the result against the CPU, and time the tuned

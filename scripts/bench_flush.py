@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How large must the L2 flush be? (issues 4 and 5)
+"""How large must the L2 flush be?
 
 The cold measurement reads a flush buffer before every sample (measure::L2Flush). Its size is a
 trade: a buffer too small leaves some of the kernel's data in L2 (the sample reads warm), one

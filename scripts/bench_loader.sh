@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8's loader benchmark -> results/<gpu-slug>/loader.json.
+# The loader's benchmark -> results/<gpu-slug>/loader.json.
 #   scripts/bench_loader.sh stage      (here, after scripts/stage_gpu.sh) adds to .gpu/bin:
 #       cutune-bench-loader, and cutune-example built as a separate project against
 #       `cmake --install build-release --prefix .gpu/prefix` (the installed package).
@@ -68,7 +68,7 @@ def summary(runs):
             "from_main_ms_median": statistics.median(r["from_main_ms"] for r in runs),
             "nvrtc_compiles": [r["nvrtc_compiles"] for r in runs], "cache_hits": [r["cache_hits"] for r in runs],
             "runs": runs}
-doc = {"what": "issue 8: cutune::loader costs (scripts/bench_loader.sh)", "winners": winners,
+doc = {"what": "cutune::loader costs (scripts/bench_loader.sh)", "winners": winners,
        "first_launch": {"cold_cache": summary(phase("cold")), "warm_cache": summary(phase("warm"))},
        "launch_overhead": phase("overhead")[0],
        "example": json.load(open(f"{out}/example.json"))}

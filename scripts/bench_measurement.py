@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 4's measurement benchmark, run on the lent GPU: writes measurement.json with
+"""The measurement benchmark, run on the lent GPU: writes measurement.json with
 
   fidelity:  cutune's cold median (`cutune measure`) beside an independent measurement of
              the same launches: Nsight Compute's gpu__time_duration (cache flushed by ncu,

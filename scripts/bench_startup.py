@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 5: where a tuning's fixed costs go, over repeated runs on the lent GPU. Tunes the
+"""Where a tuning's fixed costs go, over repeated runs on the lent GPU. Tunes the
 throughput space (bench/throughput/reduction_single.json, n = 2^26, brute force, 7 timed
 launches, no finalists, as scripts/bench_throughput.py does) several times, cold (fresh DB
 and compile cache) and warm (fresh DB, the cold run's compile cache), with each number of

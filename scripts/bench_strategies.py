@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """cutune's search strategies beside Kernel Tuner's, on the same recorded spaces and budgets,
-scored by one scorer (cutune score), one table (issue 7).
+scored by one scorer (cutune score), one table.
 
 Kernel Tuner (pinned, in a git-ignored venv that this script makes) runs its own strategies in
 its simulation mode from each cache file (simulation_mode=True, cache=FILE) with the budget

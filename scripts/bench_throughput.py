@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 5's throughput benchmark, run on the lent GPU: writes OUT/throughput.json with
+"""The throughput benchmark, run on the lent GPU: writes OUT/throughput.json with
 
   headline:        cutune against Kernel Tuner on the same GPU and the same space (the reduction
                    template restricted to one kernel launch, bench/throughput/reduction_single.json,
@@ -329,7 +329,7 @@ class Bench:
 
     @staticmethod
     def process_phases(wall_s, report):
-        # Where the process's wall time goes outside the tuning itself (issue 5): before
+        # Where the process's wall time goes outside the tuning itself: before
         # tune() (loading, parsing), the tuning (report wall_s), and after the report (exit).
         tb = report.get("time_breakdown") or {}
         before, at_report = tb.get("process_before_tune_s"), tb.get("process_at_report_s")
@@ -373,7 +373,7 @@ class Bench:
 
     def tune_cold_l2_warm(self):
         # Kernel Tuner's way of timing (back to back on warm data: no L2 flush, no rotation),
-        # cold compile cache: the overhead of cutune itself without issue 4's cold measurement.
+        # cold compile cache: the overhead of cutune itself without the cold-L2 measurement.
         cache = os.path.join(self.tmp, "cutune-cache-l2warm")
         shutil.rmtree(cache, ignore_errors=True)
         os.makedirs(cache)

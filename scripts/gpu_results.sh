@@ -8,7 +8,7 @@
 #           OUT_DIR/cutune.db (tune=k1,k2 for some of them)       -> <kernel>.{json,log}
 #   query   cutune query on that DB                               -> query.txt
 #   vendor  the tuned winners against CUB, cuBLAS and cudaMemcpy  -> vendor_comparison.json
-#   measurement  issue 4's fidelity, stability and cost figures     -> measurement.json
+#   measurement  the measurement's fidelity, stability and cost figures     -> measurement.json
 #   wisdom  the DB's winners as a deployment file (cutune::loader)  -> winners.wisdom.json
 # Everything lands in OUT_DIR/files and is packed into OUT_DIR/results.tar.gz (the device
 # tool returns at most 8 files).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the virtual environment the Kernel Tuner interop tests run in (issue 6: "proof against
+# Makes the virtual environment the Kernel Tuner interop tests run in ("proof against
 # the real tool"): build/kt-venv (git-ignored) with Kernel Tuner from PyPI, pinned, and
 # jsonschema. Python only for tests, never inside cutune.
 #

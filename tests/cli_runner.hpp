@@ -101,7 +101,7 @@ inline CliResult run_cli(const std::vector<std::string>& args, std::optional<dou
   REQUIRE(rc == 0);
   int wstatus = 0;
   if (kill_after_s) {
-    // kill -9 at a chosen moment (issue 5: resume after the tuner is killed at any point).
+    // kill -9 at a chosen moment (resume after the tuner is killed at any point).
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(*kill_after_s);
     while (std::chrono::steady_clock::now() < deadline && waitpid(pid, &wstatus, WNOHANG) == 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Cross-check of cutune's scorer against the reference implementation (issue 7).
+"""Cross-check of cutune's scorer against the reference implementation.
 
 The reference, autotuning-methodology (pinned, PyPI), is installed into a venv under the build
 folder. One strategy's recorded runs (`cutune tune --simulate ... --trace`, with the seeds and

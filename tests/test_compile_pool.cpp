@@ -1,4 +1,4 @@
-// The compile pool (issue 5): order, failures as data, process and thread workers, the
+// The compile pool: order, failures as data, process and thread workers, the
 // persistent cubin cache, shared compiles of launch-only variants, a dying worker. All
 // CPU: NVRTC needs no GPU.
 #include <catch2/catch.hpp>

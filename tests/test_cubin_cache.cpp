@@ -1,4 +1,4 @@
-// Tests of the persistent compile cache (issue 5): keys over every input of a compile,
+// Tests of the persistent compile cache: keys over every input of a compile,
 // round trips of results and failures, corrupt entries as misses, and a cache that cannot
 // write never failing the caller. CPU only: NVRTC needs no GPU.
 #include <unistd.h>

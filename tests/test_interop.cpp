@@ -1,4 +1,4 @@
-// Kernel Tuner interoperability through the command line (issue 6): cutune import and
+// Kernel Tuner interoperability through the command line: cutune import and
 // export, the T1 writer, and tune --cache ([gpu]). The checks against the real Kernel Tuner
 // are in tests/kt/ (Python, CTest "kt-interop:*").
 #include <catch2/catch.hpp>

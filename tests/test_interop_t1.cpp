@@ -1,4 +1,4 @@
-// T1 problems' verification data (issue 6): KernelSpecification.ReferenceArguments, read by
+// T1 problems' verification data: KernelSpecification.ReferenceArguments, read by
 // the model and used by the GPU stage instead of the default configuration's output.
 #include <catch2/catch.hpp>
 #include <cstring>

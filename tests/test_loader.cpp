@@ -1,4 +1,4 @@
-// cutune::loader (issue 8): the ladder over a DB filled through the store API, the wisdom
+// cutune::loader: the ladder over a DB filled through the store API, the wisdom
 // round trip, tampered values rejected, compile-once under threads, the cache shared with
 // the tuner; [gpu]: tuned reduction and matmul launched through the loader and checked.
 #include <catch2/catch.hpp>

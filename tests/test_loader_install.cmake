@@ -1,4 +1,4 @@
-# CTest (issue 8): install cutune into a temporary prefix, then configure and build
+# CTest: install cutune into a temporary prefix, then configure and build
 # examples/ as a separate CMake project against it, as an application would. Without a GPU
 # the example must say so and exit 3; it must not link libcuda (the driver is dlopen()ed).
 # cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -P test_loader_install.cmake

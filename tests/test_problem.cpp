@@ -746,7 +746,7 @@ TEST_CASE("problem: the configured source puts the defines before the kernel fil
 }
 
 // ------------------------------------------------------------------------------------
-// Launch-only parameters (issue 5): names the code never sees get no #define, so
+// Launch-only parameters: names the code never sees get no #define, so
 // configurations that differ only in them compile to one cubin.
 
 TEST_CASE("problem: a parameter only the grid uses is launch-only and shares the source",

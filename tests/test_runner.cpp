@@ -145,7 +145,7 @@ TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]")
 }
 
 TEST_CASE("failures are data: compile, resources, wrong results, illegal addresses and hangs", "[gpu]") {
-  // Issue 5's fault injection: every failure is stored with its status, the GPU worker is
+  // Fault injection: every failure is stored with its status, the GPU worker is
   // restarted after a sticky error or a hang, and the configurations after them still run.
   KernelProblem p = KernelProblem::load(testing::test_data_dir() / "faulty/faulty.json");
   TempPath db("cutune-faulty.db");

@@ -1,4 +1,4 @@
-// Scoring by the methodology of Willemsen, van Nieuwpoort and van Werkhoven (issue 7),
+// Scoring by the methodology of Willemsen, van Nieuwpoort and van Werkhoven,
 // checked against values computed by hand, and recorded spaces read from Kernel Tuner files.
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// The session around a strategy (issue 7): exact budgets, revisits answered from results,
+// The session around a strategy: exact budgets, revisits answered from results,
 // stored results used instead of re-running, the revisit-only rule, and simulation.
 #include <catch2/catch.hpp>
 #include <deque>

@@ -1,4 +1,4 @@
-// Tests of the search strategies (issue 7) on small synthetic spaces with restrictions,
+// Tests of the search strategies on small synthetic spaces with restrictions,
 // driven by a tiny loop that plays the session wrapper: it answers revisits from a map
 // without counting them and stops at the budget of unique evaluations. Every strategy:
 // never proposes an invalid configuration, honours the budget exactly, is deterministic

@@ -1,4 +1,4 @@
-// cutune-bench-loader: what using a tuned kernel costs an application (issue 8).
+// cutune-bench-loader: what using a tuned kernel costs an application.
 //
 //   cutune-bench-loader first-launch --t0-ns NS [--winners W] [--kernel reduction] [--problem n=16777216]
 //       One process start: loader, load (select, compile or cache, module), one launch,

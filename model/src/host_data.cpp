@@ -33,7 +33,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
 
 /// SplitMix64 (Steele, Lea, Flood 2014) as a UniformRandomBitGenerator: statistically sound
 /// for test data and several times cheaper per draw than std::mt19937_64 (whose draws took
-/// 0.4 s of a 2^26-value fill on one core here; issue 5's start-up waited for them).
+/// 0.4 s of a 2^26-value fill on one core here, and a tuning's start-up waited for them).
 struct SplitMix64 {
   using result_type = std::uint64_t;
   std::uint64_t state;

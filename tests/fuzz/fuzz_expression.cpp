@@ -1,4 +1,4 @@
-// Fuzz target: cutune's Python-expression parser and evaluator (issue 6, "Bad input").
+// Fuzz target: cutune's Python-expression parser and evaluator.
 // Any text must either parse and evaluate, or fail with ExpressionError; a crash, undefined
 // behaviour, another exception, a hang or a memory blow-up is a finding. Built as a
 // libFuzzer binary (fuzz_expression, clang, -DCUTUNE_FUZZ=ON) and as the corpus

@@ -1,4 +1,4 @@
-// Fuzz target: the Kernel Tuner file readers (issue 6, "Bad input"): one input is read as a
+// Fuzz target: the Kernel Tuner file readers: one input is read as a
 // cache file (every generation, open or closed, NaN/Infinity) and as T4 results; each either
 // reads or fails with InputError. What reads is mapped as `cutune import` maps it, and a
 // cache's entries are written back with Kernel Tuner's line layout, which must read back to

@@ -1,4 +1,4 @@
-// Fuzz target: T1 problem files as KernelProblem::load reads them (issue 6, "Bad input").
+// Fuzz target: T1 problem files as KernelProblem::load reads them.
 // The input is written to problem.json in a private temporary folder beside kernel.cu (and
 // the header it includes), so seeds name "KernelFile": "kernel.cu". A file that loads is
 // then used as `cutune tune` uses it: default instance, a few valid configurations with

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Kernel Tuner side of scripts/bench_strategies.py (issue 7's strategy table) is fair.
+"""The Kernel Tuner side of scripts/bench_strategies.py (the strategy table) is fair.
 
 Run by CTest ("kt-interop:harness") with the Python of build/kt-venv (scripts/kt_venv.sh).
 Exit codes: 0 pass, 1 fail, 77 skipped (no Kernel Tuner, or no recorded space).

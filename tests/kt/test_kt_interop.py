@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cutune against the real Kernel Tuner (issue 6, "Proof against the real tool").
+"""cutune against the real Kernel Tuner.
 
 Run by CTest (tests/CMakeLists.txt, "kt-interop:<case>") with the Python of the virtual
 environment that scripts/kt_venv.sh makes (kernel_tuner pinned there). Exit codes: 0 pass,

@@ -1,6 +1,6 @@
 #pragma once
 // What a TunedKernel holds: the loaded module and its launch sequence, resolved once so
-// that launch() only fills kernel parameters and calls the driver (issue 8: the loader's
+// that launch() only fills kernel parameters and calls the driver (the loader's
 // launch within 1 us of a raw cuLaunchKernel).
 #include <array>
 #include <cstdint>

@@ -14,7 +14,7 @@ namespace cutune {
 
 /// An allocator that leaves new elements uninitialised: an argument's bytes are written
 /// once, by its fill, in parallel; zeroing them first took a single thread 100 ms per
-/// 256 MiB, on the tuning's start-up path (issue 5).
+/// 256 MiB, on the tuning's start-up path.
 template <class T>
 struct UninitialisedAllocator : std::allocator<T> {
   template <class U>

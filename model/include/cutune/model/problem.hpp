@@ -62,7 +62,7 @@ struct Tolerance {
 
 /// KernelSpecification.ReferenceArguments: what an output argument must hold after a run,
 /// so that a T1 problem without a CPU reference is verified against known answers rather
-/// than against the default configuration's output (issue 6).
+/// than against the default configuration's output.
 struct ReferenceArgument {
   std::string name;
   std::size_t target = 0;  ///< index into KernelProblem::arguments() (TargetName); made an output
@@ -225,7 +225,7 @@ class KernelProblem {
   /// nowhere in the kernel file, the local headers it includes, or the CompilerOptions.
   /// They only shape the launch (GridDiv, Block, Grid expressions, evaluated on the host),
   /// so configured_source leaves them out: configurations that differ only in them give
-  /// identical source, hence one compile-cache key and one cubin (issue 5).
+  /// identical source, hence one compile-cache key and one cubin.
   const std::vector<std::string>& launch_only_parameters() const { return launch_only_; }
   /// True when `name` is a parameter whose name occurs, as a whole identifier, in the code
   /// (comments included: a conservative scan, not a preprocessor) and so gets a #define.

@@ -1,6 +1,6 @@
 #pragma once
 // A recorded space: every configuration of a tuning problem that was measured, with its
-// result and what measuring it cost (issue 7). Built from Kernel Tuner cache files or T4
+// result and what measuring it cost. Built from Kernel Tuner cache files or T4
 // results by cutune::replay; model types only here. A recording holds only configurations
 // that passed the restrictions, so its Space accepts exactly the recorded configurations.
 #include <map>

@@ -1,8 +1,8 @@
 #pragma once
 // Scoring of search strategies by the methodology of Willemsen, van Nieuwpoort and van
 // Werkhoven, "A methodology for comparing optimization algorithms for auto-tuning" (FGCS
-// 2024; reference implementation AutoTuningAssociation/autotuning_methodology), as issue 7
-// spells it out. Per recorded space:
+// 2024; reference implementation AutoTuningAssociation/autotuning_methodology), as follows.
+// Per recorded space:
 //   v = valid objective values best first, N = |v|, f* = v[0], m = median(v), w = v worst
 //   first; c = each configuration's cost (compile + benchmark + verification, failures
 //   included); F(p) = ceil(i / (N + 1 - i)), i the first index of w whose value reaches

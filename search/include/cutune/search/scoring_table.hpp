@@ -1,5 +1,5 @@
 #pragma once
-// The strategy comparison of issue 7: every strategy simulated `repeats` times on every
+// The strategy comparison: every strategy simulated `repeats` times on every
 // recorded space, runs of other tools (Kernel Tuner's, as traces) beside them, all scored by
 // the same SpaceScoring, one table.
 #include <cstdint>

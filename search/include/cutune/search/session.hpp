@@ -1,5 +1,5 @@
 #pragma once
-// A tuning session around a Strategy (issue 7): budgets, revisits, stored results, trace.
+// A tuning session around a Strategy: budgets, revisits, stored results, trace.
 //
 // - Only unique evaluations count. A configuration proposed again is a revisit: it is
 //   answered from this session's results (told back to the strategy at once), never run

@@ -1,5 +1,5 @@
 #pragma once
-// Simulation (issue 7): a strategy tuned against a recorded space instead of a GPU. Each
+// Simulation: a strategy tuned against a recorded space instead of a GPU. Each
 // evaluation returns the recorded result and costs its recorded compile + benchmark
 // (+ verification) time in simulated time, through the same Session as a real run.
 #include <cstddef>

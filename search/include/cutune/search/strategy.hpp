@@ -1,6 +1,6 @@
 #pragma once
 // Search strategies behind one small ask/tell interface over the index space of a Space
-// (STYLE.md, convention 7). The contract (issue 7), tested for every strategy in
+// (STYLE.md, convention 7). The contract, tested for every strategy in
 // tests/test_strategies.cpp:
 // - ask(max) returns up to `max` configurations, all valid (moves that land on an invalid
 //   point are repaired to the nearest valid one, see neighbourhood.hpp); it may be called

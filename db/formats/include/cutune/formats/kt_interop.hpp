@@ -1,9 +1,9 @@
 #pragma once
-// Kernel Tuner files <-> the store (issue 6: `cutune import`, `cutune export`): one results
+// Kernel Tuner files <-> the store (`cutune import`, `cutune export`): one results
 // file of either kind (cache or T4) read into a neutral form, and the mapping between one
 // file entry (KtEntry) and one stored Measurement, both ways.
 //
-// The cache fields cutune adds beside Kernel Tuner's "time" (the mean) and "times" (issue 4):
+// The cache fields cutune adds beside Kernel Tuner's "time" (the mean) and "times":
 // "time_median", "time_ci_low", "time_ci_high" (the median's 95% interval) and
 // "time_samples" (how many samples), all in milliseconds. Kernel Tuner keeps fields it does
 // not know and ignores them, so a file with them still resumes and simulates.

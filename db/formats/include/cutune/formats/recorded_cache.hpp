@@ -1,5 +1,5 @@
 #pragma once
-// Recorded spaces from Kernel Tuner's files (issue 7): a cache file of any generation or T4
+// Recorded spaces from Kernel Tuner's files: a cache file of any generation or T4
 // results (.json or .json.gz) becomes a search::RecordedSpace. Here, not in db or search,
 // because it needs both (db reads the files, search owns the model of a recording).
 #include <filesystem>

@@ -1,5 +1,5 @@
 #pragma once
-// The deployment file of tuned winners ("wisdom", issue 8): a compact JSON an application
+// The deployment file of tuned winners ("wisdom"): a compact JSON an application
 // ships instead of the SQLite DB. Per winner: kernel, problem, GPU identity, configuration
 // and provenance. Written by `cutune export --format wisdom`, read by cutune::loader.
 //

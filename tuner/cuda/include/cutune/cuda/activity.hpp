@@ -2,7 +2,7 @@
 // GPU-side start and end timestamps of every kernel, memcpy and memset, from CUPTI's activity
 // API (libcupti, loaded at run time with dlopen like the driver). What ncu reports as
 // gpu__time_duration: the work's own execution, without the ~1-1.5 us that the event pair
-// around a launch adds (measured on the H200: results/nvidia-h200/measurement.json, issue 4).
+// around a launch adds (measured on the H200: results/nvidia-h200/measurement.json).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -2,7 +2,7 @@
 // A configuration's launch sequence resolved in a loaded module: the planned launches
 // (model) with their CUfunction, checked against the kernel's and the device's limits
 // before anything is launched. One definition for the tuner's GPU stage and the loader
-// (issue 8), so an application launches a configuration exactly as it was measured.
+//, so an application launches a configuration exactly as it was measured.
 #include <string>
 #include <vector>
 

@@ -1,6 +1,6 @@
 #pragma once
 // NVML, loaded at run time like the driver (ARCHITECTURE.md, decision 1): the GPU's clocks,
-// temperature, power and energy counter, read around measurements (issue 4). NVML is
+// temperature, power and energy counter, read around measurements. NVML is
 // optional: without it every reading is empty and measurements go on, saying so.
 #include <chrono>
 #include <condition_variable>
@@ -37,7 +37,7 @@ class NvmlDevice {
 
 /// SM clock, temperature and power of one device, read every `period` on a thread of its
 /// own: a reading costs up to a millisecond, which a measurement loop of about 2 ms per
-/// configuration should not wait for (issue 5), and these values change over tens of
+/// configuration should not wait for, and these values change over tens of
 /// milliseconds anyway. Nothing runs when the device reads nothing.
 class NvmlMonitor {
  public:

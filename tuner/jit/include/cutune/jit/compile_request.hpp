@@ -2,7 +2,7 @@
 // The NVRTC request for one configuration of a problem. One definition for the tuner's
 // compile pool and the loader: the cubin cache is keyed by compile_key(request), so the
 // two must build byte-identical requests for a kernel the tuner compiled to be a cache
-// hit in an application (issue 8).
+// hit in an application.
 #include <string>
 #include <utility>
 #include <vector>

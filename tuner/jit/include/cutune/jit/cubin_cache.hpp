@@ -1,5 +1,5 @@
 #pragma once
-// A persistent cache of NVRTC results on disk (issue 5): cubins keyed by a hash of every
+// A persistent cache of NVRTC results on disk: cubins keyed by a hash of every
 // input that changes them, so a second session of the same space compiles nothing.
 #include <filesystem>
 #include <optional>

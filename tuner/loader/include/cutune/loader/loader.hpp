@@ -1,5 +1,5 @@
 #pragma once
-// cutune::loader: tuned kernels in applications (issue 8). Ask a source of winners (the
+// cutune::loader: tuned kernels in applications. Ask a source of winners (the
 // cutune SQLite DB or a deployment wisdom file) for the best configuration of a kernel on
 // the GPU the process runs on, compile it with NVRTC or take it from the compile cache the
 // tuner shares, and launch it.

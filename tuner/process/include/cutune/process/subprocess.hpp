@@ -1,5 +1,5 @@
 #pragma once
-// A child process spoken to through two pipes, with framed messages (issue 5). The tuner
+// A child process spoken to through two pipes, with framed messages. The tuner
 // keeps NVRTC and the GPU in children: NVRTC serialises inside one process (so parallel
 // compiles need processes), and a sticky CUDA error or a hanging kernel must cost a
 // worker, never the tuner or a committed measurement.
