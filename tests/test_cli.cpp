@@ -197,6 +197,53 @@ TEST_CASE("cli: bad input exits 2 with one line naming the problem, writing noth
   CHECK(dir.listing() == before);
 }
 
+TEST_CASE("cli: bad tune input leaves an existing DB and its results as they were", "[cli]") {
+  CliTempDir dir;
+  const std::string db = dir / "results.db";
+  {
+    cutune::db::Store store = cutune::db::Store::open(db, true);
+    cutune::db::RunSpec spec;
+    spec.device.name = "NVIDIA H200";
+    spec.kernel = "vector_add";
+    spec.source_hash = "h";
+    spec.problem_key = "n=1000";
+    cutune::db::Run run = store.begin_run(spec);
+    cutune::db::Measurement m;
+    m.config_key = "256,4,4";
+    m.config_json = R"({"block_size_x":256})";
+    m.median_ms = 0.5;
+    m.samples_ms = {0.5};
+    REQUIRE(run.add(m));
+    cutune::db::WinnerChoice w;
+    w.config_key = m.config_key;
+    w.config_json = m.config_json;
+    w.median_ms = m.median_ms;
+    run.set_winner(w);
+    run.end();
+  }
+  const std::string before = slurp(db);
+  const auto listing = dir.listing();
+  expect_bad_input({"tune", "vector_add", "--strategy", "nope", "--db", db}, {"nope"});
+  expect_bad_input({"tune", "vector_add", "--try", "block_size_x=100", "--db", db}, {"--try", "100"});
+  expect_bad_input({"tune", "vector_add", "--objective", "GFLOPs", "--db", db}, {"GFLOPs"});
+  expect_bad_input({"tune", "vector_add", "--verify", "nonsense", "--db", db}, {"nonsense"});
+  CHECK(slurp(db) == before);
+  CHECK(dir.listing() == listing);
+  const CliResult q = run_cli({"query", "--db", db, "--json"});
+  REQUIRE(q.status == 0);
+  const auto winners = nlohmann::json::parse(q.out);
+  REQUIRE(winners.size() == 1);
+  CHECK(winners[0]["config_key"] == "256,4,4");
+
+  // A file that is not a cutune DB: tune refuses it (one line) before any GPU work and
+  // leaves it byte for byte.
+  const std::string garbage = dir / "garbage.db";
+  const std::string text(5000, 'g');
+  dir.write("garbage.db", text);
+  expect_bad_input({"tune", "vector_add", "--db", garbage}, {garbage});
+  CHECK(slurp(garbage) == text);
+}
+
 TEST_CASE("cli: --help of every subcommand", "[cli]") {
   const std::vector<std::vector<std::string>> cases{
       {"--help"},          {"devices", "--help"}, {"kernels", "--help"}, {"space", "--help"},

@@ -299,9 +299,13 @@ TEST_CASE("query and export carry the metrics and the objective with its directi
     DeviceIdentity d;
     d.name = "NVIDIA H200";
     d.cc_major = 9;
-    const auto device = store.upsert_device(d);
-    const auto kernel = store.upsert_kernel("metric_kernel", "x");
-    const auto problem = store.upsert_problem(kernel, "n=1", R"({"ProblemSize":[1]})");
+    db::RunSpec spec;
+    spec.device = d;
+    spec.kernel = "metric_kernel";
+    spec.source_hash = "x";
+    spec.problem_key = "n=1";
+    spec.problem_json = R"({"ProblemSize":[1]})";
+    db::Run run = store.begin_run(spec);
     for (int tile : {1, 2}) {
       db::Measurement m;
       m.config_key = std::to_string(tile);
@@ -309,10 +313,17 @@ TEST_CASE("query and export carry the metrics and the objective with its directi
       m.median_ms = 1.0 * tile;
       m.samples_ms = {m.median_ms};
       m.metrics = {{"GFLOP/s", 100.0 * tile * tile}, {"per_tile", 0.5 * tile}};
-      REQUIRE(store.add_measurement(0, kernel, problem, device, m));
+      REQUIRE(run.add(m));
     }
-    store.set_winner(kernel, problem, device, 0,
-                     {"2", R"({"tile":2})", 2.0, 1.0, "GFLOP/s", 400.0, "screening", "[]", true});
+    db::WinnerChoice w;
+    w.config_key = "2";
+    w.config_json = R"({"tile":2})";
+    w.median_ms = 2.0;
+    w.default_ms = 1.0;
+    w.objective = Objective::of_metric("GFLOP/s", true);
+    w.objective_value = 400.0;
+    run.set_winner(w);
+    run.end();
   }
   const CliResult q = ok({"query", "--db", db, "--objective", "GFLOP/s", "--json"});
   const json winners = json::parse(q.out);
@@ -368,7 +379,7 @@ TEST_CASE("tune with a metric objective ranks by the metric in its direction", "
     REQUIRE(values.size() >= 2);
     const auto w = s.winners({"", "", "", "gbps"});
     REQUIRE(w.size() == 1);
-    CHECK(w[0].higher_is_better == higher);
+    CHECK(w[0].objective == Objective::of_metric("gbps", higher));
     CHECK(w[0].objective_value == (higher ? *std::max_element(values.begin(), values.end())
                                           : *std::min_element(values.begin(), values.end())));
   }

@@ -52,6 +52,21 @@ std::string config_json(const Space& space, const Config& c) {
   return j.dump();
 }
 
+/// A run of `p` on `d` (its winners are stored the way the tuner stores them).
+db::RunSpec run_spec(const KernelProblem& p, const DeviceIdentity& d, const ProblemInstance& inst) {
+  db::RunSpec spec;
+  spec.device = d;
+  spec.kernel = p.name();
+  spec.source_hash = "hash-" + p.name();
+  spec.problem_key = inst.key();
+  spec.problem_json = inst.json();
+  spec.tool_version = "test";
+  spec.strategy = "brute_force";
+  spec.seed = 1;
+  spec.command = "test";
+  return spec;
+}
+
 /// The n-th valid configuration of the space (distinct n, distinct configurations).
 Config nth_valid(const Space& space, std::size_t n) {
   Config out;
@@ -71,20 +86,17 @@ struct LadderDb {
   std::map<std::string, std::string> key_of;  ///< "gpu|problem" -> config key stored
 
   void add(db::Store& s, const KernelProblem& p, const DeviceIdentity& d, const std::string& problem, std::size_t nth) {
-    const auto device_id = s.upsert_device(d);
-    const auto kernel_id = s.upsert_kernel(p.name(), "hash-" + p.name());
     const ProblemInstance inst = p.instantiate(problem);
-    const auto problem_id = s.upsert_problem(kernel_id, inst.key(), inst.json());
-    const auto run_id = s.begin_run(kernel_id, problem_id, device_id, "test", "brute_force", 1, "test");
+    db::Run run = s.begin_run(run_spec(p, d, inst));
     const Config c = nth_valid(p.space(), nth);
     db::WinnerChoice w;
     w.config_key = p.space().key(c);
     w.config_json = config_json(p.space(), c);
     w.median_ms = 1.0 + static_cast<double>(nth);
     w.default_ms = 9.0;
-    w.verdict = "separated";
-    s.set_winner(kernel_id, problem_id, device_id, run_id, w);
-    s.end_run(run_id);
+    w.verdict = Verdict::Separated;
+    run.set_winner(w);
+    run.end();
     key_of[d.model_key() + "|" + inst.key()] = w.config_key;
   }
 
@@ -399,16 +411,12 @@ TEST_CASE("loader: the winners' own objective when none is asked for, and a choi
   const KernelProblem matmul = KernelProblem::load(testing::template_json("matmul"));
   const DeviceIdentity h200 = gpu("NVIDIA H200", 9, 0, "GPU-h200");
   const ProblemInstance inst = matmul.instantiate("m=512,n=512,k=512");
-  std::int64_t kernel_id = 0, problem_id = 0, device_id = 0;
   {
     db::Store s = db::Store::open(path.path(), true);
-    device_id = s.upsert_device(h200);
-    kernel_id = s.upsert_kernel(matmul.name(), "hash");
-    problem_id = s.upsert_problem(kernel_id, inst.key(), inst.json());
+    db::Run run = s.begin_run(run_spec(matmul, h200, inst));
     const Config c = nth_valid(matmul.space(), 3);
-    s.set_winner(kernel_id, problem_id, device_id, 0,
-                 {matmul.space().key(c), config_json(matmul.space(), c), 1.0, 2.0, "gflops", 900.0, "separated",
-                  "[]", true});
+    run.set_winner({matmul.space().key(c), config_json(matmul.space(), c), 1.0, 2.0,
+                    Objective::of_metric("gflops", true), 900.0, Verdict::Separated, "[]"});
   }
   // Only a gflops winner: picked without naming it; "time" names no winner.
   LoaderOptions o = options_for(path.path());
@@ -423,8 +431,8 @@ TEST_CASE("loader: the winners' own objective when none is asked for, and a choi
   {
     db::Store s = db::Store::open(path.path(), true);
     const Config c = nth_valid(matmul.space(), 4);
-    s.set_winner(kernel_id, problem_id, device_id, 0,
-                 {matmul.space().key(c), config_json(matmul.space(), c), 1.5, 2.0, "energy", 3.0});
+    s.begin_run(run_spec(matmul, h200, inst))
+        .set_winner({matmul.space().key(c), config_json(matmul.space(), c), 1.5, 2.0, Objective::energy(), 3.0});
   }
   // Two objectives, neither time: the loader asks for one.
   Loader two(options_for(path.path()));

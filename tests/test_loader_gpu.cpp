@@ -23,17 +23,22 @@ namespace {
 void store_winner(const std::filesystem::path& path, const KernelProblem& p, const DeviceIdentity& device,
                   const std::string& problem, const Config& c) {
   db::Store s = db::Store::open(path, true);
-  const auto device_id = s.upsert_device(device);
-  const auto kernel_id = s.upsert_kernel(p.name(), "gpu-test");
   const ProblemInstance inst = p.instantiate(problem);
-  const auto problem_id = s.upsert_problem(kernel_id, inst.key(), inst.json());
+  db::RunSpec spec;
+  spec.device = device;
+  spec.kernel = p.name();
+  spec.source_hash = "gpu-test";
+  spec.problem_key = inst.key();
+  spec.problem_json = inst.json();
+  db::Run run = s.begin_run(spec);
   nlohmann::ordered_json j;
   for (const auto& [name, v] : p.space().assignments(c)) j[name] = v.to_int();
   db::WinnerChoice w;
   w.config_key = p.space().key(c);
   w.config_json = j.dump();
   w.median_ms = 1.0;
-  s.set_winner(kernel_id, problem_id, device_id, 0, w);
+  run.set_winner(w);
+  run.end();
 }
 
 /// Launches `k` on generated data and compares every output with the CPU reference.

@@ -93,11 +93,13 @@ TEST_CASE("the objective: --objective, then General.Objective with its Minimize,
   {
     const KernelProblem p = load_problem(dir, "", kGflops);
     Objective o = cutune::search::resolve_objective(p, "", std::nullopt);
-    CHECK(o.name == "time");
+    CHECK(o.kind == cutune::ObjectiveKind::Time);
+    CHECK(o.name() == "time");
     CHECK_FALSE(o.higher_is_better);
     // Kernel Tuner's default direction for a name it knows; lower for others unless told.
     o = cutune::search::resolve_objective(p, "GFLOP/s", std::nullopt);
-    CHECK(o.name == "GFLOP/s");
+    CHECK(o.kind == cutune::ObjectiveKind::Metric);
+    CHECK(o.metric == "GFLOP/s");
     CHECK(o.higher_is_better);
     o = cutune::search::resolve_objective(p, "flops_ms", std::nullopt);
     CHECK_FALSE(o.higher_is_better);
@@ -107,18 +109,18 @@ TEST_CASE("the objective: --objective, then General.Objective with its Minimize,
     CHECK_FALSE(o.higher_is_better);
     CHECK_THROWS_AS(cutune::search::resolve_objective(p, "GFLOPs", std::nullopt), InputError);
     CHECK_THROWS_AS(cutune::search::resolve_objective(p, "time", true), InputError);
-    CHECK(cutune::search::resolve_objective(p, "energy", std::nullopt).name == "energy");
+    CHECK(cutune::search::resolve_objective(p, "energy", std::nullopt) == cutune::Objective::energy());
   }
   {
     // BAT's fields: "Objective": "flops_ms", "Minimize": false.
     const KernelProblem p = load_problem(dir, R"(, "Objective": "flops_ms", "Minimize": false)", kGflops);
     Objective o = cutune::search::resolve_objective(p, "", std::nullopt);
-    CHECK(o.name == "flops_ms");
+    CHECK(o == cutune::Objective::of_metric("flops_ms", true));
     CHECK(o.higher_is_better);
     o = cutune::search::resolve_objective(p, "", false);  // the flag wins over the file
     CHECK_FALSE(o.higher_is_better);
     o = cutune::search::resolve_objective(p, "time", std::nullopt);  // Minimize is about flops_ms, not time
-    CHECK(o.name == "time");
+    CHECK(o.is_time());
     CHECK_FALSE(o.higher_is_better);
   }
   {
@@ -126,7 +128,7 @@ TEST_CASE("the objective: --objective, then General.Objective with its Minimize,
     const KernelProblem p = load_problem(dir, R"(, "Objective": "GFLOPs", "Minimize": false)", kGflops);
     std::string warning;
     const Objective o = cutune::search::resolve_objective(p, "", std::nullopt, &warning);
-    CHECK(o.name == "time");
+    CHECK(o.is_time());
     CHECK_FALSE(o.higher_is_better);  // never the slowest
     CHECK_THAT(warning, Contains("General.Objective \"GFLOPs\""));
     CHECK_THAT(warning, Contains("tuning on time"));
@@ -137,8 +139,24 @@ TEST_CASE("the objective: --objective, then General.Objective with its Minimize,
   }
 }
 
+TEST_CASE("an objective's name is what the edges carry, and a metric keeps its name", "[objective]") {
+  using cutune::Objective;
+  CHECK(Objective::from_name("time") == Objective::time());
+  CHECK(Objective::from_name("energy") == Objective::energy());
+  CHECK(Objective::from_name("energy", true) == Objective::energy());  // never higher-is-better
+  const Objective gflops = Objective::from_name("GFLOP/s", true);
+  CHECK(gflops.kind == cutune::ObjectiveKind::Metric);
+  CHECK(gflops.metric == "GFLOP/s");
+  CHECK(gflops.higher_is_better);
+  for (const Objective& o : {Objective::time(), Objective::energy(), gflops})
+    CHECK(Objective::from_name(o.name(), o.higher_is_better) == o);
+  CHECK(gflops.better(2.0, 1.0));
+  CHECK(Objective::time().better(1.0, 2.0));
+  CHECK_FALSE(Objective::time().better(1.0, 1.0));
+}
+
 TEST_CASE("a higher-is-better value is told to the strategies as its reciprocal", "[objective]") {
-  Objective higher{"GFLOP/s", true}, lower{"flops_ms", false};
+  const Objective higher = Objective::of_metric("GFLOP/s", true), lower = Objective::of_metric("flops_ms", false);
   auto cost = [](double v, const Objective& o) { return cutune::search::observation_for(v, o); };
   CHECK(cost(500.0, higher).valid);
   CHECK_THAT(cost(500.0, higher).objective, WithinRel(1.0 / 500));
@@ -161,7 +179,7 @@ TEST_CASE("every strategy, told reciprocals of a higher-is-better metric, finds 
   // x in 0..5: time 1 + x ms, work (x + 1)^2: GFLOP/s-like work / time grows with x although
   // the time does too. The best by the metric (x = 5) is the slowest configuration.
   using namespace cutune::search;
-  const Objective higher{"GFLOP/s", true};
+  const Objective higher = Objective::of_metric("GFLOP/s", true);
   std::vector<RecordedSpace::Entry> entries;
   for (std::uint32_t x = 0; x < 6; ++x) {
     const double time_ms = 1.0 + x, metric = (x + 1.0) * (x + 1.0) / time_ms;
@@ -187,7 +205,7 @@ TEST_CASE("every strategy, told reciprocals of a higher-is-better metric, finds 
 }
 
 TEST_CASE("lower-is-better metric: the smallest wins, equal values keep the first", "[objective]") {
-  const Objective lower{"cost", false}, higher{"GFLOP/s", true};
+  const Objective lower = Objective::of_metric("cost", false), higher = Objective::of_metric("GFLOP/s", true);
   std::vector<std::pair<double, int>> v{{3.0, 0}, {1.0, 1}, {1.0, 2}, {7.0, 3}};
   auto ranked = [&](const Objective& o) {
     auto copy = v;

@@ -13,6 +13,7 @@
 #include "cutune/measure/finalists.hpp"
 #include "cutune/measure/gpu_helpers.hpp"
 #include "cutune/db/store.hpp"
+#include "cutune/model/errors.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/templates/catalog.hpp"
 #include "test_paths.hpp"
@@ -26,14 +27,68 @@ TEST_CASE("content_hash is FNV-1a 64 and stable", "[runner]") {
   CHECK(runner::content_hash("kernel A") != runner::content_hash("kernel B"));
 }
 
-TEST_CASE("config_json keeps declared order and types", "[runner]") {
-  Space s({{"block_size_x", {Value(64), Value(128)}, Value(128)},
-           {"alg", {Value("a"), Value("b")}, Value("a")},
-           {"f", {Value(0.5), Value(2.45)}, Value(2.45)},
-           {"on", {Value(false), Value(true)}, Value(true)}},
-          {});
-  CHECK(runner::config_json(s, s.default_config()) ==
-        R"({"block_size_x":128,"alg":"a","f":2.45,"on":true})");
+TEST_CASE("a tuning session builds its inputs once and refuses bad ones before any write", "[runner]") {
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  testing::TempDir dir("cutune_session");
+  const auto db = dir.path() / "sub" / "s.db";
+  runner::TuneOptions o;
+  o.db = db;
+  o.problem = "n=1000";
+  o.first = {"block_size_x=128", "elements_per_thread=2"};
+  o.strategy = "random";
+  o.seed = 7;
+  {
+    runner::TuningSession session(p, o);
+    CHECK(session.instance().key() == "n=1000");
+    CHECK(session.default_config() == Configuration::default_of(p.space()));
+    REQUIRE(session.first().size() == 2);
+    CHECK(session.first()[0] == Configuration::from_assignments(p.space(), "block_size_x=128"));
+    CHECK(session.first()[1].key() == Configuration::from_assignments(p.space(), "elements_per_thread=2").key());
+    CHECK(session.objective() == Objective::time());
+    CHECK(session.objective_warning().empty());
+    CHECK_FALSE(session.strategy().ask(1).empty());
+    // A new DB is created only when asked for (tune() asks once it has found the GPU).
+    CHECK_FALSE(std::filesystem::exists(db));
+    CHECK(session.store().integrity_ok());
+    CHECK(std::filesystem::exists(db));
+  }
+  auto refused = [&](runner::TuneOptions bad, const std::string& says) {
+    bad.db = dir.path() / "never.db";
+    INFO(says);
+    CHECK_THROWS_WITH(runner::TuningSession(p, bad), Catch::Contains(says));
+    CHECK_FALSE(std::filesystem::exists(bad.db));
+  };
+  runner::TuneOptions bad = o;
+  bad.strategy = "nope";
+  refused(bad, "nope");
+  bad = o;
+  bad.problem = "n=abc";
+  refused(bad, "abc");
+  bad = o;
+  bad.first = {"block_size_x=100"};
+  refused(bad, "--try block_size_x=100");
+  bad = o;
+  bad.first = {"block_size_x=1024,elements_per_thread=8"};
+  refused(bad, "violates");
+  bad = o;
+  bad.objective = "GFLOPs";
+  refused(bad, "--objective GFLOPs");
+  bad = o;
+  bad.objective_higher_is_better = true;
+  refused(bad, "always lower-is-better");
+  bad = o;
+  bad.measure.verify = {"nonsense"};
+  refused(bad, "nonsense");
+  // An existing file that is not a cutune DB: refused, and left as it was.
+  const auto garbage = dir.path() / "garbage.db";
+  std::ofstream(garbage, std::ios::binary) << std::string(4096, 'x');
+  bad = o;
+  bad.db = garbage;
+  CHECK_THROWS_AS(runner::TuningSession(p, bad), InputError);
+  CHECK(std::filesystem::file_size(garbage) == 4096);
+  // An existing DB is opened by the session itself, once.
+  runner::TuningSession again(p, o);
+  CHECK(again.store().path() == db);
 }
 
 TEST_CASE("tune says there is no GPU instead of failing obscurely", "[runner]") {
@@ -77,7 +132,7 @@ TEST_CASE("vector_add: every configuration verifies at awkward sizes", "[gpu]") 
   INFO(n);
   CHECK(r.configs_tried == p.space().count_valid());
   CHECK(r.configs_failed == 0);
-  CHECK_FALSE(r.winner_key.empty());
+  CHECK(r.winner.has_value());
   CHECK(r.winner_ms > 0);
   CHECK(r.default_ms >= r.winner_ms);
   CHECK(r.verification == "reference");
@@ -120,7 +175,7 @@ TEST_CASE("every template verifies a seeded sample of configurations at awkward 
       CHECK(r.configs_tried == std::min<std::uint64_t>(budget, p.space().count_valid()));
       CHECK(r.configs_failed == 0);
       for (const auto& [status, n] : r.failures_by_status) UNSCOPED_INFO(status << ": " << n);
-      CHECK_FALSE(r.winner_key.empty());
+      CHECK(r.winner.has_value());
     }
   }
 }
@@ -136,11 +191,13 @@ TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]")
   auto third = tune_quietly(p, db.path(), "n=100000");
   CHECK(third.configs_tried == 0);
   CHECK(third.configs_resumed == p.space().count_valid());
-  CHECK(third.winner_key == second.winner_key);
+  REQUIRE(third.winner);
+  CHECK(third.winner == second.winner);
   auto store = db::Store::open(db.path(), false);
   auto winners = store.winners({"vector_add", "", "n=100000", ""});
   REQUIRE(winners.size() == 1);
-  CHECK(winners[0].config_key == third.winner_key);
+  CHECK(winners[0].config_key == third.winner->key());
+  CHECK(winners[0].config_json == third.winner->json());
   CHECK(store.integrity_ok());
 }
 
@@ -199,12 +256,12 @@ TEST_CASE("the thorough stage re-measures the finalists and declares the winner 
   auto r = runner::tune(p, o);
   REQUIRE_FALSE(r.finalists.empty());
   CHECK(r.finalists.size() <= 4);  // top 3 and the default
-  CHECK((r.verdict == "separated" || r.verdict == "tie"));
-  CHECK(r.winner_key == r.finalists.front().config_key);
+  CHECK((r.verdict == Verdict::Separated || r.verdict == Verdict::Tie));
+  CHECK(r.winner == r.finalists.front().config);
   CHECK(r.winner_ms == r.finalists.front().stats.summary.median);
   CHECK(std::count_if(r.finalists.begin(), r.finalists.end(), [](const auto& f) { return f.is_default; }) == 1);
   for (const auto& f : r.finalists) {
-    INFO(f.config_key);
+    INFO(f.config.key());
     CHECK(f.stats.level == "thorough");
     CHECK(f.stats.summary.count >= o.measure.thorough.min_samples);
     CHECK(f.stats.summary.ci_low <= f.stats.summary.median);
@@ -219,7 +276,7 @@ TEST_CASE("the thorough stage re-measures the finalists and declares the winner 
   auto w = store.winners({"vector_add", "", "n=16777216", ""});
   REQUIRE(w.size() == 1);
   CHECK(w[0].verdict == r.verdict);
-  CHECK(w[0].config_key == r.winner_key);
+  CHECK(w[0].config_key == r.winner->key());
   CHECK(nlohmann::json::parse(w[0].finalists_json).size() == r.finalists.size());
   // Every screened measurement carries its statistics.
   for (const auto& m : store.measurements(1, 1, 1)) {
@@ -325,9 +382,9 @@ TEST_CASE("energy as the objective: ranked by energy per launch, a winner of its
     WARN("no NVML: energy cannot be measured here");
     return;
   }
-  REQUIRE_FALSE(e.winner_key.empty());
-  CHECK(e.objective == "energy");
-  CHECK(e.verdict == "screening");
+  REQUIRE(e.winner);
+  CHECK(e.objective == Objective::energy());
+  CHECK(e.verdict == Verdict::Screening);
   CHECK(e.winner_objective_value > 0);
   for (std::size_t i = 1; i < e.finalists.size(); ++i)
     CHECK(e.finalists[i - 1].stats.energy_mj_per_launch.value_or(1e300) <=
@@ -338,11 +395,12 @@ TEST_CASE("energy as the objective: ranked by energy per launch, a winner of its
   auto store = db::Store::open(db.path(), false);
   auto w = store.winners({"vector_add", "", "", ""});
   REQUIRE(w.size() == 2);  // one per objective; the time tuning did not replace the energy winner
-  CHECK(w[0].objective == "energy");
-  CHECK(w[0].config_key == e.winner_key);
+  CHECK(w[0].objective == Objective::energy());
+  CHECK(w[0].config_key == e.winner->key());
   CHECK(w[0].objective_value == e.winner_objective_value);
-  CHECK(w[1].objective == "time");
-  CHECK(w[1].config_key == t.winner_key);
+  CHECK(w[1].objective == Objective::time());
+  REQUIRE(t.winner);
+  CHECK(w[1].config_key == t.winner->key());
 }
 
 TEST_CASE("finalists ranked by a metric: the largest wins though slower, overlapping intervals tie",

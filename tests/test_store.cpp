@@ -26,7 +26,9 @@ namespace fs = std::filesystem;
 using cutune::DeviceIdentity;
 using cutune::InputError;
 using namespace cutune::db;
+using cutune::Objective;
 using cutune::Status;
+using cutune::Verdict;
 using cutune::parse_status;
 using cutune::status_name;
 
@@ -158,15 +160,45 @@ Measurement measurement(const std::string& key, Status status = Status::Ok) {
   return m;
 }
 
-/// A store with one device, kernel, problem and run.
+/// A run of vector_add, n=268435456, on `device`.
+RunSpec spec(const DeviceIdentity& device = h200(), const std::string& kernel = "vector_add",
+             const std::string& problem_key = "n=268435456") {
+  RunSpec s;
+  s.device = device;
+  s.kernel = kernel;
+  s.source_hash = "sha256:abc";
+  s.problem_key = problem_key;
+  s.problem_json = R"({"n":268435456})";
+  s.tool_version = "0.1.0";
+  s.strategy = "brute_force";
+  s.seed = 42;
+  s.command = "cutune tune vector_add";
+  return s;
+}
+
+WinnerChoice winner(const std::string& key, double median_ms, double default_ms,
+                    Objective objective = Objective::time(), double objective_value = 0.0,
+                    Verdict verdict = Verdict::Screening, const std::string& finalists_json = "[]") {
+  WinnerChoice w;
+  w.config_key = key;
+  w.config_json = "{}";
+  w.median_ms = median_ms;
+  w.default_ms = default_ms;
+  w.objective = std::move(objective);
+  w.objective_value = objective_value;
+  w.verdict = verdict;
+  w.finalists_json = finalists_json;
+  return w;
+}
+
+/// A store with one run (and so one device, kernel and problem).
 struct Fixture {
   TempDb file;
   Store store = Store::open(file.path(), true);
-  std::int64_t device = store.upsert_device(h200());
-  std::int64_t kernel = store.upsert_kernel("vector_add", "sha256:abc");
-  std::int64_t problem = store.upsert_problem(kernel, "n=268435456", R"({"n":268435456})");
-  std::int64_t run = store.begin_run(kernel, problem, device, "0.1.0", "brute_force", 42,
-                                     "cutune tune vector_add");
+  Run run = store.begin_run(spec());
+  std::int64_t device = run.device_id();
+  std::int64_t kernel = run.kernel_id();
+  std::int64_t problem = run.problem_id();
 };
 
 template <typename F>
@@ -219,19 +251,25 @@ TEST_CASE("create, then reopen: every field round-trips", "[db]") {
   {
     Store store = Store::open(file.path(), true);
     CHECK(store.schema_version() == Store::kSchemaVersion);
-    device = store.upsert_device(gpu);
-    kernel = store.upsert_kernel("vector_add", "sha256:abc");
-    problem = store.upsert_problem(kernel, "n=268435456", R"({"n":268435456})");
-    run = store.begin_run(kernel, problem, device, "0.1.0", "random", seed,
-                          "cutune tune vector_add --seed 18446744073709551600");
+    RunSpec s = spec(gpu);
+    s.strategy = "random";
+    s.seed = seed;
+    s.command = "cutune tune vector_add --seed 18446744073709551600";
+    Run r = store.begin_run(s);
+    device = r.device_id();
+    kernel = r.kernel_id();
+    problem = r.problem_id();
+    run = r.id();
     written.push_back(measurement("128"));
-    for (Status s : {Status::Compile, Status::Runtime, Status::Correctness,
-                     Status::Constraints, Status::Timeout}) {
-      written.push_back(measurement(std::to_string(256 + static_cast<int>(s)), s));
+    for (Status st : {Status::Compile, Status::Runtime, Status::Correctness,
+                      Status::Constraints, Status::Timeout}) {
+      written.push_back(measurement(std::to_string(256 + static_cast<int>(st)), st));
     }
-    for (const auto& m : written) REQUIRE(store.add_measurement(run, kernel, problem, device, m));
-    store.set_winner(kernel, problem, device, run, {"128", R"({"block_size_x":128})", 1.0 / 3.0, 0.7});
-    store.end_run(run);
+    for (const auto& m : written) REQUIRE(r.add(m));
+    WinnerChoice w = winner("128", 1.0 / 3.0, 0.7);
+    w.config_json = R"({"block_size_x":128})";
+    r.set_winner(w);
+    r.end();
   }
 
   Store store = Store::open(file.path(), false);
@@ -278,11 +316,12 @@ TEST_CASE("create, then reopen: every field round-trips", "[db]") {
   CHECK(winners[0].default_ms == 0.7);
   CHECK(winners[0].run_id == run);
   CHECK(winners[0].updated_at.size() == 24);
+  CHECK(winners[0].objective == Objective::time());
+  CHECK(winners[0].verdict == Verdict::Screening);
 
   CHECK(store.integrity_ok());
   // A read-only store refuses writes (an environment error, not the user's input).
-  CHECK_THROWS_AS(store.add_measurement(run, kernel, problem, device, measurement("512")),
-                  std::runtime_error);
+  CHECK_THROWS_AS(store.begin_run(spec(gpu)), std::runtime_error);
   CHECK_FALSE(store.find_measurement(kernel, problem, device, "512").has_value());
 }
 
@@ -323,37 +362,115 @@ TEST_CASE("upserts return the existing row and update mutable device fields", "[
 TEST_CASE("resume: a second add of the same configuration is ignored", "[db]") {
   Fixture f;
   const Measurement first = measurement("128");
-  CHECK(f.store.add_measurement(f.run, f.kernel, f.problem, f.device, first));
+  CHECK(f.run.add(first));
   Measurement second = measurement("128", Status::Runtime);
-  CHECK_FALSE(f.store.add_measurement(f.run, f.kernel, f.problem, f.device, second));
+  CHECK_FALSE(f.run.add(second));
   const auto stored = f.store.find_measurement(f.kernel, f.problem, f.device, "128");
   REQUIRE(stored.has_value());
   require_same_measurement(*stored, first);
-  CHECK(f.store.measurements(f.kernel, f.problem, f.device).size() == 1);
+  CHECK(f.run.measurements().size() == 1);
 
-  // The same configuration on another problem is new work; no run (imported) is allowed.
-  const auto other = f.store.upsert_problem(f.kernel, "n=1024", "{}");
-  CHECK(f.store.add_measurement(0, f.kernel, other, f.device, second));
+  // The same configuration on another problem is new work.
+  Run other = f.store.begin_run(spec(h200(), "vector_add", "n=1024"));
+  CHECK(other.kernel_id() == f.kernel);
+  CHECK(other.problem_id() != f.problem);
+  CHECK(other.add(second));
+  CHECK(f.run.measurements().size() == 1);
 }
 
-TEST_CASE("bad references and NaN are errors that name the SQL", "[db]") {
+TEST_CASE("a run begins, adds, sets its winner and ends, and a second run on the same DB resumes from its rows", "[db]") {
+  TempDb file;
+  std::int64_t first_id = 0, kernel = 0, problem = 0, device = 0;
+  {
+    Store store = Store::open(file.path(), true);
+    Run run = store.begin_run(spec());
+    first_id = run.id();
+    kernel = run.kernel_id();
+    problem = run.problem_id();
+    device = run.device_id();
+    // begin_run upserted the target: the ids are the rows'.
+    CHECK(store.upsert_device(h200()) == device);
+    CHECK(store.upsert_kernel("vector_add", "sha256:abc") == kernel);
+    CHECK(store.upsert_problem(kernel, "n=268435456", "{}") == problem);
+    const auto info = store.run(first_id);
+    REQUIRE(info);
+    CHECK(info->kernel_id == kernel);
+    CHECK(info->problem_id == problem);
+    CHECK(info->device_id == device);
+    CHECK(info->tool_version == "0.1.0");
+    CHECK(info->strategy == "brute_force");
+    CHECK(info->seed == 42);
+    CHECK(info->command == "cutune tune vector_add");
+    CHECK(info->finished_at.empty());  // running
+    CHECK(run.add(measurement("64")));
+    CHECK(run.add(measurement("128", Status::Runtime)));
+    CHECK(run.add(measurement("256")));
+    run.set_winner(winner("64", 1.0 / 3.0, 0.5, Objective::of_metric("GB/s", true), 812.5, Verdict::Separated));
+    run.end();
+    CHECK(store.run(first_id)->finished_at.size() == 24);
+  }
+  // A second session on the same file: the same target, a new run, the stored rows to skip.
+  Store store = Store::open(file.path(), true);
+  Run again = store.begin_run(spec());
+  CHECK(again.id() != first_id);
+  CHECK(again.kernel_id() == kernel);
+  CHECK(again.problem_id() == problem);
+  CHECK(again.device_id() == device);
+  const auto stored = again.measurements();
+  REQUIRE(stored.size() == 3);
+  CHECK(stored[0].config_key == "64");  // oldest first
+  CHECK(stored[1].status == Status::Runtime);
+  require_same_measurement(stored[2], measurement("256"));
+  CHECK_FALSE(again.add(measurement("64")));  // stored by the first run
+  CHECK(again.add(measurement("512")));
+  CHECK(again.measurements().size() == 4);
+  // Its winner replaces the first run's for the same objective, and says whose it is.
+  auto w = store.winners();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].run_id == first_id);
+  CHECK(w[0].objective == Objective::of_metric("GB/s", true));
+  CHECK(w[0].verdict == Verdict::Separated);
+  CHECK(w[0].objective_value == 812.5);
+  again.set_winner(winner("512", 0.25, 0.5, Objective::of_metric("GB/s", true), 900.0, Verdict::Tie));
+  again.end();
+  w = store.winners();
+  REQUIRE(w.size() == 1);
+  CHECK(w[0].run_id == again.id());
+  CHECK(w[0].config_key == "512");
+  CHECK(w[0].verdict == Verdict::Tie);
+  // Another device is another target: nothing of the first to resume.
+  DeviceIdentity other = h200();
+  other.uuid = "GPU-other";
+  Run elsewhere = store.begin_run(spec(other));
+  CHECK(elsewhere.device_id() != device);
+  CHECK(elsewhere.kernel_id() == kernel);
+  CHECK(elsewhere.measurements().empty());
+  CHECK(store.integrity_ok());
+}
+
+TEST_CASE("bad references, NaN and writes after the end are errors that say what", "[db]") {
   Fixture f;
   try {
-    f.store.add_measurement(f.run, f.kernel, f.problem, f.device + 42, measurement("1"));
+    f.store.upsert_problem(f.kernel + 42, "n=1", "{}");
     FAIL("expected an error");
   } catch (const InputError&) {
     FAIL("a foreign-key violation is not an InputError");
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
     CHECK(what.find("SQLITE_CONSTRAINT_FOREIGNKEY") != std::string::npos);
-    CHECK(what.find("INSERT INTO measurements") != std::string::npos);
+    CHECK(what.find("INSERT INTO problems") != std::string::npos);
   }
   Measurement nan = measurement("2");
   nan.median_ms = std::numeric_limits<double>::quiet_NaN();
-  CHECK_THROWS_AS(f.store.add_measurement(f.run, f.kernel, f.problem, f.device, nan),
-                  std::invalid_argument);
-  CHECK_THROWS(f.store.set_winner(f.kernel, f.problem, f.device + 42, f.run, {"1", "{}", 1, 1}));
-  CHECK_THROWS(f.store.end_run(f.run + 42));
+  CHECK_THROWS_AS(f.run.add(nan), std::invalid_argument);
+  CHECK(f.run.measurements().empty());
+  f.run.end();
+  CHECK(f.run.ended());
+  CHECK_THROWS_AS(f.run.add(measurement("3")), std::logic_error);
+  CHECK_THROWS_AS(f.run.set_winner(winner("3", 1, 1)), std::logic_error);
+  CHECK_THROWS_AS(f.run.end(), std::logic_error);
+  CHECK(f.run.measurements().empty());
+  CHECK(f.store.winners().empty());
   CHECK(f.store.integrity_ok());
 }
 
@@ -367,28 +484,27 @@ TEST_CASE("winners: replace, filter and order", "[db]") {
   ada.cc_major = 8;
   ada.cc_minor = 9;
   ada.uuid = "GPU-4090";
-  const auto d100 = f.store.upsert_device(h100);
-  const auto d4090 = f.store.upsert_device(ada);
-  const auto reduce = f.store.upsert_kernel("reduce", "sha256:r");
-  const auto vec_small = f.store.upsert_problem(f.kernel, "n=1024", "{}");
-  const auto red_problem = f.store.upsert_problem(reduce, "n=1024", "{}");
+  Run on_h100 = f.store.begin_run(spec(h100));
+  Run small_on_4090 = f.store.begin_run(spec(ada, "vector_add", "n=1024"));
+  Run reduce = f.store.begin_run(spec(h200(), "reduce", "n=1024"));
 
-  f.store.set_winner(f.kernel, f.problem, f.device, f.run, {"256", "{}", 2.0, 3.0});
-  f.store.set_winner(f.kernel, f.problem, f.device, f.run, {"128", "{}", 1.5, 3.0});  // replaces
-  f.store.set_winner(f.kernel, f.problem, d100, 0, {"512", "{}", 2.5, 3.5});
-  f.store.set_winner(f.kernel, vec_small, d4090, 0, {"64", "{}", 0.01, 0.02});
-  f.store.set_winner(reduce, red_problem, f.device, 0, {"1024", "{}", 0.5, 0.5});
+  f.run.set_winner(winner("256", 2.0, 3.0));
+  f.run.set_winner(winner("128", 1.5, 3.0));  // replaces
+  on_h100.set_winner(winner("512", 2.5, 3.5));
+  small_on_4090.set_winner(winner("64", 0.01, 0.02));
+  reduce.set_winner(winner("1024", 0.5, 0.5));
 
   const auto all = f.store.winners();
   REQUIRE(all.size() == 4);
   CHECK(all[0].kernel == "reduce");  // ordered by kernel, problem, gpu
-  CHECK(all[0].run_id == 0);
+  CHECK(all[0].run_id == reduce.id());
   CHECK(all[1].problem_key == "n=1024");
   CHECK(all[1].gpu_model == "NVIDIA GeForce RTX 4090/sm_89");
   CHECK(all[2].gpu_model == "NVIDIA H100 80GB HBM3/sm_90");
   CHECK(all[3].gpu_model == "NVIDIA H200/sm_90");
   CHECK(all[3].config_key == "128");
   CHECK(all[3].median_ms == 1.5);
+  CHECK(all[3].run_id == f.run.id());
 
   const auto count = [&](WinnerFilter filter) { return f.store.winners(filter).size(); };
   CHECK(count({"vector_add", "", "", ""}) == 3);
@@ -446,7 +562,7 @@ TEST_CASE("a damaged cutune DB is refused", "[db]") {
   TempDb file;
   {
     Store store = Store::open(file.path(), true);
-    store.upsert_kernel("k", "h");
+    store.begin_run(spec());
   }
   std::string bytes = read_bytes(file.path());
   REQUIRE(bytes.size() > 4096);
@@ -504,7 +620,7 @@ TEST_CASE("a measurement is visible to a second connection once added", "[db]") 
   Fixture f;
   Store reader = Store::open(f.file.path(), false);  // a concurrent `cutune query`
   CHECK_FALSE(reader.find_measurement(f.kernel, f.problem, f.device, "128").has_value());
-  REQUIRE(f.store.add_measurement(f.run, f.kernel, f.problem, f.device, measurement("128")));
+  REQUIRE(f.run.add(measurement("128")));
   const auto seen = reader.find_measurement(f.kernel, f.problem, f.device, "128");
   REQUIRE(seen.has_value());
   require_same_measurement(*seen, measurement("128"));
@@ -512,10 +628,12 @@ TEST_CASE("a measurement is visible to a second connection once added", "[db]") 
 }
 
 TEST_CASE("Store moves", "[db]") {
-  Fixture f;
-  Store moved = std::move(f.store);
-  CHECK(moved.upsert_kernel("vector_add", "sha256:abc") == f.kernel);
-  Store other = Store::open(f.file.path(), false);
+  TempDb file;
+  Store store = Store::open(file.path(), true);
+  const auto kernel = store.begin_run(spec()).kernel_id();
+  Store moved = std::move(store);
+  CHECK(moved.upsert_kernel("vector_add", "sha256:abc") == kernel);
+  Store other = Store::open(file.path(), false);
   other = std::move(moved);
   CHECK_FALSE(other.read_only());
   CHECK(other.integrity_ok());
@@ -523,13 +641,13 @@ TEST_CASE("Store moves", "[db]") {
 
 TEST_CASE("kill -9 while adding measurements loses nothing committed", "[db]") {
   TempDb file;
-  std::int64_t device = 0, kernel = 0, problem = 0, run = 0;
+  std::int64_t device = 0, kernel = 0, problem = 0;
   {
     Store store = Store::open(file.path(), true);
-    device = store.upsert_device(h200());
-    kernel = store.upsert_kernel("vector_add", "sha256:abc");
-    problem = store.upsert_problem(kernel, "n=1", "{}");
-    run = store.begin_run(kernel, problem, device, "0.1.0", "brute_force", 1, "test");
+    const Run run = store.begin_run(spec());
+    device = run.device_id();
+    kernel = run.kernel_id();
+    problem = run.problem_id();
   }
   // The child opens its own connection (SQLite connections must not cross a fork).
   const pid_t child = ::fork();
@@ -537,8 +655,9 @@ TEST_CASE("kill -9 while adding measurements loses nothing committed", "[db]") {
   if (child == 0) {
     try {
       Store store = Store::open(file.path(), true);
+      Run run = store.begin_run(spec());
       for (int i = 0;; ++i) {
-        store.add_measurement(run, kernel, problem, device, measurement(std::to_string(i)));
+        run.add(measurement(std::to_string(i)));
       }
     } catch (...) {
     }
@@ -566,16 +685,15 @@ TEST_CASE("kill -9 while adding measurements loses nothing committed", "[db]") {
 
 namespace {
 
-/// A fresh store's first device, kernel, problem (ids 1), one measurement "128" with
-/// `stats_json`, and a tied winner over one finalist.
-void store_one_winner(Store& store, const std::string& stats_json) {
-  const auto device = store.upsert_device(h200());
-  const auto kernel = store.upsert_kernel("vector_add", "abc");
-  const auto problem = store.upsert_problem(kernel, "n=1", "{}");
+/// A fresh store's first device, kernel, problem and run (ids 1), one measurement "128"
+/// with `stats_json`, and a tied winner over one finalist. Returns the run.
+Run store_one_winner(Store& store, const std::string& stats_json) {
+  Run run = store.begin_run(spec(h200(), "vector_add", "n=1"));
   Measurement m = measurement("128", Status::Ok);
   m.stats_json = stats_json;
-  REQUIRE(store.add_measurement(0, kernel, problem, device, m));
-  store.set_winner(kernel, problem, device, 0, {"128", "{}", 0.5, 0.6, "time", 0, "tie", R"([{"config":"128"}])"});
+  REQUIRE(run.add(m));
+  run.set_winner(winner("128", 0.5, 0.6, Objective::time(), 0, Verdict::Tie, R"([{"config":"128"}])"));
+  return run;
 }
 
 }  // namespace
@@ -607,9 +725,10 @@ TEST_CASE("a version-1 DB is migrated to the current version and keeps its data"
   CHECK(all[0].stats_json == "{}");
   const auto w = store.winners();
   REQUIRE(w.size() == 1);
-  CHECK(w[0].verdict == "screening");
+  CHECK(w[0].verdict == Verdict::Screening);
   CHECK(w[0].finalists_json == "[]");
-  CHECK(w[0].objective == "time");
+  CHECK(w[0].objective == Objective::time());
+  CHECK(w[0].run_id == 0);  // the version-1 row had none
   CHECK(w[0].objective_value == 0.5);
   CHECK(w[0].median_ms == 0.5);
 }
@@ -618,22 +737,24 @@ TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
   TempDb file;
   Store store = Store::open(file.path(), true);
   const std::string stats = R"({"mean_ms":0.5,"stop_reason":"converged"})";
-  store_one_winner(store, stats);
+  Run run = store_one_winner(store, stats);
   CHECK(store.find_measurement(1, 1, 1, "128")->stats_json == stats);
   const auto w = store.winners();
   REQUIRE(w.size() == 1);
-  CHECK(w[0].verdict == "tie");
+  CHECK(w[0].verdict == Verdict::Tie);
   CHECK(w[0].finalists_json == R"([{"config":"128"}])");
-  CHECK_THROWS(store.set_winner(1, 1, 1, 0, {"128", "{}", 0.5, 0.6, "time", 0, "maybe"}));
-  CHECK_THROWS(store.set_winner(1, 1, 1, 0, {"128", "{}", 0.5, 0.6, ""}));
+  CHECK(w[0].run_id == run.id());
+  // A metric needs a name (the schema's CHECK): an empty one is refused, nothing replaced.
+  CHECK_THROWS(run.set_winner(winner("256", 0.5, 0.6, Objective::of_metric("", false))));
+  CHECK(store.winners().size() == 1);
   // One winner per objective: an energy winner does not replace the time winner.
-  store.set_winner(1, 1, 1, 0, {"256", "{}", 0.7, 0.6, "energy", 9.5});
+  run.set_winner(winner("256", 0.7, 0.6, Objective::energy(), 9.5));
   const auto both = store.winners();
   REQUIRE(both.size() == 2);
-  CHECK(both[0].objective == "energy");
+  CHECK(both[0].objective == Objective::energy());
   CHECK(both[0].config_key == "256");
   CHECK(both[0].objective_value == 9.5);
-  CHECK(both[1].objective == "time");
+  CHECK(both[1].objective == Objective::time());
   CHECK(both[1].config_key == "128");
   CHECK(both[1].objective_value == 0.5);
   CHECK(store.winners({"", "", "", "energy"}).size() == 1);
@@ -643,8 +764,8 @@ TEST_CASE("a version-2 DB is migrated to version 3 and keeps its measurements an
   TempDb file;
   {
     Store store = Store::open(file.path(), true);
-    store_one_winner(store, R"({"mean_ms":0.5})");
-    store.set_winner(1, 1, 1, 0, {"256", "{}", 0.7, 0.6, "energy", 9.5});
+    Run run = store_one_winner(store, R"({"mean_ms":0.5})");
+    run.set_winner(winner("256", 0.7, 0.6, Objective::energy(), 9.5));
   }
   // Back to the version-2 layout: no metrics column, winners with the objective CHECK and
   // no direction.
@@ -672,33 +793,33 @@ TEST_CASE("a version-2 DB is migrated to version 3 and keeps its measurements an
   CHECK(all[0].metrics.empty());
   const auto w = store.winners();
   REQUIRE(w.size() == 2);
-  CHECK(w[0].objective == "energy");
+  CHECK(w[0].objective == Objective::energy());
   CHECK(w[0].config_key == "256");
   CHECK(w[0].objective_value == 9.5);
-  CHECK_FALSE(w[0].higher_is_better);
-  CHECK(w[1].objective == "time");
-  CHECK(w[1].verdict == "tie");
+  CHECK_FALSE(w[0].objective.higher_is_better);
+  CHECK(w[1].objective == Objective::time());
+  CHECK(w[1].verdict == Verdict::Tie);
   CHECK(w[1].finalists_json == R"([{"config":"128"}])");
   // The migrated table takes a metric's winner, with its direction, beside the others.
-  store.set_winner(1, 1, 1, 0, {"64", "{}", 0.8, 0.6, "GFLOP/s", 812.5, "separated", "[]", true});
+  Run later = store.begin_run(spec(h200(), "vector_add", "n=1"));
+  later.set_winner(winner("64", 0.8, 0.6, Objective::of_metric("GFLOP/s", true), 812.5, Verdict::Separated));
   const auto three = store.winners({"", "", "", "GFLOP/s"});
   REQUIRE(three.size() == 1);
   CHECK(three[0].config_key == "64");
   CHECK(three[0].objective_value == 812.5);
-  CHECK(three[0].higher_is_better);
+  CHECK(three[0].objective == Objective::of_metric("GFLOP/s", true));
+  CHECK(three[0].verdict == Verdict::Separated);
   CHECK(store.winners().size() == 3);
 }
 
 TEST_CASE("metrics are stored with each measurement, in order", "[db]") {
   TempDb file;
   Store store = Store::open(file.path(), true);
-  const auto device = store.upsert_device(h200());
-  const auto kernel = store.upsert_kernel("gemm", "abc");
-  const auto problem = store.upsert_problem(kernel, "n=1", "{}");
+  Run run = store.begin_run(spec(h200(), "gemm", "n=1"));
   Measurement m = measurement("128", Status::Ok);
   m.metrics = {{"GFLOP/s", 812.5}, {"GB/s", 31.25}, {"a", 1.0}};
-  REQUIRE(store.add_measurement(0, kernel, problem, device, m));
-  const auto back = store.find_measurement(kernel, problem, device, "128");
+  REQUIRE(run.add(m));
+  const auto back = store.find_measurement(run.kernel_id(), run.problem_id(), run.device_id(), "128");
   REQUIRE(back);
   REQUIRE(back->metrics.size() == 3);
   CHECK(back->metrics[0] == std::pair<std::string, double>{"GFLOP/s", 812.5});

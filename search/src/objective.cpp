@@ -37,32 +37,33 @@ std::string metric_list(const KernelProblem& problem) {
 
 Objective resolve_objective(const KernelProblem& problem, const std::string& name,
                             std::optional<bool> higher_is_better, std::string* warning) {
+  // The names the option and the file give are the edge: typed from here on.
   Objective o;
   const std::string& file_objective = problem.general_objective();
+  const Objective given = Objective::from_name(name);
+  const Objective in_file = Objective::from_name(file_objective);
   if (!name.empty()) {
-    if (name != "time" && name != "energy" && !has_metric(problem, name))
+    if (given.is_metric() && !has_metric(problem, name))
       throw InputError(fmt::format("--objective {}: not time, energy or a metric of {} (metrics: {})", name,
                                    problem.json_file().string(), metric_list(problem)));
-    o.name = name;
-  } else if (!file_objective.empty() && file_objective != "time" && !has_metric(problem, file_objective)) {
-    if (file_objective == "energy") {
-      o.name = "energy";
-    } else if (warning) {
+    o = given;
+  } else if (!file_objective.empty() && in_file.is_metric() && !has_metric(problem, file_objective)) {
+    if (warning) {
       *warning = fmt::format("{}: General.Objective \"{}\" names no metric of cutune.Metrics (metrics: {}); "
                              "tuning on time, lower is better",
                              problem.json_file().string(), file_objective, metric_list(problem));
     }
   } else if (!file_objective.empty()) {
-    o.name = file_objective;
+    o = in_file;
   }
   if (!o.is_metric()) {
     if (higher_is_better.value_or(false))
-      throw InputError(fmt::format("--objective-higher-is-better: {} is always lower-is-better", o.name));
+      throw InputError(fmt::format("--objective-higher-is-better: {} is always lower-is-better", o.name()));
     return o;
   }
   if (higher_is_better) o.higher_is_better = *higher_is_better;
-  else if (o.name == file_objective && problem.general_minimize()) o.higher_is_better = !*problem.general_minimize();
-  else o.higher_is_better = kt_default_higher_is_better(o.name).value_or(false);
+  else if (o.metric == file_objective && problem.general_minimize()) o.higher_is_better = !*problem.general_minimize();
+  else o.higher_is_better = kt_default_higher_is_better(o.metric).value_or(false);
   return o;
 }
 

@@ -32,7 +32,7 @@ namespace cutune::cli {
 namespace {
 
 /// Seconds since this process started (the kernel's start time in /proc, 10 ms ticks):
-/// where a tuning's process wall time goes before the tuning starts (issue 5). -1 if unknown.
+/// where a tuning's process wall time goes before the tuning starts. -1 if unknown.
 double process_age_s() {
   std::ifstream stat("/proc/self/stat"), uptime("/proc/uptime");
   std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
@@ -245,9 +245,11 @@ int cmd_compile(const CompileArgs& a) {
     throw InputError(fmt::format("--arch {}: NVRTC {} supports {}", a.arch, jit::nvrtc_version_string(),
                                  join(archs, ", ")));
   if (!a.all) {
-    Config c = a.config.empty() ? s.default_config() : s.parse_assignments(a.config);
-    if (std::string r = s.violated_restriction(c); !r.empty())
-      throw InputError(fmt::format("configuration {} violates the restriction \"{}\"", s.key(c), r));
+    const Configuration config =
+        a.config.empty() ? Configuration::default_of(s) : Configuration::from_assignments(s, a.config);
+    const Config& c = config.index();
+    if (std::string r = config.violated_restriction(); !r.empty())
+      throw InputError(fmt::format("configuration {} violates the restriction \"{}\"", config.key(), r));
     auto req = runner::compile_request(p, c, a.arch);
     auto res = jit::compile(req);
     if (!res.ok) {
@@ -258,12 +260,12 @@ int cmd_compile(const CompileArgs& a) {
       // tuning parameter) has no error in its log, and an empty log said nothing at all.
       std::cerr << fmt::format("compile failed: {} {}: {}\nconfiguration: {}\ndefines (prepended as #define "
                                "lines): {}\nkernel names: {}\nNVRTC options: {}\n--- NVRTC log ---\n{}\n",
-                               p.name(), s.key(c), res.error, runner::config_json(s, c), join(p.defines(c), " "),
+                               p.name(), config.key(), res.error, config.json(), join(p.defines(c), " "),
                                join(req.kernel_names, " "), join(res.full_options, " "),
                                res.log.empty() ? std::string("(empty)") : res.log);
       return kFailure;
     }
-    std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), s.key(c),
+    std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), config.key(),
                              res.cubin.size(), a.arch, res.compile_ms);
     for (std::size_t i = 0; i < req.kernel_names.size() && i < res.lowered_names.size(); ++i)
       if (req.kernel_names[i] != res.lowered_names[i])
@@ -329,30 +331,20 @@ int cmd_compile(const CompileArgs& a) {
 int cmd_tune(const TuneArgs& a) {
   KernelProblem p = load_kernel(a.kernel);
   if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
-  search::make_strategy(p.space(), {a.strategy, a.seed, a.budget});  // validates the name
-  ProblemInstance inst = p.instantiate(a.problem);                    // validates --problem
-  runner::parse_configs(p.space(), a.first, "--try");                 // validates --try
-  // A kernel name the source has in no configuration: one line, before any GPU work.
-  if (std::string e = jit::kernel_name_error(runner::compile_request(p, p.space().default_config(), "sm_90"));
-      !e.empty())
-    throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
-  plan_verification(p, a.measure.verify);                             // validates --verify
-  fs::path db_path = a.db.empty() ? default_db_path() : fs::path(a.db);
-  if (fs::exists(db_path)) db::Store::open(db_path, /*create=*/false);  // refuses a corrupt DB, writes nothing
+  if (a.higher_is_better && a.lower_is_better)
+    throw InputError("--objective-higher-is-better and --objective-lower-is-better: give one");
   runner::TuneOptions o;
   o.problem = a.problem;
   o.strategy = a.strategy;
   o.budget = a.budget;
   o.time_budget_s = a.time_budget_s;
   o.seed = a.seed;
-  o.db = db_path;
+  o.db = a.db.empty() ? default_db_path() : fs::path(a.db);
   o.kt_cache = a.kt_cache;
   o.device = a.device;
   o.measure = measure_options(a.measure);
   o.first = a.first;
   o.objective = a.objective;
-  if (a.higher_is_better && a.lower_is_better)
-    throw InputError("--objective-higher-is-better and --objective-lower-is-better: give one");
   if (a.higher_is_better || a.lower_is_better) o.objective_higher_is_better = a.higher_is_better;
   o.measure.finalists = a.measure.finalists;
   o.command = a.command;
@@ -361,41 +353,46 @@ int cmd_tune(const TuneArgs& a) {
   o.timeout_floor_s = a.timeout_s;
   ProgressPrinter progress(std::cerr);
   if (progress.live()) o.progress = [&](const runner::TuneOptions::Progress& p) { progress.update(p); };
+  // Every check before any GPU work or write; the problem, the strategy and the store are
+  // built here once and used by the tuning.
+  runner::TuningSession session(p, o);
   const double age_at_tune_s = process_age_s();
-  runner::TuneReport r;
+  std::optional<runner::TuneReport> report;
   try {
     // No driver check before this: the driver's start in this process overlaps the GPU
-    // worker's (issue 5); tune() stores nothing before it has found the device.
-    r = runner::tune(p, o);
+    // worker's; tune() stores nothing before it has found the device.
+    report = runner::tune(std::move(session));
   } catch (const cuda::NoDriver& e) {
     std::cerr << fmt::format("cutune tune needs a GPU: {}.\nOn this machine: `cutune compile {} --all` "
                              "compiles the space ({} configurations) with NVRTC.\n",
                              e.what(), a.kernel, p.space().count_valid());
     return kNoGpu;
   }
+  const runner::TuneReport& r = *report;
 
   std::cout << fmt::format("\n{} on {} ({}), problem {}\n", r.kernel, r.device.name, r.device.arch(), r.problem_key);
   std::cout << fmt::format("configurations: {} valid, {} evaluated now, {} resumed from {}, {} failed\n",
                            r.space_valid, r.configs_tried, r.configs_resumed, o.db.string(), r.configs_failed);
   for (const auto& [status, n] : r.failures_by_status) std::cout << fmt::format("  failed ({}): {}\n", status, n);
-  if (r.winner_key.empty()) {
+  const std::string default_key = r.default_config ? r.default_config->key() : std::string();
+  if (!r.winner) {
     std::cout << "no configuration ran successfully\n";
   } else {
-    std::cout << fmt::format("winner:  {} {}\n  median {:.4f} ms", r.winner_key, r.winner_json, r.winner_ms);
+    std::cout << fmt::format("winner:  {} {}\n  median {:.4f} ms", r.winner->key(), r.winner->json(), r.winner_ms);
     for (const auto& [name, v] : r.winner_metrics) std::cout << fmt::format(", {} {:.6g}", name, v);
     std::cout << '\n';
-    if (r.objective != "time")
-      std::cout << fmt::format("  ranked by {} ({} is better): {:.6g}\n", r.objective,
-                               r.objective_higher_is_better ? "higher" : "lower", r.winner_objective_value);
-    if (r.verdict == "separated")
+    if (!r.objective.is_time())
+      std::cout << fmt::format("  ranked by {} ({} is better): {:.6g}\n", r.objective.name(),
+                               r.objective.higher_is_better ? "higher" : "lower", r.winner_objective_value);
+    if (r.verdict == Verdict::Separated)
       std::cout << "  declared: its interval separates from every other finalist's\n";
-    else if (r.verdict == "tie")
+    else if (r.verdict == Verdict::Tie)
       std::cout << "  TIE: its interval overlaps another finalist's (see the report's finalists)\n";
     if (r.default_ms > 0)
-      std::cout << fmt::format("default: {} median {:.4f} ms -> speedup {:.3f}x\n", r.default_key, r.default_ms,
+      std::cout << fmt::format("default: {} median {:.4f} ms -> speedup {:.3f}x\n", default_key, r.default_ms,
                                r.default_ms / r.winner_ms);
     else
-      std::cout << fmt::format("default: {} failed\n", r.default_key);
+      std::cout << fmt::format("default: {} failed\n", default_key);
   }
   if (r.copy_gbps > 0) std::cout << fmt::format("device-to-device copy: {:.1f} GB/s (read + write)\n", r.copy_gbps);
   std::cout << fmt::format("{:.2f} s wall: {} compiled by {} {} workers ({} from the cache, {} shared); {} GPU "
@@ -419,16 +416,16 @@ int cmd_tune(const TuneArgs& a) {
            {"configs_tried", r.configs_tried},
            {"configs_resumed", r.configs_resumed},
            {"configs_failed", r.configs_failed},
-           {"winner", r.winner_json.empty() ? json(nullptr) : json::parse(r.winner_json)},
-           {"winner_key", r.winner_key},
+           {"winner", r.winner ? r.winner->to_json() : json(nullptr)},
+           {"winner_key", r.winner ? r.winner->key() : std::string()},
            {"winner_ms", r.winner_ms},
-           {"default", r.default_key},
+           {"default", default_key},
            {"default_ms", r.default_ms},
            {"speedup_over_default", r.default_ms > 0 && r.winner_ms > 0 ? r.default_ms / r.winner_ms : 0.0},
-           {"objective", r.objective},
-           {"objective_higher_is_better", r.objective_higher_is_better},
+           {"objective", r.objective.name()},
+           {"objective_higher_is_better", r.objective.higher_is_better},
            {"winner_objective_value", r.winner_objective_value},
-           {"verdict", r.verdict},
+           {"verdict", verdict_name(r.verdict)},
            {"finalists", json::parse(r.finalists_json())},
            {"cost", {{"screening_ms_per_config", r.screening_ms_per_config},
                      {"thorough_ms_per_config", r.thorough_ms_per_config}}},
@@ -482,9 +479,9 @@ int cmd_measure(const MeasureConfigArgs& a) {
   json arr = json::array();
   for (const auto& c : r.configs) {
     const auto& ev = c.evaluation;
-    std::cout << fmt::format("  {}: ", c.config_key);
-    json j{{"config_key", c.config_key},
-           {"config", json::parse(c.config_json)},
+    std::cout << fmt::format("  {}: ", c.config.key());
+    json j{{"config_key", c.config.key()},
+           {"config", c.config.to_json()},
            {"status", status_name(ev.status)},
            {"error", ev.error},
            {"compile_ms", c.compile_ms},
@@ -534,9 +531,9 @@ int cmd_query(const QueryArgs& a) {
       arr.push_back(json{{"kernel", w.kernel}, {"problem", w.problem_key}, {"gpu", w.gpu_model},
                          {"config_key", w.config_key}, {"config", json::parse(w.config_json)},
                          {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
-                         {"objective", w.objective}, {"objective_value", w.objective_value},
-                         {"objective_higher_is_better", w.higher_is_better},
-                         {"verdict", w.verdict}, {"finalists", json::parse(w.finalists_json)},
+                         {"objective", w.objective.name()}, {"objective_value", w.objective_value},
+                         {"objective_higher_is_better", w.objective.higher_is_better},
+                         {"verdict", verdict_name(w.verdict)}, {"finalists", json::parse(w.finalists_json)},
                          {"run_id", w.run_id}, {"updated_at", w.updated_at}});
     std::cout << arr.dump(2) << '\n';
     return kOk;
@@ -549,13 +546,14 @@ int cmd_query(const QueryArgs& a) {
                            "objective", "median_ms", "default_ms", "speedup", "verdict", "configuration");
   for (const auto& w : winners) {
     const std::string objective =
-        w.objective == "energy" ? fmt::format("{:.3g} mJ", w.objective_value)
-        : w.objective == "time" ? w.objective
-                                : fmt::format("{} {:.6g} ({})", w.objective, w.objective_value,
-                                              w.higher_is_better ? "max" : "min");
+        w.objective.is_energy() ? fmt::format("{:.3g} mJ", w.objective_value)
+        : w.objective.is_time() ? w.objective.name()
+                                : fmt::format("{} {:.6g} ({})", w.objective.name(), w.objective_value,
+                                              w.objective.higher_is_better ? "max" : "min");
     std::cout << fmt::format("{:<16} {:<26} {:<20} {:<9} {:>11.4f} {:>11.4f} {:>7.3f}x {:>9}  {}\n", w.kernel,
                              w.problem_key, w.gpu_model, objective, w.median_ms, w.default_ms,
-                             w.default_ms > 0 ? w.default_ms / w.median_ms : 0.0, w.verdict, w.config_json);
+                             w.default_ms > 0 ? w.default_ms / w.median_ms : 0.0, verdict_name(w.verdict),
+                             w.config_json);
   }
   return kOk;
 }

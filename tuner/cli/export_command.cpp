@@ -1,5 +1,5 @@
 // cutune export --format cache|t4: one (kernel, problem, device)'s measurements from the
-// store as a Kernel Tuner file (issue 6). Each format is one function; a new format is one
+// store as a Kernel Tuner file. Each format is one function; a new format is one
 // more enumerator and one more case in the dispatch.
 #include <fmt/format.h>
 
@@ -11,6 +11,7 @@
 #include "cutune/formats/kt_interop.hpp"
 #include "cutune/formats/t4.hpp"
 #include "cutune/model/errors.hpp"
+#include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
 #include "interop_commands.hpp"
 
@@ -43,7 +44,7 @@ struct ExportData {
 /// exactly one; else time.
 std::string export_objective(const db::Store& store, const ExportData& x, const std::string& requested) {
   if (!requested.empty()) {
-    const bool known = requested == "time" || requested == "energy" ||
+    const bool known = !Objective::from_name(requested).is_metric() ||
                        std::any_of(x.entries.begin(), x.entries.end(),
                                    [&](const db::kt::KtEntry& e) { return e.extra.contains(requested); });
     if (!known)
@@ -53,7 +54,7 @@ std::string export_objective(const db::Store& store, const ExportData& x, const 
   }
   std::set<std::string> objectives;
   for (const auto& w : store.winners({x.target.kernel, x.target.gpu_model, x.target.problem_key, ""}))
-    if (w.gpu_model == x.target.gpu_model) objectives.insert(w.objective);
+    if (w.gpu_model == x.target.gpu_model) objectives.insert(w.objective.name());
   return objectives.size() == 1 ? *objectives.begin() : "time";
 }
 

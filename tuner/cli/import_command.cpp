@@ -1,4 +1,4 @@
-// cutune import FILE: a Kernel Tuner cache or T4 results file into the store (issue 6).
+// cutune import FILE: a Kernel Tuner cache or T4 results file into the store.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "cutune/formats/kt_interop.hpp"
 #include "cutune/formats/python_repr.hpp"
+#include "cutune/model/configuration.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/runner/runner.hpp"
@@ -116,11 +117,12 @@ std::vector<db::Measurement> measurements_of(const ImportArgs& a, const db::kt::
           throw InputError(fmt::format("{}: {} of {}", where, err.what(), t.kernel));
         }
       }
+      const Configuration config(space, std::move(c));
       if (e.status == Status::Ok)
-        if (std::string r = space.violated_restriction(c); !r.empty())
+        if (std::string r = config.violated_restriction(); !r.empty())
           throw InputError(fmt::format("{}: measured, but violates {}'s restriction \"{}\"", where, t.kernel, r));
-      key = space.key(c);
-      config_json = runner::config_json(space, c);
+      key = config.key();
+      config_json = config.json();
     } else {
       json params = json::object();
       for (const auto& name : rf.param_names) {
@@ -168,15 +170,21 @@ int cmd_import(const ImportArgs& a) {
   db::Store store = db::Store::open(db_path, /*create=*/true);
   std::size_t added = 0, failed = 0;
   store.transaction([&] {
-    const auto device_id = store.upsert_device(device);
-    const auto kernel_id = store.upsert_kernel(t.kernel, t.source_hash);
-    const auto problem_id = store.upsert_problem(kernel_id, t.problem_key, t.problem_json);
     // The run says where the data came from: strategy "import", the file in the command.
-    const auto run_id = store.begin_run(kernel_id, problem_id, device_id, CUTUNE_VERSION, "import", 0,
-                                        fmt::format("{} [{} {}]", a.command, rf.format, fs::absolute(a.file).string()));
+    db::RunSpec spec;
+    spec.device = device;
+    spec.kernel = t.kernel;
+    spec.source_hash = t.source_hash;
+    spec.problem_key = t.problem_key;
+    spec.problem_json = t.problem_json;
+    spec.tool_version = CUTUNE_VERSION;
+    spec.strategy = "import";
+    spec.seed = 0;
+    spec.command = fmt::format("{} [{} {}]", a.command, rf.format, fs::absolute(a.file).string());
+    db::Run run = store.begin_run(spec);
     const db::Measurement* best = nullptr;
     for (const auto& m : ms) {
-      if (!store.add_measurement(run_id, kernel_id, problem_id, device_id, m)) continue;
+      if (!run.add(m)) continue;
       ++added;
       if (m.status != Status::Ok) ++failed;
       else if (!best || m.median_ms < best->median_ms) best = &m;
@@ -186,10 +194,14 @@ int cmd_import(const ImportArgs& a) {
     bool has_winner = false;
     for (const auto& w : store.winners({t.kernel, "", t.problem_key, "time"}))
       has_winner = has_winner || w.gpu_model == device.model_key();
-    if (best && !has_winner)
-      store.set_winner(kernel_id, problem_id, device_id, run_id,
-                       {best->config_key, best->config_json, best->median_ms, 0.0, "time", 0.0, "screening", "[]"});
-    store.end_run(run_id);
+    if (best && !has_winner) {
+      db::WinnerChoice w;
+      w.config_key = best->config_key;
+      w.config_json = best->config_json;
+      w.median_ms = best->median_ms;
+      run.set_winner(w);  // time, screening: nothing was re-measured
+    }
+    run.end();
     return true;
   });
   std::cout << fmt::format("{} ({}): {} configurations, {} stored now ({} failed), {} already stored\n"

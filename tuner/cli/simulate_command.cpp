@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "cutune/db/store.hpp"
+#include "cutune/model/configuration.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/simulation.hpp"
@@ -36,21 +37,25 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   // With --db: the run and every evaluation are stored as a real run stores them, under the
   // recording's GPU and kernel; what that DB already holds is resumed, not re-run.
   std::optional<db::Store> store;
-  std::int64_t device_id = 0, kernel_id = 0, problem_id = 0, run_id = 0;
+  std::optional<db::Run> run;
   std::vector<std::pair<Config, search::RecordedResult>> stored;
   if (!db_path.empty()) {
     store = db::Store::open(db_path, /*create=*/true);
-    DeviceIdentity device;
-    device.name = origin.device_name.empty() ? "unknown" : origin.device_name;
-    device_id = store->upsert_device(device);
-    kernel_id = store->upsert_kernel(origin.kernel_name.empty() ? recorded.name() : origin.kernel_name,
-                                     "recorded:" + recorded.name());
-    problem_id = store->upsert_problem(kernel_id, "recorded:" + recorded.name(), "{}");
-    run_id = store->begin_run(kernel_id, problem_id, device_id, CUTUNE_VERSION, strategy_name, seed, command);
-    for (const auto& m : store->measurements(kernel_id, problem_id, device_id)) {
-      const Config c = space.parse_key(m.config_key);
-      const search::RecordedResult* r = recorded.find(c);
-      if (r) stored.emplace_back(c, *r);  // the recorded cost: resuming is free of re-measuring
+    db::RunSpec spec;
+    spec.device.name = origin.device_name.empty() ? "unknown" : origin.device_name;
+    spec.kernel = origin.kernel_name.empty() ? recorded.name() : origin.kernel_name;
+    spec.source_hash = "recorded:" + recorded.name();
+    spec.problem_key = "recorded:" + recorded.name();
+    spec.problem_json = "{}";
+    spec.tool_version = CUTUNE_VERSION;
+    spec.strategy = strategy_name;
+    spec.seed = seed;
+    spec.command = command;
+    run.emplace(store->begin_run(spec));
+    for (const auto& m : run->measurements()) {
+      const Configuration c = Configuration::from_key(space, m.config_key);
+      const search::RecordedResult* r = recorded.find(c.index());
+      if (r) stored.emplace_back(c.index(), *r);  // the recorded cost: resuming is free of re-measuring
     }
   }
 
@@ -64,7 +69,8 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   std::uint64_t failed = 0, resumed = 0;
   for (std::size_t i = 0; i < result.trace.size(); ++i) {
     const auto& e = result.trace[i];
-    const std::string key = space.key(e.config);
+    const Configuration c(space, e.config);
+    const std::string key = c.key();
     if (!e.observation.valid) ++failed;
     else if (e.observation.objective < best) {
       best = e.observation.objective;
@@ -77,11 +83,12 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     std::cout << fmt::format("[{}] {} {} (simulated {:.1f} s){}\n", i + 1, key,
                              e.observation.valid ? fmt::format("{:.4f}", e.observation.objective) : "failed",
                              e.elapsed_s, std::isfinite(best) ? fmt::format(" best {:.4f}", best) : "");
-    if (store) {
+    if (run) {
       db::Measurement m;
       m.config_key = key;
+      // Each value as its text, as simulated runs have always been stored (not c.json()).
       nlohmann::ordered_json cj = nlohmann::ordered_json::object();
-      for (const auto& [name, value] : space.assignments(e.config)) cj[name] = value.str();
+      for (const auto& [name, value] : c.assignments()) cj[name] = value.str();
       m.config_json = cj.dump();
       m.status = e.observation.valid ? Status::Ok : Status::Runtime;
       if (!e.observation.valid) m.error = "failed in the recording";
@@ -89,10 +96,10 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       m.compile_ms = 0.0;
       m.stats_json = fmt::format(R"({{"simulated_cost_s":{}}})", e.cost_s);
       m.started_at = m.finished_at = db::utc_now_iso();
-      store->add_measurement(run_id, kernel_id, problem_id, device_id, m);
+      run->add(m);
     }
   }
-  if (store) store->end_run(run_id);
+  if (run) run->end();
   std::cout << fmt::format(
       "simulated {} on {}: {} evaluations ({} resumed, {} failed), {} revisits, {:.1f} s simulated, ended by {}\n",
       strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,
@@ -108,7 +115,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     j["revisits"] = result.revisits;
     auto& t = j["trace"] = nlohmann::ordered_json::array();
     for (const auto& e : result.trace)
-      t.push_back({{"key", space.key(e.config)},
+      t.push_back({{"key", Configuration(space, e.config).key()},
                    {"valid", e.observation.valid},
                    {"objective", e.observation.valid ? nlohmann::ordered_json(e.observation.objective) : nullptr},
                    {"cost_s", e.cost_s},

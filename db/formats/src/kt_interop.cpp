@@ -227,10 +227,12 @@ Measurement measurement_of_entry(const KtEntry& e, const std::string& key, const
   return m;
 }
 
-KtEntry entry_of_measurement(const Measurement& m) {
+namespace {
+
+KtEntry entry_of(const Measurement& m, ordered_json params) {
   KtEntry e;
   e.key = m.config_key;
-  e.params = ordered_json::parse(m.config_json);
+  e.params = std::move(params);
   e.status = m.status;
   const ordered_json stats = ordered_json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
   const ordered_json none = ordered_json::object();
@@ -262,6 +264,14 @@ KtEntry entry_of_measurement(const Measurement& m) {
   }
   if (e.timestamp.empty()) e.timestamp = kt_stamp_of_iso(m.finished_at);
   return e;
+}
+
+}  // namespace
+
+KtEntry entry_of_measurement(const Measurement& m) { return entry_of(m, ordered_json::parse(m.config_json)); }
+
+KtEntry entry_of_measurement(const Measurement& m, const Configuration& config) {
+  return entry_of(m, config.to_json());
 }
 
 }  // namespace cutune::db::kt

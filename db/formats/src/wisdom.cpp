@@ -91,12 +91,12 @@ ojson wisdom_json(const std::vector<WisdomEntry>& entries) {
   ojson winners = ojson::array();
   for (const auto& [w, device] : entries) {
     ojson provenance{{"run_id", w.run_id},         {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
-                     {"verdict", w.verdict},       {"updated_at", w.updated_at}};
-    if (w.objective != "time") provenance["objective_value"] = w.objective_value;
-    if (w.higher_is_better) provenance["objective_higher_is_better"] = true;
+                     {"verdict", verdict_name(w.verdict)}, {"updated_at", w.updated_at}};
+    if (!w.objective.is_time()) provenance["objective_value"] = w.objective_value;
+    if (w.objective.higher_is_better) provenance["objective_higher_is_better"] = true;
     winners.push_back(ojson{{"kernel", w.kernel},
                             {"problem", w.problem_key},
-                            {"objective", w.objective},
+                            {"objective", w.objective.name()},
                             {"gpu", device_json(w, device)},
                             {"config", ojson::parse(w.config_json)},
                             {"provenance", std::move(provenance)}});
@@ -154,8 +154,8 @@ std::vector<WisdomEntry> read_wisdom(const std::filesystem::path& path) {
     Winner& w = e.winner;
     w.kernel = r.text(j, "kernel", at);
     w.problem_key = r.text(j, "problem", at);
-    w.objective = j.contains("objective") ? r.text(j, "objective", at) : "time";
-    if (w.objective.empty()) r.fail(at + ".objective", "must not be empty");
+    const std::string objective = j.contains("objective") ? r.text(j, "objective", at) : "time";
+    if (objective.empty()) r.fail(at + ".objective", "must not be empty");
     const ojson& config = r.require(j, "config", at);
     if (!config.is_object()) r.fail(at + ".config", "must be an object");
     w.config_json = config.dump();
@@ -176,14 +176,19 @@ std::vector<WisdomEntry> read_wisdom(const std::filesystem::path& path) {
     w.run_id = r.integer<std::int64_t>(p, "run_id", at + ".provenance");
     w.median_ms = r.number(p, "median_ms", at + ".provenance");
     w.default_ms = r.number(p, "default_ms", at + ".provenance");
-    w.verdict = r.text(p, "verdict", at + ".provenance");
+    const std::string verdict = r.text(p, "verdict", at + ".provenance");
+    const auto parsed_verdict = parse_verdict(verdict);
+    if (!parsed_verdict) r.fail(at + ".provenance.verdict", "must be screening, separated or tie");
+    w.verdict = *parsed_verdict;
     w.updated_at = r.text(p, "updated_at", at + ".provenance");
     w.objective_value = p.contains("objective_value") ? r.number(p, "objective_value", at + ".provenance")
                                                       : w.median_ms;
+    bool higher_is_better = false;
     if (const auto h = p.find("objective_higher_is_better"); h != p.end()) {
       if (!h->is_boolean()) r.fail(at + ".provenance.objective_higher_is_better", "must be true or false");
-      w.higher_is_better = h->get<bool>();
+      higher_is_better = h->get<bool>();
     }
+    w.objective = Objective::from_name(objective, higher_is_better);
     out.push_back(std::move(e));
   }
   return out;

@@ -128,7 +128,7 @@ CREATE TABLE winners (
 );
 CREATE INDEX winners_by_gpu_model ON winners (gpu_model);
 )sql",
-    // 1 -> 2 (issue 4): each measurement's statistics and conditions (mean, min, stddev,
+    // 1 -> 2: each measurement's statistics and conditions (mean, min, stddev,
     // the median's interval, stop reason, SM clock, temperature, power, energy, discarded
     // samples) as one JSON object, readable with json_extract; each winner's verdict from
     // the thorough re-measurement and the finalists it was declared over.
@@ -616,31 +616,36 @@ std::int64_t Store::upsert_problem(std::int64_t kernel_id, const std::string& pr
   throw std::logic_error("cutune::db: problem row missing right after its insert");
 }
 
-std::int64_t Store::begin_run(std::int64_t kernel_id, std::int64_t problem_id,
-                              std::int64_t device_id, const std::string& tool_version,
-                              const std::string& strategy, std::uint64_t seed,
-                              const std::string& command) {
+Run Store::begin_run(const RunSpec& spec) {
+  const auto device_id = upsert_device(spec.device);
+  const auto kernel_id = upsert_kernel(spec.kernel, spec.source_hash);
+  const auto problem_id = upsert_problem(kernel_id, spec.problem_key, spec.problem_json);
+  return Run(*this, insert_run(kernel_id, problem_id, device_id, spec), kernel_id, problem_id, device_id);
+}
+
+std::int64_t Store::insert_run(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
+                               const RunSpec& spec) {
   Statement st(db_,
                "INSERT INTO runs (kernel_id, problem_id, device_id, tool_version, strategy, "
                "seed, command, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   st.bind_int64(1, kernel_id)
       .bind_int64(2, problem_id)
       .bind_int64(3, device_id)
-      .bind_text(4, tool_version)
-      .bind_text(5, strategy)
-      .bind_int64(6, std::bit_cast<std::int64_t>(seed))  // SQLite integers are signed
-      .bind_text(7, command)
+      .bind_text(4, spec.tool_version)
+      .bind_text(5, spec.strategy)
+      .bind_int64(6, std::bit_cast<std::int64_t>(spec.seed))  // SQLite integers are signed
+      .bind_text(7, spec.command)
       .bind_text(8, utc_now_iso());
   st.run();
   return sqlite3_last_insert_rowid(db_);
 }
 
-void Store::end_run(std::int64_t run_id) {
+void Store::finish_run(std::int64_t run_id) {
   Statement st(db_, "UPDATE runs SET finished_at = ?1 WHERE id = ?2");
   st.bind_text(1, utc_now_iso()).bind_int64(2, run_id);
   st.run();
   if (sqlite3_changes(db_) != 1) {
-    throw std::invalid_argument(fmt::format("cutune::db: end_run: no run {}", run_id));
+    throw std::invalid_argument(fmt::format("cutune::db: end of run: no run {}", run_id));
   }
 }
 
@@ -664,16 +669,16 @@ std::optional<RunInfo> Store::run(std::int64_t run_id) const {
   return r;
 }
 
-bool Store::add_measurement(std::int64_t run_id, std::int64_t kernel_id,
-                            std::int64_t problem_id, std::int64_t device_id,
-                            const Measurement& m) {
+bool Store::insert_measurement(std::int64_t run_id, std::int64_t kernel_id,
+                               std::int64_t problem_id, std::int64_t device_id,
+                               const Measurement& m) {
   // SQLite stores a NaN REAL as NULL: refuse it here with a message saying which field.
   for (auto [field, value] : {std::pair{"median_ms", m.median_ms},
                               std::pair{"compile_ms", m.compile_ms},
                               std::pair{"verify_ms", m.verify_ms}}) {
     if (std::isnan(value)) {
       throw std::invalid_argument(fmt::format(
-          "cutune::db: add_measurement: {} is NaN (config {})", field, m.config_key));
+          "cutune::db: a measurement's {} is NaN (config {})", field, m.config_key));
     }
   }
   // One statement outside any explicit transaction is its own transaction: when step()
@@ -730,8 +735,8 @@ std::vector<Measurement> Store::measurements(std::int64_t kernel_id, std::int64_
   return out;
 }
 
-void Store::set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
-                       std::int64_t run_id, const WinnerChoice& w) {
+void Store::write_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
+                         std::int64_t run_id, const WinnerChoice& w) {
   // One statement, so atomic: the GPU model comes from the device row. The WHERE before
   // ON CONFLICT is also what keeps SQLite from parsing ON as a join constraint.
   Statement st(db_,
@@ -749,19 +754,20 @@ void Store::set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int
                "higher_is_better = excluded.higher_is_better");
   st.bind_int64(1, kernel_id).bind_int64(2, problem_id).bind_int64(3, device_id);
   bind_optional_id(st, 4, run_id);
-  st.bind_text(5, w.objective)
+  // The objective and the verdict become text here, and only here.
+  st.bind_text(5, w.objective.name())
       .bind_text(6, w.config_key)
       .bind_text(7, w.config_json)
       .bind_double(8, w.median_ms)
       .bind_double(9, w.default_ms)
-      .bind_double(10, w.objective == "time" && w.objective_value == 0 ? w.median_ms : w.objective_value)
-      .bind_text(11, w.verdict)
+      .bind_double(10, w.objective.is_time() && w.objective_value == 0 ? w.median_ms : w.objective_value)
+      .bind_text(11, verdict_name(w.verdict))
       .bind_text(12, w.finalists_json)
       .bind_text(13, utc_now_iso())
-      .bind_int64(14, w.higher_is_better ? 1 : 0);
+      .bind_int64(14, w.objective.higher_is_better ? 1 : 0);
   st.run();
   if (sqlite3_changes(db_) != 1) {
-    throw std::invalid_argument(fmt::format("cutune::db: set_winner: no device {}", device_id));
+    throw std::invalid_argument(fmt::format("cutune::db: winner: no device {}", device_id));
   }
 }
 
@@ -790,11 +796,15 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
     w.default_ms = st.column_double(6);
     w.run_id = st.column_int64(7);  // NULL reads as 0
     w.updated_at = st.column_text(8);
-    w.verdict = st.column_text(9);
+    const std::string verdict = st.column_text(9);
+    const auto parsed = parse_verdict(verdict);
+    if (!parsed)  // the schema's CHECK allows no other: a file written by something else
+      throw InputError(fmt::format("{}: winner of {} {}: unknown verdict '{}'", path_.string(), w.kernel,
+                                   w.problem_key, verdict));
+    w.verdict = *parsed;
     w.finalists_json = st.column_text(10);
-    w.objective = st.column_text(11);
+    w.objective = Objective::from_name(st.column_text(11), st.column_int64(13) != 0);
     w.objective_value = st.column_double(12);
-    w.higher_is_better = st.column_int64(13) != 0;
     out.push_back(std::move(w));
   }
   return out;
@@ -834,6 +844,30 @@ void Store::transaction(const std::function<bool()>& body) {
 bool Store::integrity_ok() const {
   Statement st(db_, "PRAGMA integrity_check");
   return st.step() && st.column_text(0) == "ok";
+}
+
+void Run::require_open(const char* what) const {
+  if (ended_) throw std::logic_error(fmt::format("cutune::db: {} after the end of run {}", what, id_));
+}
+
+std::vector<Measurement> Run::measurements() const {
+  return store_->measurements(kernel_id_, problem_id_, device_id_);
+}
+
+bool Run::add(const Measurement& m) {
+  require_open("a measurement");
+  return store_->insert_measurement(id_, kernel_id_, problem_id_, device_id_, m);
+}
+
+void Run::set_winner(const WinnerChoice& winner) {
+  require_open("a winner");
+  store_->write_winner(kernel_id_, problem_id_, device_id_, id_, winner);
+}
+
+void Run::end() {
+  require_open("the end");
+  store_->finish_run(id_);
+  ended_ = true;
 }
 
 }  // namespace cutune::db

@@ -80,7 +80,7 @@ Choice choose(const std::vector<db::WisdomEntry>& winners, const std::string& ke
   const std::string model = gpu.model_key(), arch = gpu.arch();
   for (const auto& e : winners) {
     const db::Winner& w = e.winner;
-    if (w.kernel != kernel || w.objective != objective) continue;
+    if (w.kernel != kernel || w.objective.name() != objective) continue;
     Choice c{&e, Rung::TemplateDefault, problem_distance(problem_key, w.problem_key)};
     if (!std::isfinite(c.distance)) continue;
     if (w.gpu_model == model)

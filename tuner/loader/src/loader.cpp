@@ -112,7 +112,7 @@ std::pair<Selection, Config> Loader::State::select(const KernelProblem& p, const
   if (wanted.empty()) {
     std::set<std::string> objectives;
     for (const auto& e : winners)
-      if (e.winner.kernel == p.name()) objectives.insert(e.winner.objective);
+      if (e.winner.kernel == p.name()) objectives.insert(e.winner.objective.name());
     if (objectives.size() == 1) wanted = *objectives.begin();
     else if (objectives.empty() || objectives.contains("time")) wanted = "time";
     else {
@@ -129,7 +129,7 @@ std::pair<Selection, Config> Loader::State::select(const KernelProblem& p, const
   if (choice.entry) {
     const db::Winner& w = choice.entry->winner;
     config = detail::checked_config(
-        p, w.config_json, fmt::format("{} (winner for {} on {}, objective {})", source, w.problem_key, w.gpu_model, w.objective));
+        p, w.config_json, fmt::format("{} (winner for {} on {}, objective {})", source, w.problem_key, w.gpu_model, w.objective.name()));
     s.rung = choice.rung;
     s.distance = choice.distance;
     s.source = source;
@@ -138,7 +138,7 @@ std::pair<Selection, Config> Loader::State::select(const KernelProblem& p, const
     s.run_id = w.run_id;
     s.median_ms = w.median_ms;
     s.default_ms = w.default_ms;
-    s.verdict = w.verdict;
+    s.verdict = verdict_name(w.verdict);
     s.tuned_device = choice.entry->device;
   } else {
     config = p.space().default_config();

@@ -1,24 +1,20 @@
 #pragma once
 // What a tuning ranks by: time (the median), energy (per launch) or a metric of the problem
 // (Kernel Tuner's `metrics`, cutune.Metrics), in a direction (Kernel Tuner's
-// objective_higher_is_better). Strategies always minimise a cost; cost_of turns a value into it.
+// objective_higher_is_better). Strategies always minimise a cost; observation_for turns a value into it.
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/search/strategy.hpp"
 
 namespace cutune::search {
 
-struct Objective {
-  std::string name = "time";     ///< "time", "energy" or the name of one of the problem's metrics
-  bool higher_is_better = false;
-
-  bool is_metric() const { return name != "time" && name != "energy"; }
-  /// True when `a` ranks strictly before `b`.
-  bool better(double a, double b) const { return higher_is_better ? a > b : a < b; }
-};
+/// The objective value type is the model's (the store keeps winners per objective).
+using cutune::Objective;
+using cutune::ObjectiveKind;
 
 /// Kernel Tuner 1.5's direction for a name it knows (util.objective_default_map: time,
 /// energy, cost, loss lower; fitness, GFLOP/s, TFLOP/s, GB/s, TB/s, GFLOPS/W, TFLOPS/W,

@@ -1,12 +1,13 @@
 #pragma once
-// Kernel Tuner files <-> the store (`cutune import`, `cutune export`): one results
-// file of either kind (cache or T4) read into a neutral form, and the mapping between one
-// file entry (KtEntry) and one stored Measurement, both ways.
+// Kernel Tuner files <-> the store (`cutune import`, `cutune export`, `tune --cache`): one
+// results file of either kind (cache or T4) read into a neutral form, and the mapping between
+// one file entry (KtEntry) and one stored Measurement, both ways.
 //
-// The cache fields cutune adds beside Kernel Tuner's "time" (the mean) and "times":
-// "time_median", "time_ci_low", "time_ci_high" (the median's 95% interval) and
-// "time_samples" (how many samples), all in milliseconds. Kernel Tuner keeps fields it does
-// not know and ignores them, so a file with them still resumes and simulates.
+// The cache fields cutune adds beside Kernel Tuner's "time" (the mean) and "times", because
+// cutune ranks by the median and declares winners over its interval: "time_median",
+// "time_ci_low", "time_ci_high" (the median's 95% interval) and "time_samples" (how many
+// samples), all in milliseconds. Kernel Tuner keeps fields it does not know and ignores
+// them, so a file with them still resumes and simulates.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,6 +16,7 @@
 
 #include "cutune/formats/kt_cache.hpp"
 #include "cutune/db/store.hpp"
+#include "cutune/model/configuration.hpp"
 #include "cutune/model/device_identity.hpp"
 #include "cutune/model/space.hpp"
 
@@ -82,5 +84,8 @@ Measurement measurement_of_entry(const KtEntry& entry, const std::string& key,
 /// Tuner's process_metrics adds them to a result (so a T4 file lists them as measurements); cutune's median, interval and sample count in the fields
 /// above; params from config_json in its order. Failures carry their status.
 KtEntry entry_of_measurement(const Measurement& m);
+/// The same for a measurement made in this process: params from `config` itself (its
+/// to_json(), what config_json holds), not parsed back from the row's text.
+KtEntry entry_of_measurement(const Measurement& m, const Configuration& config);
 
 }  // namespace cutune::db::kt

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cutune/model/device_identity.hpp"
+#include "cutune/model/objective.hpp"
 #include "cutune/model/status.hpp"
 
 struct sqlite3;
@@ -53,16 +54,13 @@ struct Winner {
   double default_ms = 0.0;   ///< the template default's median in the same run (0 if failed)
   std::int64_t run_id = 0;
   std::string updated_at;
-  /// "separated": the thorough re-measurement separated the winner's median interval
-  /// from every other finalist's; "tie": it did not (finalists_json says with whom);
-  /// "screening": no re-measurement (a single candidate, or imported).
-  std::string verdict = "screening";
+  /// How it was declared (Verdict: separated, tie, or screening for no re-measurement: a
+  /// single candidate, or imported); finalists_json says with whom it tied.
+  Verdict verdict = Verdict::Screening;
   std::string finalists_json = "[]";  ///< the re-measured finalists, winner first
-  /// What it won for: "time" (median), "energy" (per launch) or a metric's name; one
-  /// winner per objective.
-  std::string objective = "time";
+  /// What it won for, in which direction; one winner per objective.
+  Objective objective;
   double objective_value = 0.0;       ///< ms for time, mJ per launch for energy, the metric's value
-  bool higher_is_better = false;      ///< the direction it won in
 };
 
 /// What set_winner stores for one (kernel, problem, GPU model, objective).
@@ -70,21 +68,20 @@ struct WinnerChoice {
   std::string config_key, config_json;
   double median_ms = 0.0;
   double default_ms = 0.0;            ///< the default's median in the same run (0 if failed)
-  std::string objective = "time";     ///< "time", "energy" or a metric's name
-  double objective_value = 0.0;       ///< 0 with objective "time": the median
-  std::string verdict = "screening";  ///< "screening", "separated" or "tie" (see Winner)
+  Objective objective;                ///< with its direction
+  double objective_value = 0.0;       ///< 0 with objective time: the median
+  Verdict verdict = Verdict::Screening;
   std::string finalists_json = "[]";
-  bool higher_is_better = false;      ///< the objective's direction (false for time and energy)
 };
 
 struct WinnerFilter {
   /// "" = any. kernel and problem match exactly; gpu is a case-insensitive substring of
   /// the model key ("h200", "sm_90", "NVIDIA H200/sm_90"), or of its slug ("nvidia-h200").
   std::string kernel, gpu, problem;
-  std::string objective;  ///< "" = any
+  std::string objective;  ///< an objective's name as the user typed it; "" = any
 };
 
-/// One tuning session, as begin_run/end_run recorded it.
+/// One tuning session, as Store::begin_run and Run::end recorded it.
 struct RunInfo {
   std::int64_t id = 0;
   std::int64_t kernel_id = 0, problem_id = 0, device_id = 0;
@@ -95,11 +92,68 @@ struct RunInfo {
   std::string finished_at;  ///< "" while running, or when the run was interrupted
 };
 
+/// What Store::begin_run records: the run's target (device, kernel, problem) and how the
+/// run was made.
+struct RunSpec {
+  DeviceIdentity device;
+  std::string kernel;        ///< the kernel's name
+  std::string source_hash;   ///< its identity: an edited source is a new kernel
+  std::string problem_key;   ///< "n=268435456"
+  std::string problem_json;  ///< kept when the problem is new
+  std::string tool_version;  ///< cutune's version
+  std::string strategy;      ///< "random", "import", ...
+  std::uint64_t seed = 0;
+  std::string command;       ///< the command line
+};
+
 /// A (kernel, problem, device) that has measurements, for exports.
 struct MeasurementTarget {
   std::int64_t kernel_id = 0, problem_id = 0, device_id = 0;
   std::string kernel, problem_key, problem_json, gpu_model;
   std::size_t count = 0;  ///< measurements stored
+};
+
+class Store;
+
+/// A run in progress, from Store::begin_run: it holds the ids of its target and its own,
+/// and makes the writes a run makes. It refers to its Store, which must outlive it.
+/// Move-only: a run ends once, so two handles to it would be one too many.
+class Run {
+ public:
+  Run(Run&&) noexcept = default;
+  Run& operator=(Run&&) noexcept = default;
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  std::int64_t id() const { return id_; }
+  std::int64_t kernel_id() const { return kernel_id_; }
+  std::int64_t problem_id() const { return problem_id_; }
+  std::int64_t device_id() const { return device_id_; }
+
+  /// Everything stored for the target (by earlier runs too), oldest first: what a resumed
+  /// run skips.
+  std::vector<Measurement> measurements() const;
+  /// Inserts and commits one measurement of the target, recorded as this run's. Unique on
+  /// (kernel, problem, device, config): a configuration already stored, by any run, is
+  /// ignored and returns false. Throws std::invalid_argument for a NaN median/compile/verify
+  /// time, std::logic_error once the run has ended.
+  bool add(const Measurement& m);
+  /// Replaces the winner of (kernel, problem, the device's GPU model, objective), recorded
+  /// as this run's. Throws std::logic_error once the run has ended.
+  void set_winner(const WinnerChoice& winner);
+  /// Records the run's end (RunInfo::finished_at). Throws std::logic_error the second time.
+  void end();
+  bool ended() const { return ended_; }
+
+ private:
+  friend class Store;
+  Run(Store& store, std::int64_t id, std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id)
+      : store_(&store), id_(id), kernel_id_(kernel_id), problem_id_(problem_id), device_id_(device_id) {}
+  void require_open(const char* what) const;
+
+  Store* store_;
+  std::int64_t id_, kernel_id_, problem_id_, device_id_;
+  bool ended_ = false;
 };
 
 /// One connection to a cutune DB. Move-only: it owns the sqlite3 connection, which is
@@ -122,6 +176,12 @@ class Store {
   const std::filesystem::path& path() const { return path_; }
   bool read_only() const { return read_only_; }
 
+  /// Starts a run: the device, kernel and problem are upserted (the one place that does it
+  /// for a run) and the run recorded as started now. Every write of a tuning, a simulation
+  /// or an import goes through the returned Run.
+  Run begin_run(const RunSpec& spec);
+  std::optional<RunInfo> run(std::int64_t run_id) const;
+
   /// Devices are keyed by uuid; a device without one (uuid "") by (name, compute
   /// capability, SM count, memory size). An existing row gets its other fields (clocks,
   /// driver, NVRTC, model key) updated and keeps its id.
@@ -133,28 +193,13 @@ class Store {
   /// Keyed by (kernel, problem key); an existing problem keeps its stored JSON.
   std::int64_t upsert_problem(std::int64_t kernel_id, const std::string& problem_key,
                               const std::string& problem_json);
-  std::int64_t begin_run(std::int64_t kernel_id, std::int64_t problem_id,
-                         std::int64_t device_id, const std::string& tool_version,
-                         const std::string& strategy, std::uint64_t seed,
-                         const std::string& command);
-  void end_run(std::int64_t run_id);
-  std::optional<RunInfo> run(std::int64_t run_id) const;
 
-  /// Inserts and commits one measurement. Unique on (kernel, problem, device, config);
-  /// a second insert of the same key is ignored and returns false. run_id <= 0: no run
-  /// (imported data). Throws std::invalid_argument for a NaN median/compile/verify time.
-  bool add_measurement(std::int64_t run_id, std::int64_t kernel_id, std::int64_t problem_id,
-                       std::int64_t device_id, const Measurement& m);
   std::optional<Measurement> find_measurement(std::int64_t kernel_id, std::int64_t problem_id,
                                               std::int64_t device_id,
                                               const std::string& config_key) const;
   std::vector<Measurement> measurements(std::int64_t kernel_id, std::int64_t problem_id,
                                         std::int64_t device_id) const;
 
-  /// Replaces the winner of (kernel, problem, the device's GPU model, objective).
-  /// run_id <= 0: no run. Throws for an unknown device or objective or verdict.
-  void set_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
-                  std::int64_t run_id, const WinnerChoice& winner);
   std::vector<Winner> winners(const WinnerFilter& filter = {}) const;
 
   /// The targets with measurements whose kernel, problem and GPU match `filter` as for
@@ -169,7 +214,17 @@ class Store {
   bool integrity_ok() const;
 
  private:
+  friend class Run;
   explicit Store(sqlite3* db);
+  /// The rows behind Run, by id.
+  std::int64_t insert_run(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
+                          const RunSpec& spec);
+  void finish_run(std::int64_t run_id);
+  bool insert_measurement(std::int64_t run_id, std::int64_t kernel_id, std::int64_t problem_id,
+                          std::int64_t device_id, const Measurement& m);
+  void write_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
+                    std::int64_t run_id, const WinnerChoice& winner);
+
   sqlite3* db_ = nullptr;
   std::filesystem::path path_;  ///< for error messages
   bool read_only_ = false;

@@ -2,68 +2,24 @@
 // The tuning loop (ARCHITECTURE.md data flow): the strategy asks, the compile stage
 // compiles ahead, the GPU stage verifies and times, every result is committed to the store
 // as it is made, and the strategy is told. Work already stored is skipped (resume).
+// Its inputs are a TuningSession (tuning_session.hpp), built and checked once.
 #include <cstdint>
-#include <filesystem>
 #include <functional>
 #include <optional>
-#include <ostream>
 #include <string>
 #include <vector>
 
 #include "cutune/db/store.hpp"
 #include "cutune/measure/statistics.hpp"
+#include "cutune/model/configuration.hpp"
+#include "cutune/model/objective.hpp"
+#include "cutune/model/problem.hpp"
+#include "cutune/model/status.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_stage.hpp"
-#include "cutune/search/strategy.hpp"
-#include "cutune/model/problem.hpp"
+#include "cutune/runner/tuning_session.hpp"
 
 namespace cutune::runner {
-
-struct TuneOptions {
-  std::string problem;                  ///< "n=1000" overrides of problem variables
-  std::string strategy = search::kDefaultStrategy;
-  std::optional<std::uint64_t> budget;  ///< unique configurations to evaluate
-  /// Stop proposing once the evaluations (compile + verify + samples) have cost this much.
-  std::optional<double> time_budget_s;
-  std::uint64_t seed = 1;               ///< strategy seed (stored with the run)
-  /// Configurations ("k=v,...", others default) evaluated right after the default and
-  /// before the strategy's own: a user's or another GPU's candidates. They count against
-  /// the budget like any other.
-  std::vector<std::string> first;
-  /// "time" (the median), "energy" (per launch, NVML; measured for every configuration) or
-  /// a metric of the problem (cutune.Metrics); "" = the problem file's General.Objective,
-  /// else time. See search::resolve_objective for the direction.
-  std::string objective;
-  /// --objective-higher-is-better / --objective-lower-is-better; none = as the file or
-  /// Kernel Tuner's default for the name says.
-  std::optional<bool> objective_higher_is_better;
-  std::uint64_t data_seed = 42;         ///< input data seed
-  std::filesystem::path db;
-  /// Non-empty: also append each configuration's result to this Kernel Tuner cache file as
-  /// it is stored (KtCacheWriter), so Kernel Tuner can resume or simulate it, even after a
-  /// crash. An existing file is resumed; one whose header disagrees is refused (InputError).
-  std::filesystem::path kt_cache;
-  int device = 0;
-  MeasureOptions measure;
-  std::string command;                  ///< the command line, stored with the run
-  std::ostream* log = nullptr;          ///< session lines (nullptr = quiet)
-  CompilePoolOptions compile;           ///< workers, mode, persistent cache
-  /// A configuration's evaluation is killed (status timeout) after max(this, 50x the
-  /// first successful evaluation's wall time); until that one, after first_timeout_s.
-  double timeout_floor_s = 5.0;
-  double first_timeout_s = 120.0;
-
-  /// After each configuration: where the session stands, and the plain log line for it.
-  struct Progress {
-    std::uint64_t done = 0, total = 0, failed = 0;
-    double best_ms = 0.0;  ///< 0 while nothing has succeeded
-    std::string best_key;
-    double elapsed_s = 0.0;
-    std::string line;
-  };
-  /// nullptr: the plain line goes to `log`.
-  std::function<void(const Progress&)> progress;
-};
 
 /// A finalist's thorough time summary carried over to a metric objective, as the cost
 /// measure::declare_winner ranks (lower first, intervals compared): the metric at the median
@@ -82,21 +38,21 @@ struct TuneReport {
   std::uint64_t configs_resumed = 0;  ///< found in the DB and skipped
   std::uint64_t configs_failed = 0;   ///< failed in this run or stored as failed
   std::vector<std::pair<std::string, std::uint64_t>> failures_by_status;
-  std::string winner_key, winner_json;
+  std::optional<Configuration> winner;  ///< none when no configuration ran successfully
   double winner_ms = 0.0;
-  std::string objective = "time";
-  bool objective_higher_is_better = false;
+  Objective objective;                  ///< what it was ranked by, in which direction
   /// ms (time), mJ per launch (energy) or the metric's value at the winner's median
   double winner_objective_value = 0.0;
-  std::string default_key;
+  std::optional<Configuration> default_config;  ///< set by every tuning
   double default_ms = 0.0;            ///< 0 when the default failed
   std::vector<std::pair<std::string, double>> winner_metrics;  ///< e.g. gbps
   double copy_gbps = 0.0;             ///< device-to-device copy measured in this run
   std::string verification;           ///< "reference" or "default configuration"
 
-  /// The thorough re-measurement of the finalists (issue 4), winner first.
+  /// The thorough re-measurement of the finalists, winner first.
   struct Finalist {
-    std::string config_key, config_json;
+    explicit Finalist(Configuration c) : config(std::move(c)) {}
+    Configuration config;
     bool is_default = false;
     bool tied = false;               ///< its interval overlaps the winner's (the winner too)
     double screening_ms = 0.0;       ///< median while searching
@@ -105,14 +61,15 @@ struct TuneReport {
     double objective_value = 0.0;
   };
   std::vector<Finalist> finalists;
-  /// "separated", "tie", or "screening" (no re-measurement: finalists disabled or failed).
-  std::string verdict = "screening";
+  /// Screening: no re-measurement (finalists disabled or failed, or energy, whose one
+  /// window per finalist gives no interval).
+  Verdict verdict = Verdict::Screening;
   std::string l2_method;             ///< "flush", "rotate N" or "warm"
   /// Measurement wall time per configuration, sampling only (no compile, no verification).
   double screening_ms_per_config = 0.0;
   double thorough_ms_per_config = 0.0;
-  /// Throughput (issue 5): wall time of the session, the time of every timed sample added
-  /// up, and what the compile pool did.
+  /// Throughput: wall time of the session, the time of every timed sample added up, and
+  /// what the compile pool did.
   double wall_s = 0.0;
   double timed_ms_total = 0.0;
   CompilePool::Stats compile;
@@ -141,15 +98,20 @@ struct TuneReport {
   std::string finalists_json() const;
 };
 
-/// Runs a tuning session on GPU `options.device`. Throws InputError for bad input,
-/// cuda::NoDriver when there is no GPU.
+/// Runs a tuning session on GPU `session.options().device`: start-up, resume from the
+/// store, the search, ranking, the finalists' re-measurement, the winner stored. Throws
+/// InputError for bad input found only then (a Kernel Tuner cache file whose header
+/// disagrees), cuda::NoDriver when there is no GPU (nothing stored, no DB created).
+TuneReport tune(TuningSession session);
+/// tune(TuningSession(problem, options)): the session's checks, then the tuning.
 TuneReport tune(const KernelProblem& problem, const TuneOptions& options);
 
 /// Configurations measured thoroughly (`cutune measure`): each compiled and verified,
 /// then measured with the thorough criterion as finalists are: alone for one, interleaved
 /// back to back for several. Used by the measurement benchmarks.
 struct MeasuredConfig {
-  std::string config_key, config_json;
+  explicit MeasuredConfig(Configuration c) : config(std::move(c)) {}
+  Configuration config;
   double compile_ms = 0.0;
   GpuEvaluation evaluation;
   /// Independent check: one event pair around back-to-back launches on the same data
@@ -176,8 +138,8 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
 /// Parses "k=v,..." texts (others take their default) into valid configurations; throws
 /// InputError naming `option` and the text for an unknown name or value or a violated
 /// restriction.
-std::vector<Config> parse_configs(const Space& space, const std::vector<std::string>& texts,
-                                  const std::string& option);
+std::vector<Configuration> parse_configs(const Space& space, const std::vector<std::string>& texts,
+                                         const std::string& option);
 
 /// FNV-1a 64-bit hash in hex: the stable identity of a kernel's source and description.
 std::string content_hash(const std::string& data);
@@ -185,8 +147,5 @@ std::string content_hash(const std::string& data);
 /// The kernel's identity in the store: content_hash of its source and its JSON file, so an
 /// edited kernel is a new kernel (tune, and import/export with a named kernel).
 std::string kernel_source_hash(const KernelProblem& problem);
-
-/// {"block_size_x":128,...} for a configuration.
-std::string config_json(const Space& space, const Config& config);
 
 }  // namespace cutune::runner

@@ -1,0 +1,111 @@
+#pragma once
+// What one tuning needs, built and checked once before any GPU work or write: the problem
+// instantiated, the objective resolved, the strategy, the configurations to try first, and
+// the store. The command line builds it from its options, then hands it to runner::tune.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cutune/db/store.hpp"
+#include "cutune/model/configuration.hpp"
+#include "cutune/model/objective.hpp"
+#include "cutune/model/problem.hpp"
+#include "cutune/runner/compile_pool.hpp"
+#include "cutune/runner/gpu_stage.hpp"
+#include "cutune/search/strategy.hpp"
+
+namespace cutune::runner {
+
+struct TuneOptions {
+  std::string problem;                  ///< "n=1000" overrides of problem variables
+  std::string strategy = search::kDefaultStrategy;
+  std::optional<std::uint64_t> budget;  ///< unique configurations to evaluate
+  /// Stop proposing once the evaluations (compile + verify + samples) have cost this much.
+  std::optional<double> time_budget_s;
+  std::uint64_t seed = 1;               ///< strategy seed (stored with the run)
+  /// Configurations ("k=v,...", others default) evaluated right after the default and
+  /// before the strategy's own: a user's or another GPU's candidates. They count against
+  /// the budget like any other.
+  std::vector<std::string> first;
+  /// "time" (the median), "energy" (per launch, NVML; measured for every configuration) or
+  /// a metric of the problem (cutune.Metrics); "" = the problem file's General.Objective,
+  /// else time. See search::resolve_objective for the direction.
+  std::string objective;
+  /// --objective-higher-is-better / --objective-lower-is-better; none = as the file or
+  /// Kernel Tuner's default for the name says.
+  std::optional<bool> objective_higher_is_better;
+  std::uint64_t data_seed = 42;         ///< input data seed
+  std::filesystem::path db;
+  /// Non-empty: also append each configuration's result to this Kernel Tuner cache file as
+  /// it is stored (KtCacheWriter), so Kernel Tuner can resume or simulate it, even after a
+  /// crash. An existing file is resumed; one whose header disagrees is refused (InputError).
+  std::filesystem::path kt_cache;
+  int device = 0;
+  MeasureOptions measure;
+  std::string command;                  ///< the command line, stored with the run
+  std::ostream* log = nullptr;          ///< session lines (nullptr = quiet)
+  CompilePoolOptions compile;           ///< workers, mode, persistent cache
+  /// A configuration's evaluation is killed (status timeout) after max(this, 50x the
+  /// first successful evaluation's wall time); until that one, after first_timeout_s.
+  double timeout_floor_s = 5.0;
+  double first_timeout_s = 120.0;
+
+  /// After each configuration: where the session stands, and the plain log line for it.
+  struct Progress {
+    std::uint64_t done = 0, total = 0, failed = 0;
+    double best_ms = 0.0;  ///< 0 while nothing has succeeded
+    std::string best_key;
+    double elapsed_s = 0.0;
+    std::string line;
+  };
+  /// nullptr: the plain line goes to `log`.
+  std::function<void(const Progress&)> progress;
+};
+
+/// One tuning's inputs, each built once. A session is tuned once (its strategy keeps
+/// state); move it into runner::tune.
+class TuningSession {
+ public:
+  /// Checks everything a tuning can be refused for, before any GPU work or write, and
+  /// throws InputError (one line naming the option or the file's field) for: --problem,
+  /// the strategy's name, --try, a kernel name the source has in no configuration,
+  /// --verify, the objective and its direction, a metric that cannot be evaluated, a
+  /// default configuration that violates a restriction, and a DB that is not cutune's, is
+  /// damaged or is newer. An existing DB is opened here, once; a new one is created by
+  /// store() when tune() has found the GPU, so that a machine without one is left without
+  /// a DB file. `problem` must outlive the session.
+  TuningSession(const KernelProblem& problem, TuneOptions options);
+
+  const KernelProblem& problem() const { return *problem_; }
+  const Space& space() const { return problem_->space(); }
+  const ProblemInstance& instance() const { return instance_; }
+  const TuneOptions& options() const { return options_; }
+  const Objective& objective() const { return objective_; }
+  /// Why the objective is not what the file names ("" when it is): said once by tune().
+  const std::string& objective_warning() const { return objective_warning_; }
+  /// The baseline of the speedup, evaluated first.
+  const Configuration& default_config() const { return default_config_; }
+  /// --try, in order: evaluated right after the default.
+  const std::vector<Configuration>& first() const { return first_; }
+  search::Strategy& strategy() { return *strategy_; }
+  /// The store: the one opened by the constructor, else created now (its folder too).
+  db::Store& store();
+
+ private:
+  const KernelProblem* problem_;
+  TuneOptions options_;
+  std::unique_ptr<search::Strategy> strategy_;
+  ProblemInstance instance_;
+  Objective objective_;
+  std::string objective_warning_;
+  Configuration default_config_;
+  std::vector<Configuration> first_;
+  std::optional<db::Store> store_;
+};
+
+}  // namespace cutune::runner

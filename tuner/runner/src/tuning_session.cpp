@@ -1,0 +1,46 @@
+#include "cutune/runner/tuning_session.hpp"
+
+#include <fmt/format.h>
+
+#include "cutune/jit/nvrtc_compiler.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/model/verification.hpp"
+#include "cutune/runner/runner.hpp"
+#include "cutune/search/objective.hpp"
+
+namespace cutune::runner {
+
+TuningSession::TuningSession(const KernelProblem& problem, TuneOptions options)
+    : problem_(&problem),
+      options_(std::move(options)),
+      // The strategy first: an unknown name is the likeliest mistake on the command line.
+      strategy_(search::make_strategy(problem.space(), {options_.strategy, options_.seed, options_.budget})),
+      instance_(problem.instantiate(options_.problem)),
+      default_config_(Configuration::default_of(problem.space())),
+      first_(parse_configs(problem.space(), options_.first, "--try")) {
+  // A kernel name the source has in no configuration: one line, before any GPU work (any
+  // architecture tells; the name is looked up in the source text first).
+  if (std::string e = jit::kernel_name_error(compile_request(problem, default_config_.index(), "sm_90")); !e.empty())
+    throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", problem.json_file().string(), e));
+  (void)plan_verification(problem, options_.measure.verify);
+  objective_ = search::resolve_objective(problem, options_.objective, options_.objective_higher_is_better,
+                                         &objective_warning_);
+  // A metric that cannot be evaluated at all (a typo) is the file's error, before anything runs.
+  if (!problem.metrics().empty()) (void)problem.evaluate_metrics(instance_, 1e-3, &default_config_.index());
+  if (std::string r = default_config_.violated_restriction(); !r.empty())
+    throw InputError(fmt::format("{}: the default configuration {} violates \"{}\"", problem.json_file().string(),
+                                 default_config_.key(), r));
+  // Last, so that no other mistake has opened it. Refuses a file that is not a cutune DB
+  // (leaving it as it was); a missing one is created once there is a GPU to tune on.
+  if (std::filesystem::exists(options_.db)) store_ = db::Store::open(options_.db, /*create=*/true);
+}
+
+db::Store& TuningSession::store() {
+  if (!store_) {
+    if (options_.db.has_parent_path()) std::filesystem::create_directories(options_.db.parent_path());
+    store_ = db::Store::open(options_.db, /*create=*/true);
+  }
+  return *store_;
+}
+
+}  // namespace cutune::runner
