@@ -1,5 +1,5 @@
-// cutune export --format wisdom: the stored winners as a deployment file for cutune::loader
-// (issue 8). Reads the DB only; the file is written atomically.
+// cutune export --format wisdom: the stored winners as a deployment file for cutune::loader.
+// Reads the DB only; the file is written atomically.
 #include <fmt/format.h>
 
 #include <iostream>

@@ -1,5 +1,5 @@
 #pragma once
-// Kernel Tuner interoperability on the command line (issue 6): `cutune import` (a cache or
+// Kernel Tuner interoperability on the command line: `cutune import` (a cache or
 // T4 file into the store), `cutune export --format cache|t4` (from it), and the T1 writer
 // behind `cutune space KERNEL --t1 OUT.json`. Each add_* registers its subcommand's options
 // on the app; main() calls the cmd_* when that subcommand was given.

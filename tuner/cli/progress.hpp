@@ -1,5 +1,5 @@
 #pragma once
-// The live progress line of `cutune tune` on a terminal (issue 5): configurations done of
+// The live progress line of `cutune tune` on a terminal: configurations done of
 // the total, failures, best so far and an ETA, redrawn in place. Not on a terminal the
 // tuner prints one plain line per configuration instead (logs, CI).
 #include <ostream>

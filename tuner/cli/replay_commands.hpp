@@ -1,5 +1,5 @@
 #pragma once
-// Issue 7 on the command line: `cutune tune --simulate CACHE` (a tuning session replayed
+// Recorded spaces on the command line: `cutune tune --simulate CACHE` (a tuning session replayed
 // from a recorded space, no GPU) and `cutune score` (strategies compared by the FGCS 2024
 // methodology). Kept apart from commands.cpp: these need no CUDA, only search and replay.
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The T1 writer behind `cutune space KERNEL --t1 OUT.json` (issue 6): a problem as Kernel
+// The T1 writer behind `cutune space KERNEL --t1 OUT.json`: a problem as Kernel
 // Tuner's tune_kernel_T1 reads it.
 #include <fmt/format.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The compile pool (issue 5): compiles configurations with NVRTC ahead of the GPU, in the
+// The compile pool: compiles configurations with NVRTC ahead of the GPU, in the
 // order they were submitted, holding at most `capacity` compiled-but-not-taken results
 // (bounded memory). Each of the N workers is a process by default: NVRTC serialises
 // compiles inside one process, so threads do not scale (results/<gpu>/throughput.json,
@@ -102,7 +102,7 @@ class CompilePool {
   mutable std::mutex mutex_;
   /// Workers wait on work_cv_ (something to do and room for its result), next() on done_cv_:
   /// two, so that each change wakes one thread instead of all of them (with 16 workers the
-  /// herd cost the tuner's main thread time between two GPU evaluations, issue 5).
+  /// herd cost the tuner's main thread time between two GPU evaluations).
   std::condition_variable work_cv_, done_cv_;
   std::deque<std::pair<std::uint64_t, Config>> todo_;
   std::map<std::uint64_t, CompiledConfig> done_;
