@@ -223,7 +223,7 @@ fs::path write_guarded_problem(const fs::path& dir, bool guarded) {
 }
 }  // namespace
 
-TEST_CASE("a kernel's #ifndef kernel_tuner default yields to the tuned value; an unguarded one fails to compile",
+TEST_CASE("a kernel's #ifndef kernel_tuner default yields to the tuned value, and an unguarded one fails to compile",
           "[interop][gpu]") {
   CliTempDir dir;
   auto tune = [&](bool guarded) {

@@ -86,10 +86,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     if (run) {
       db::Measurement m;
       m.config_key = key;
-      // Each value as its text, as simulated runs have always been stored (not c.json()).
-      nlohmann::ordered_json cj = nlohmann::ordered_json::object();
-      for (const auto& [name, value] : c.assignments()) cj[name] = value.str();
-      m.config_json = cj.dump();
+      m.config_json = c.json();
       m.status = e.observation.valid ? Status::Ok : Status::Runtime;
       if (!e.observation.valid) m.error = "failed in the recording";
       m.median_ms = e.observation.valid ? e.observation.objective : 0.0;
