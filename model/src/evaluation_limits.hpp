@@ -21,9 +21,9 @@ void check_sequence_size(std::int64_t n);
 // kMaxSequence; Kernel Tuner's expressions need a tiny fraction of this.
 inline constexpr std::int64_t kMaxWork = std::int64_t{1} << 22;
 
-// The budget left to the evaluation running on this thread. constinit: no dynamic
-// initialisation, so reading it from another translation unit needs no TLS wrapper call
-// (charge is on the hot path of space enumeration).
+// The budget left to the evaluation running on this thread. constinit: without it, g++
+// checks for (and may call) a TLS initialisation function at every access from another
+// translation unit, and charge is on the hot path of space enumeration.
 extern constinit thread_local std::int64_t t_work_left;
 
 /// MemoryError; leaves the budget exhausted.

@@ -4,6 +4,7 @@
 // give floats, ZeroDivisionError, OverflowError where a 64-bit int would overflow),
 // comparisons, membership and identity, subscripts and iteration. Errors are raised with
 // fail() as Python names them; work is charged to the evaluation's budget.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>

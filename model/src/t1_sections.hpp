@@ -4,7 +4,6 @@
 // file reports). Each returns what it read; they fail through Loader, naming the field.
 #include <array>
 #include <cstddef>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
