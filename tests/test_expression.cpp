@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -513,6 +514,35 @@ TEST_CASE("parse errors name the expression and the column", "[expression]") {
                       Catch::Contains(column) && Catch::Contains("'" + text + "'"));
   }
   CHECK_THROWS_WITH(Expression::parse("a\n+"), Catch::Contains("'a +'") && !Catch::Contains("\n"));
+}
+
+// The tokenizer reports its own errors: the column is the offending character's (an escape's
+// backslash, a number's underscore), or the start of the literal it cannot read, counted in
+// bytes from 1, also when the literal follows other tokens.
+TEST_CASE("tokenizer errors point at the offending character", "[expression]") {
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases{
+      {"'\\x4'", "column 2", "truncated \\x escape"},
+      {"'a\\N{DASH}'", "column 3", "\\N{...} escapes are not supported"},
+      {"'\\U00110000'", "column 2", "illegal Unicode character"},
+      {"1__0", "column 2", "invalid underscore in number"},
+      {"x + 0b2", "column 5", "invalid number literal"},
+      {"x + 9223372036854775808", "column 5", "integer literal too large"},
+      {"a \\ b", "column 3", "unexpected character '\\'"},
+      {"(a := 1)", "column 4", "unsupported operator ':='"},
+      {"x = 1", "column 3", "assignment is not allowed"},
+      {"1 + \"ab\ncd\"", "column 5", "unterminated string literal"},
+      {"1 + b'x'", "column 5", "bytes literals are not supported"},
+  };
+  for (const auto& [text, column, message] : cases) {
+    INFO("expression: " << text);
+    CHECK_THROWS_WITH(Expression::parse(text),
+                      Catch::Contains("SyntaxError at " + column + ": " + message));
+  }
+  // The one literal the tokenizer lets through out of range: the parser accepts it only
+  // after a unary minus.
+  CHECK(eval("-9223372036854775808").as_int() == INT64_MIN);
+  CHECK_THROWS_WITH(Expression::parse("x - 9223372036854775808"),
+                    Catch::Contains("column 5: integer literal too large"));
 }
 
 TEST_CASE("hostile nesting is rejected, not a stack overflow", "[expression]") {
