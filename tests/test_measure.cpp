@@ -1,4 +1,4 @@
-// Measurement engine, CPU part (issue 4): statistics, stopping criteria, throttle filter
+// Measurement engine, CPU part: statistics, stopping criteria, throttle filter
 // and winner declaration on synthetic sample streams with seeded generators.
 #include <catch2/catch.hpp>
 
@@ -12,6 +12,8 @@
 #include "cutune/measure/stopping.hpp"
 
 using namespace cutune::measure;
+using cutune::StopReason;
+using cutune::Summary;
 
 namespace {
 

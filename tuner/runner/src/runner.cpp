@@ -23,11 +23,11 @@
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/runner/compile_pool.hpp"
-#include "cutune/runner/gpu_stage.hpp"
 #include "cutune/runner/gpu_worker.hpp"
 #include "cutune/search/objective.hpp"
 #include "cutune/search/session.hpp"
 #include "cutune/search/strategy.hpp"
+#include "cutune/worker/gpu_stage.hpp"
 
 namespace cutune::runner {
 
@@ -123,7 +123,7 @@ std::vector<Config> parse_configs(const Space& space, const std::vector<std::str
   return out;
 }
 
-measure::Summary metric_cost_summary(measure::Summary time_ms, const std::function<double(double)>& metric_at_ms,
+Summary metric_cost_summary(Summary time_ms, const std::function<double(double)>& metric_at_ms,
                                      bool higher_is_better) {
   const double sign = higher_is_better ? -1.0 : 1.0;
   const double at_median = sign * metric_at_ms(time_ms.median), lo = sign * metric_at_ms(time_ms.ci_low),
@@ -149,7 +149,7 @@ std::string TuneReport::finalists_json() const {
     j["screening_median_ms"] = f.screening_ms;
     j["median_ms"] = f.stats.summary.median;
     if (std::isfinite(f.objective_value)) j["objective_value"] = f.objective_value;
-    j["stats"] = nlohmann::ordered_json::parse(f.stats.json());
+    j["stats"] = nlohmann::ordered_json::parse(db::stats_json(f.stats));
     j["samples_ms"] = f.stats.set.samples_ms;
     arr.push_back(std::move(j));
   }
@@ -183,11 +183,11 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   // A metric that cannot be evaluated at all (a typo) is the file's error, before anything runs.
   if (const Config d = space.default_config(); !problem.metrics().empty()) (void)problem.evaluate_metrics(instance, 1e-3, &d);
   const bool energy = objective.name == "energy";
-  MeasureOptions measure_options = options.measure;
+  worker::MeasureOptions measure_options = options.measure;
   if (energy) measure_options.energy_every_config = true;  // every configuration is ranked by it
   // The GPU worker starts first: its set-up (driver, context, arguments, reference outputs)
   // overlaps this process's own driver start (0.1-0.2 s on an H100), the store and the first
-  // compiles, instead of adding up (issue 5). Without a GPU it ends as soon as it starts.
+  // compiles, instead of adding up. Without a GPU it ends as soon as it starts.
   GpuWorker gpu(problem, options.problem, options.device, measure_options, options.data_seed);
   require_device(options.device);
 
@@ -244,7 +244,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   const std::uint64_t total = options.budget ? std::min<std::uint64_t>(*options.budget, space.count_valid())
                                              : space.count_valid();
   // The session asks the strategy, answers revisits and stored measurements (resume) from
-  // results, and keeps the budgets (issue 7).
+  // results, and keeps the budgets.
   search::SessionOptions session_options;
   session_options.max_evaluations = options.budget;
   session_options.max_time_s = options.time_budget_s;
@@ -334,14 +334,14 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
   gpu.set_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(options.first_timeout_s * 1e3)));
   bool timeout_set = false;
   report.verification = gpu.verification_source();
-  report.l2_method = gpu.l2_method();
+  report.l2_method = to_string(gpu.l2_method());
   log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}, L2 {}", problem.name(),
                   report.problem_key, report.device.name, report.device.arch(), report.verification,
                   report.l2_method));
   // Two evaluations in flight in the GPU worker: the oldest one's result is stored and told
   // to the strategy while the worker measures the next, and the one after that already
-  // waits in its pipe, so that the GPU does not idle while answers and requests travel
-  // (issue 5). The price: the screening's best so far lags two configurations behind.
+  // waits in its pipe, so that the GPU does not idle while answers and requests travel.
+  // The price: the screening's best so far lags two configurations behind.
   struct InFlight {
     std::optional<CompiledConfig> compiled;
     db::Measurement m;
@@ -391,7 +391,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     f.m.verify_ms = ev.verify_ms;
     if (f.m.status == Status::Ok) f.m.metrics = metrics_of(f.compiled->config, f.m.median_ms);
     if (ev.stats) {
-      f.m.stats_json = ev.stats->json();
+      f.m.stats_json = db::stats_json(*ev.stats);
       screening_wall_ms += ev.stats->set.wall_ms;
       ++screened;
     }
@@ -495,14 +495,14 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     report.winner_objective_value = by_objective.front().first;
   }
   if (!ranked.empty() && options.measure.finalists > 0) {
-    // Declaring a winner (issue 4): the top k and the default, re-measured thoroughly,
+    // Declaring a winner: the top k and the default, re-measured thoroughly,
     // interleaved, back to back; declared only if its interval separates from the rest.
     std::vector<const db::Measurement*> chosen(
         ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(std::min(ranked.size(), options.measure.finalists)));
     auto is_default = [&](const db::Measurement* m) { return m->config_key == report.default_key; };
     if (report.default_ms > 0 && std::none_of(chosen.begin(), chosen.end(), is_default))
       chosen.push_back(&stored.at(report.default_key));
-    std::vector<GpuStage::Candidate> candidates;
+    std::vector<worker::Candidate> candidates;
     for (const db::Measurement* m : chosen) {
       compiler.submit(space.parse_key(m->config_key));  // from the cubin cache when it has them
     }
@@ -515,7 +515,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     }
     log(fmt::format("re-measuring {} finalists thoroughly, interleaved", candidates.size()));
     auto evs = gpu.remeasure(candidates);
-    std::vector<measure::Summary> summaries;
+    std::vector<Summary> summaries;
     std::optional<std::size_t> default_index;
     bool all_ok = true;
     double thorough_wall_ms = 0.0;
@@ -585,7 +585,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
       for (const auto& f : report.finalists)
         log(fmt::format("  {} {:.4f} ms [{:.4f}, {:.4f}] n={} ({}){}{}{}", f.config_key, f.stats.summary.median,
                         f.stats.summary.ci_low, f.stats.summary.ci_high, f.stats.summary.count,
-                        measure::to_string(f.stats.set.reason),
+                        to_string(f.stats.set.reason),
                         objective.is_metric() ? fmt::format(" {:.6g} {}", f.objective_value, objective.name) : "",
                         f.is_default ? " default" : "",
                         f.tied && report.verdict == "tie" ? " tied" : ""));
@@ -607,8 +607,8 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
     report.copy_gbps = gpu.copy_bandwidth_gbps(bytes);
   }
   compiler.shutdown();
-  // Everything is stored: the worker releases its context on its own time (issue 5: its
-  // exit took part of the 0.4 s between the report's wall time and the process's).
+  // Everything is stored: the worker releases its context on its own time (its exit
+  // took part of the 0.4 s between the report's wall time and the process's).
   report.worker_restarts = gpu.restarts();
   report.timeout_s = static_cast<double>(gpu.timeout().count()) / 1e3;
   gpu.release();
@@ -624,7 +624,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
 
 MeasureSession measure_configs(const KernelProblem& problem, const std::string& problem_text,
                                const std::vector<std::string>& config_texts, int device,
-                               const MeasureOptions& options, double loop_s, std::uint64_t data_seed) {
+                               const worker::MeasureOptions& options, double loop_s, std::uint64_t data_seed) {
   const Space& space = problem.space();
   ProblemInstance instance = problem.instantiate(problem_text);
   const std::vector<Config> configs =
@@ -634,10 +634,10 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
   session.device = cuda::identify(device);
   session.device.nvrtc_version = jit::nvrtc_version();
   session.problem_key = instance.key();
-  GpuStage gpu(problem, instance, device, options, data_seed);
-  session.l2_method = gpu.l2_method();
+  worker::GpuStage gpu(problem, instance, device, options, data_seed);
+  session.l2_method = to_string(gpu.l2_method());
   session.verification = gpu.verification_source();
-  std::vector<GpuStage::Candidate> candidates;
+  std::vector<worker::Candidate> candidates;
   std::vector<std::size_t> index;  // session.configs entry of each candidate
   for (const Config& c : configs) {
     MeasuredConfig mc;

@@ -12,10 +12,11 @@
 
 #include "cutune/db/store.hpp"
 #include "cutune/measure/statistics.hpp"
+#include "cutune/model/measurement.hpp"
 #include "cutune/runner/compile_pool.hpp"
-#include "cutune/runner/gpu_stage.hpp"
 #include "cutune/search/strategy.hpp"
 #include "cutune/model/problem.hpp"
+#include "cutune/worker/measure_options.hpp"
 
 namespace cutune::runner {
 
@@ -44,7 +45,7 @@ struct TuneOptions {
   /// crash. An existing file is resumed; one whose header disagrees is refused (InputError).
   std::filesystem::path kt_cache;
   int device = 0;
-  MeasureOptions measure;
+  worker::MeasureOptions measure;
   std::string command;                  ///< the command line, stored with the run
   std::ostream* log = nullptr;          ///< session lines (nullptr = quiet)
   CompilePoolOptions compile;           ///< workers, mode, persistent cache
@@ -70,7 +71,7 @@ struct TuneOptions {
 /// and at both ends of the median's interval (a metric may rise or fall with time), negated
 /// when higher is better; median and interval +infinity (ranked last, never tied with a
 /// finite one) when the metric has no finite value there. count and the rest are kept.
-measure::Summary metric_cost_summary(measure::Summary time_ms, const std::function<double(double)>& metric_at_ms,
+Summary metric_cost_summary(Summary time_ms, const std::function<double(double)>& metric_at_ms,
                                      bool higher_is_better);
 
 struct TuneReport {
@@ -94,7 +95,7 @@ struct TuneReport {
   double copy_gbps = 0.0;             ///< device-to-device copy measured in this run
   std::string verification;           ///< "reference" or "default configuration"
 
-  /// The thorough re-measurement of the finalists (issue 4), winner first.
+  /// The thorough re-measurement of the finalists, winner first.
   struct Finalist {
     std::string config_key, config_json;
     bool is_default = false;
@@ -111,7 +112,7 @@ struct TuneReport {
   /// Measurement wall time per configuration, sampling only (no compile, no verification).
   double screening_ms_per_config = 0.0;
   double thorough_ms_per_config = 0.0;
-  /// Throughput (issue 5): wall time of the session, the time of every timed sample added
+  /// Throughput: wall time of the session, the time of every timed sample added
   /// up, and what the compile pool did.
   double wall_s = 0.0;
   double timed_ms_total = 0.0;
@@ -170,7 +171,7 @@ struct MeasureSession {
 /// Throws InputError for bad input, cuda::NoDriver without a GPU.
 MeasureSession measure_configs(const KernelProblem& problem, const std::string& problem_text,
                                const std::vector<std::string>& configs, int device,
-                               const MeasureOptions& options, double loop_s = 0.0,
+                               const worker::MeasureOptions& options, double loop_s = 0.0,
                                std::uint64_t data_seed = 42);
 
 /// Parses "k=v,..." texts (others take their default) into valid configurations; throws
