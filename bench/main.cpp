@@ -33,10 +33,10 @@
 #include "cutune/model/host_data.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/runner/compile_pool.hpp"
-#include "cutune/runner/gpu_stage.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/templates/catalog.hpp"
 #include "cutune/templates/references.hpp"
+#include "cutune/worker/gpu_stage.hpp"
 #include "vendor_comparison.hpp"
 
 namespace fs = std::filesystem;
@@ -79,7 +79,8 @@ std::size_t input_count(Reference r) { return r == Reference::CublasSgemm ? 2 : 
 // first argument marked Output. For the copy, the source is the first input and the
 // destination the output (the same bytes the kernel reads and writes).
 // `gemm_dims`: the problem variables holding m, n, k (row-major A[m][k] * B[k][n]).
-// `target`: the target ratio on the H100/H200 (ratio > 1: cutune is faster).
+// `target`: the ratio cutune's tuned kernel is expected to reach against the vendor's on the
+// H100/H200 (ratio > 1: cutune is faster; bench/README.md).
 // ---------------------------------------------------------------------------------------
 struct Entry {
   std::string kernel;   ///< template name (the JSON file's stem)
@@ -248,7 +249,7 @@ void run_reference(const Entry& e, const ProblemInstance& instance, const Kernel
   }
 
   // Work: the bytes the problem must move (each input read once, the output written
-  // once; the counts: reduction 4n, scan 8n, transpose 8*rows*cols, vector_add 12n
+  // once: reduction 4n, scan 8n, transpose 8*rows*cols, vector_add 12n bytes
   // for n float32), or 2mnk FLOPs for the GEMM.
   if (e.reference == Reference::CublasSgemm) {
     r.flops = true;
@@ -406,13 +407,13 @@ Result run_entry(const Entry& e, const Options& o, measure::Sampler& sampler, co
   //    element verified against the CPU reference, then timed.
   // Exactly o.samples samples: the thorough criterion with its minimum at the cap and no
   // time cap to speak of; timed by the same method as the vendor side (timing_method()).
-  runner::MeasureOptions settings;
+  worker::MeasureOptions settings;
   settings.sampler.warmup_launches = o.warmup;
   settings.thorough.min_samples = settings.thorough.max_samples = static_cast<std::size_t>(o.samples);
   settings.thorough.time_cap_s = 3600;
   {
-    runner::GpuStage gpu(problem, instance, o.device, settings, o.data_seed);
-    runner::GpuEvaluation ev = gpu.evaluate(config, compiled.cubin, compiled.lowered_names, std::nullopt, /*thorough=*/true);
+    worker::GpuStage gpu(problem, instance, o.device, settings, o.data_seed);
+    GpuEvaluation ev = gpu.evaluate(config, compiled.cubin, compiled.lowered_names, std::nullopt, /*thorough=*/true);
     if (ev.context_lost) throw ContextLost(fmt::format("{}: {}", e.kernel, ev.error));
     if (ev.status != Status::Ok) {
       r.status = fmt::format("tuned {}", status_name(ev.status));

@@ -9,7 +9,7 @@ cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_CXX_COMP
 # Only what runs there (CUTUNE_STAGE_TARGETS narrows it further, e.g. on a busy machine).
 cmake --build build-release ${CUTUNE_STAGE_TARGETS:+--target $CUTUNE_STAGE_TARGETS}
 rm -rf .gpu && mkdir -p .gpu/bin
-cp build-release/tuner/cli/cutune "$(find build-release/tuner -name cutune-worker -type f -perm -u+x | head -n 1)" .gpu/bin/
+cp build-release/tuner/cli/cutune build-release/tuner/worker/cutune-worker .gpu/bin/
 for t in build-release/tests/test_*; do [ -x "$t" ] && cp "$t" .gpu/bin/; done
 if [ -x build-release/bench/cutune-bench-vendor ]; then cp build-release/bench/cutune-bench-vendor .gpu/bin/; fi
 strip .gpu/bin/*

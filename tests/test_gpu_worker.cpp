@@ -1,4 +1,4 @@
-// GpuWorker with two evaluations in flight (issue 5), against a fake worker process that
+// GpuWorker with two evaluations in flight, against a fake worker process that
 // needs no GPU (fake_gpu_worker.cpp): a crash, a hang and a sticky error in the first
 // evaluation must fail that one alone, and the one queued behind it must be answered by the
 // restarted worker. The real worker's faults are the [gpu] fault-injection test's.
@@ -55,7 +55,7 @@ TEST_CASE("GpuWorker: two in flight, a failing first evaluation does not take th
                                       std::string("sticky"));
   TempPath log("cutune-fake-worker-log");
   FakeWorkerEnv env(a + "=" + action, log.path().string());
-  runner::GpuWorker w(p, "n=1024", 0, runner::MeasureOptions{}, 42);
+  runner::GpuWorker w(p, "n=1024", 0, worker::MeasureOptions{}, 42);
   w.wait_ready();
   w.set_timeout(std::chrono::milliseconds(action == "hang" ? 500 : 20000));
 
@@ -65,8 +65,8 @@ TEST_CASE("GpuWorker: two in flight, a failing first evaluation does not take th
   CHECK_THROWS_AS(w.submit(configs[2], cubin, {}, std::nullopt), std::logic_error);
   CHECK_THROWS_AS(w.evaluate(configs[2], cubin, {}, std::nullopt), std::logic_error);
 
-  const runner::GpuEvaluation first = w.collect();
-  const runner::GpuEvaluation second = w.collect();
+  const GpuEvaluation first = w.collect();
+  const GpuEvaluation second = w.collect();
   CHECK(w.in_flight() == 0);
   INFO("action " << action << ": first " << status_name(first.status) << " (" << first.error << ")");
   const std::map<std::string, Status> expected{
@@ -87,6 +87,49 @@ TEST_CASE("GpuWorker: two in flight, a failing first evaluation does not take th
     CHECK(runs[1].first != runs[0].first);
 
   // And the worker goes on with one at a time as before.
-  const runner::GpuEvaluation third = w.evaluate(configs[2], cubin, {}, std::nullopt);
+  const GpuEvaluation third = w.evaluate(configs[2], cubin, {}, std::nullopt);
   CHECK(third.status == Status::Ok);
+}
+
+TEST_CASE("GpuWorker: a restarted worker first learns the expected output from the configuration that defined it",
+          "[runner][worker]") {
+  // Verified against the default configuration: the first configuration that runs defines
+  // the expected output in the worker (GpuEvaluation::defined_expected). A worker that dies
+  // takes that answer with it; its successor must be given the same configuration before
+  // anything else, or a later configuration would define a different answer.
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  std::vector<Config> configs;
+  p.space().for_each_valid([&](const Config& c) {
+    configs.push_back(c);
+    return configs.size() < 3;
+  });
+  REQUIRE(configs.size() == 3);
+  const std::string a = p.space().key(configs[0]), b = p.space().key(configs[1]), c = p.space().key(configs[2]);
+  TempPath log("cutune-fake-worker-log");
+  FakeWorkerEnv env(b + "=die", log.path().string());
+  worker::MeasureOptions options;
+  options.verify = {"default"};
+  runner::GpuWorker w(p, "n=1024", 0, options, 42);
+  w.wait_ready();
+  CHECK(w.verification().any(VerifyMode::Default));
+  CHECK(w.verification_source() == "default configuration");
+  const std::vector<char> cubin(16, 'x');
+
+  const GpuEvaluation first = w.evaluate(configs[0], cubin, {}, std::nullopt);
+  CHECK(first.status == Status::Ok);
+  CHECK(first.defined_expected);
+  const GpuEvaluation second = w.evaluate(configs[1], cubin, {}, std::nullopt);
+  CHECK(second.status == Status::Runtime);
+  CHECK(w.restarts() == 1);
+  const GpuEvaluation third = w.evaluate(configs[2], cubin, {}, std::nullopt);
+  CHECK(third.status == Status::Ok);
+  CHECK_FALSE(third.defined_expected);  // the restarted worker had learnt it already
+
+  const auto runs = started(log.path());
+  REQUIRE(runs.size() == 4);
+  CHECK(runs[0] == std::pair{runs[0].first, a});
+  CHECK(runs[1] == std::pair{runs[0].first, b});
+  CHECK(runs[2].first != runs[0].first);  // the successor...
+  CHECK(runs[2].second == a);             // ...learns the answer from the first configuration
+  CHECK(runs[3] == std::pair{runs[2].first, c});
 }

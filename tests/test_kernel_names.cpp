@@ -20,7 +20,7 @@
 #include "cutune/jit/global_functions.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/runner/gpu_worker.hpp"
-#include "cutune/runner/worker_protocol.hpp"
+#include "cutune/worker/protocol.hpp"
 #include "test_paths.hpp"
 
 using namespace cutune;
@@ -255,17 +255,17 @@ TEST_CASE("kernel names: the worker protocol round-trips lowered names", "[jit][
   r.ok = true;
   r.lowered_names = {"_Z1kPf", "_ZN2ns5otherEv"};
   r.full_options = {"--gpu-architecture=sm_90"};
-  const auto back = runner::protocol::compile_result_from_json(runner::protocol::to_json(r));
+  const auto back = worker::decode<worker::Compiled>(worker::encode(worker::Compiled{r})).result;
   CHECK(back.lowered_names == r.lowered_names);
   auto req = request("__global__ void k() {}", {"ns::k<4>", "k"});
-  CHECK(runner::protocol::compile_request_from_json(runner::protocol::to_json(req)).kernel_names == req.kernel_names);
+  CHECK(worker::decode<worker::Compile>(worker::encode(worker::Compile{req})).request.kernel_names == req.kernel_names);
 
   // Tuner -> GPU worker: the evaluation request carries them (the fake worker echoes them).
   KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
   ::setenv("CUTUNE_WORKER", FAKE_GPU_WORKER_PATH, 1);
   ::setenv("FAKE_GPU_WORKER_SCRIPT", (p.space().key(p.space().default_config()) + "=names").c_str(), 1);
   {
-    runner::GpuWorker w(p, "n=1024", 0, runner::MeasureOptions{}, 42);
+    runner::GpuWorker w(p, "n=1024", 0, worker::MeasureOptions{}, 42);
     const auto ev = w.evaluate(p.space().default_config(), std::vector<char>(10, 'x'), r.lowered_names, std::nullopt);
     CHECK(ev.error == "_Z1kPf _ZN2ns5otherEv");
   }

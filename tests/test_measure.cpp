@@ -12,6 +12,8 @@
 #include "cutune/measure/stopping.hpp"
 
 using namespace cutune::measure;
+using cutune::StopReason;
+using cutune::Summary;
 
 namespace {
 

@@ -262,7 +262,7 @@ TEST_CASE("the thorough stage re-measures the finalists and declares the winner 
   CHECK(std::count_if(r.finalists.begin(), r.finalists.end(), [](const auto& f) { return f.is_default; }) == 1);
   for (const auto& f : r.finalists) {
     INFO(f.config.key());
-    CHECK(f.stats.level == "thorough");
+    CHECK(f.stats.level == MeasurementLevel::Thorough);
     CHECK(f.stats.summary.count >= o.measure.thorough.min_samples);
     CHECK(f.stats.summary.ci_low <= f.stats.summary.median);
     CHECK(f.stats.summary.median <= f.stats.summary.ci_high);
@@ -293,7 +293,7 @@ TEST_CASE("cold samples: an L2 flush and rotated argument sets both defeat the L
   // is served from L2; flushed or rotated, from DRAM, which is at least 1.3x slower.
   KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
   auto measure = [&](bool cold, bool rotate) {
-    runner::MeasureOptions o;
+    worker::MeasureOptions o;
     o.cold_l2 = cold;
     o.rotate_when_fits = rotate;
     o.thorough.time_cap_s = 0.3;
@@ -318,16 +318,16 @@ TEST_CASE("activity timing: the work's own GPU time, without the event pair's of
   // CUPTI's kernel timestamps (H100: results/nvidia-h100-80gb-hbm3/measurement.json, fidelity).
   KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
   auto measure = [&](const char* timer) {
-    runner::MeasureOptions o;
-    o.sampler.timer = timer;
+    worker::MeasureOptions o;
+    o.sampler.timer = *parse_sample_timer(timer);
     o.thorough.time_cap_s = 0.3;
     auto r = runner::measure_configs(p, "n=2**20", {""}, 0, o);
     REQUIRE(r.configs.size() == 1);
     REQUIRE(r.configs[0].evaluation.stats);
     const auto& st = *r.configs[0].evaluation.stats;
-    CHECK(st.set.timer == timer);
+    CHECK(timer_name(st.set.timer) == std::string(timer));
     CHECK(st.set.timer_fallbacks == 0);
-    CHECK(nlohmann::json::parse(st.json())["timer"] == timer);
+    CHECK(nlohmann::json::parse(db::stats_json(st))["timer"] == timer);
     return std::pair{r.configs[0].evaluation.median_ms(), r.timer_floor_ms};
   };
   const auto [activity, floor_a] = measure("activity");
@@ -408,17 +408,17 @@ TEST_CASE("finalists ranked by a metric: the largest wins though slower, overlap
   // Three finalists: (median, interval) in ms and the work each does per launch. GFLOP/s =
   // work / time: the slowest (index 2) does the most work and has the highest metric.
   auto summary = [](double median, double lo, double hi) {
-    measure::Summary s;
+    Summary s;
     s.count = 20;
     s.median = median;
     s.ci_low = lo;
     s.ci_high = hi;
     return s;
   };
-  const std::vector<measure::Summary> times{summary(1.0, 0.99, 1.01), summary(1.5, 1.49, 1.51),
+  const std::vector<Summary> times{summary(1.0, 0.99, 1.01), summary(1.5, 1.49, 1.51),
                                             summary(2.0, 1.99, 2.01)};
   const std::vector<double> work{1.0, 2.0, 6.0};
-  std::vector<measure::Summary> costs;
+  std::vector<Summary> costs;
   for (std::size_t i = 0; i < times.size(); ++i)
     costs.push_back(runner::metric_cost_summary(times[i], [&](double ms) { return work[i] / ms; }, true));
   // The cost interval is the metric's, from both ends of the time interval, negated.

@@ -23,8 +23,8 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/model/host_data.hpp"
 #include "cutune/model/verification.hpp"
-#include "cutune/runner/gpu_stage.hpp"
 #include "cutune/runner/runner.hpp"
+#include "cutune/worker/gpu_stage.hpp"
 #include "test_paths.hpp"
 
 using namespace cutune;
@@ -273,8 +273,8 @@ Compiled compile_for(const KernelProblem& p, const std::string& assignments, con
   return c;
 }
 
-runner::MeasureOptions quick(std::vector<std::string> verify = {}) {
-  runner::MeasureOptions o;
+worker::MeasureOptions quick(std::vector<std::string> verify = {}) {
+  worker::MeasureOptions o;
   o.screening.min_samples = 5;
   o.screening.max_samples = 8;
   o.finalists = 0;
@@ -309,15 +309,15 @@ extern "C" __global__ void k(const float* a, const float* b, float* c, int n, un
         scalar("n", "int32", "n"), scalar("trace", "uint64", address)}},
       {"ReferenceArguments", {{{"Name", "answer"}, {"TargetName", "c"}, {"FillType", "Constant"}, {"FillValue", 7.5}}}}};
   const KernelProblem p = KernelProblem::load(write_problem(dir.path(), source, extra, nlohmann::json::array({param("block_size_x", {128, 256})})));
-  runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
+  worker::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
   CHECK(stage.verification_source() == "ReferenceArguments");
   // The data fits in L2, but the copy that restores c before each sample leaves it there:
   // a flush, not rotation, keeps the samples cold.
-  CHECK(stage.l2_method() == "flush");
+  CHECK(stage.l2_method() == L2Method{L2Method::Kind::Flush, 1});
   for (const char* cfg : {"block_size_x=128", "block_size_x=256"}) {
     std::memset(trace.get(), 0, 4 * 4096);
     const Compiled c = compile_for(p, cfg, arch);
-    const runner::GpuEvaluation ev = stage.evaluate(c.config, c.cubin, c.lowered_names, std::nullopt);
+    const GpuEvaluation ev = stage.evaluate(c.config, c.cubin, c.lowered_names, std::nullopt);
     INFO(cfg << ": " << ev.error);
     REQUIRE(ev.status == Status::Ok);
     const auto* t = static_cast<const volatile std::uint32_t*>(trace.get());
@@ -337,26 +337,29 @@ TEST_CASE("a WriteOnly output is poisoned: an element left unwritten fails", "[g
   CliTempDir dir;
   SECTION("against a reference") {
     const KernelProblem p = KernelProblem::load(offset_problem(dir.path(), true));
-    runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
+    worker::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
     const Compiled all = compile_for(p, "offset=0,skip_last=0", arch);
     CHECK(stage.evaluate(all.config, all.cubin, all.lowered_names, std::nullopt).status == Status::Ok);
     const Compiled skip = compile_for(p, "offset=0,skip_last=1", arch);
-    const runner::GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
+    const GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
     CHECK(ev.status == Status::Correctness);
     CHECK_THAT(ev.error, Contains("out[999] was never written") && Contains("1 of 1000 elements differ"));
   }
   SECTION("a configuration that leaves the poison cannot define the default's answer") {
     const KernelProblem p = KernelProblem::load(offset_problem(dir.path(), false));
-    runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
+    worker::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
     const Compiled skip = compile_for(p, "offset=0,skip_last=1", arch);
-    runner::GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
+    GpuEvaluation ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
     CHECK(ev.status == Status::Correctness);
     CHECK_THAT(ev.error, StartsWith("cannot define the expected output: out[999] was never written"));
+    CHECK_FALSE(ev.defined_expected);
     const Compiled all = compile_for(p, "offset=0,skip_last=0", arch);
-    CHECK(stage.evaluate(all.config, all.cubin, all.lowered_names, std::nullopt).status == Status::Ok);  // defines it
+    ev = stage.evaluate(all.config, all.cubin, all.lowered_names, std::nullopt);
+    CHECK(ev.status == Status::Ok);
+    CHECK(ev.defined_expected);  // defines it
     ev = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
     CHECK(ev.status == Status::Correctness);
-    CHECK_THAT(ev.error, StartsWith(std::string(runner::kDiffersFromDefault) + "out[999] was never written"));
+    CHECK_THAT(ev.error, StartsWith(std::string(kDiffersFromDefault) + "out[999] was never written"));
   }
 }
 
@@ -367,23 +370,27 @@ TEST_CASE("verification modes reference, default and none on the GPU", "[gpu]") 
   const KernelProblem p = KernelProblem::load(offset_problem(dir.path(), true));  // answer: out = 1
   const Compiled zero = compile_for(p, "offset=0", arch), one = compile_for(p, "offset=1", arch);
   SECTION("reference: the answer decides, whatever runs first") {
-    runner::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
+    worker::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
     const auto ev = stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt);
     CHECK(ev.status == Status::Correctness);
     CHECK_THAT(ev.error, StartsWith("out[0] = 2, expected 1 (1000 of 1000 elements differ)"));
     CHECK(stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt).status == Status::Ok);
   }
   SECTION("default: the first configuration decides") {
-    runner::GpuStage stage(p, p.instantiate(), 0, quick({"default"}), 1);
+    worker::GpuStage stage(p, p.instantiate(), 0, quick({"default"}), 1);
     CHECK(stage.verification_source() == "default configuration");
-    CHECK(stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt).status == Status::Ok);
+    CHECK(stage.verification().any(VerifyMode::Default));
+    const auto first = stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt);
+    CHECK(first.status == Status::Ok);
+    CHECK(first.defined_expected);
     const auto ev = stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt);
     CHECK(ev.status == Status::Correctness);
-    CHECK_THAT(ev.error, StartsWith(std::string(runner::kDiffersFromDefault) + "out[0] = 1, expected 2"));
+    CHECK_FALSE(ev.defined_expected);
+    CHECK_THAT(ev.error, StartsWith(std::string(kDiffersFromDefault) + "out[0] = 1, expected 2"));
   }
   SECTION("none: nothing is checked") {
     for (const char* v : {"none", "out=none"}) {
-      runner::GpuStage stage(p, p.instantiate(), 0, quick({v}), 1);
+      worker::GpuStage stage(p, p.instantiate(), 0, quick({v}), 1);
       CHECK(stage.evaluate(one.config, one.cubin, one.lowered_names, std::nullopt).status == Status::Ok);
       CHECK(stage.evaluate(zero.config, zero.cubin, zero.lowered_names, std::nullopt).status == Status::Ok);
     }

@@ -60,8 +60,8 @@ KernelProblem load_kernel(const std::string& kernel) {
   return p;
 }
 
-runner::MeasureOptions measure_options(const MeasureArgs& a) {
-  runner::MeasureOptions o;
+worker::MeasureOptions measure_options(const MeasureArgs& a) {
+  worker::MeasureOptions o;
   o.cold_l2 = a.l2 != "warm";
   o.rotate_when_fits = a.l2 == "cold";
   if (a.screening_min > a.samples)
@@ -74,7 +74,9 @@ runner::MeasureOptions measure_options(const MeasureArgs& a) {
   o.thorough.max_rel_noise = a.max_noise;
   o.thorough.time_cap_s = a.time_cap_s;
   o.energy_every_config = a.energy;
-  o.sampler.timer = a.timer;
+  const auto timer = parse_sample_timer(a.timer);
+  if (!timer) throw InputError(fmt::format("--timer {}: must be activity or events", a.timer));
+  o.sampler.timer = *timer;
   o.sampler.flush_l2_multiple = a.flush_size;
   o.verify = a.verify;
   return o;
@@ -88,7 +90,7 @@ runner::CompilePoolOptions pool_options(const CompilePoolArgs& a) {
   return o;
 }
 
-json summary_json(const measure::Summary& s) {
+json summary_json(const Summary& s) {
   return json{{"samples", s.count},          {"median_ms", s.median}, {"mean_ms", s.mean},
               {"min_ms", s.min},             {"max_ms", s.max},       {"stddev_ms", s.stddev},
               {"ci_low_ms", s.ci_low},       {"ci_high_ms", s.ci_high}, {"ci_coverage", s.ci_coverage},
@@ -469,7 +471,7 @@ int cmd_tune(const TuneArgs& a) {
 
 int cmd_measure(const MeasureConfigArgs& a) {
   KernelProblem p = load_kernel(a.kernel);
-  runner::MeasureOptions o = measure_options(a.measure);
+  worker::MeasureOptions o = measure_options(a.measure);
   plan_verification(p, o.verify);  // validates --verify
   o.finalists = 0;
   runner::MeasureSession r = runner::measure_configs(p, a.problem, a.configs, a.device, o, a.loop_s);
@@ -492,11 +494,11 @@ int cmd_measure(const MeasureConfigArgs& a) {
     } else {
       const auto& s = ev.stats->summary;
       std::cout << fmt::format("median {:.5f} ms [{:.5f}, {:.5f}] mean {:.5f} min {:.5f} n={} ({})", s.median,
-                               s.ci_low, s.ci_high, s.mean, s.min, s.count, measure::to_string(ev.stats->set.reason));
+                               s.ci_low, s.ci_high, s.mean, s.min, s.count, to_string(ev.stats->set.reason));
       if (c.loop_ms > 0) std::cout << fmt::format("; back-to-back loop {:.5f} ms", c.loop_ms);
       std::cout << '\n';
       j["summary"] = summary_json(s);
-      j["stats"] = json::parse(ev.stats->json());
+      j["stats"] = json::parse(db::stats_json(*ev.stats));
       j["samples_ms"] = ev.stats->set.samples_ms;
       j["clocks_mhz"] = ev.stats->set.clocks_mhz;
       if (c.loop_ms > 0) j["loop"] = json{{"ms_per_launch", c.loop_ms}, {"launches", c.loop_launches}};

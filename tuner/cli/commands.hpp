@@ -42,7 +42,7 @@ struct CompileArgs {
   std::string json;                   ///< --all: write the throughput figures here
 };
 int cmd_compile(const CompileArgs& args);
-/// How configurations are measured; shared by tune and measure (runner::MeasureOptions).
+/// How configurations are measured; shared by tune and measure (worker::MeasureOptions).
 struct MeasureArgs {
   std::string l2 = "cold";            ///< "cold" (rotate when the data fits, else flush), "flush" or "warm"
   int samples = 10;                   ///< screening: at most this many samples

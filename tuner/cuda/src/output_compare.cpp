@@ -93,4 +93,37 @@ VerifyResult OutputComparator::compare(const ArgumentSpec& spec, CUdeviceptr exp
   return r;
 }
 
+VerificationBuffer upload_for_verification(const HostArgument& argument) {
+  VerificationBuffer out;
+  const HostArgument* data = &argument;
+  HostArgument poisoned;
+  if (argument.spec->access == AccessType::WriteOnly) {
+    poisoned = argument;
+    poison(poisoned);
+    data = &poisoned;
+    out.poisoned = true;
+  }
+  out.buffer = DeviceBuffer(data->bytes.size());
+  out.buffer.upload(data->bytes.data(), data->bytes.size());
+  return out;
+}
+
+VerifyResult verify_run(std::optional<OutputComparator>& comparator, const std::function<void()>& run,
+                        const std::vector<OutputCheck>& checks) {
+  run();
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+  VerifyResult out;
+  if (!checks.empty() && !comparator) comparator.emplace();
+  for (const OutputCheck& c : checks) {
+    VerifyResult v = comparator->compare(*c.spec, c.expected, c.got, c.count, c.tolerance, c.poisoned);
+    out.max_error = std::max(out.max_error, v.max_error);
+    if (!v.ok) {
+      v.message = std::string(c.prefix) + v.message;
+      v.max_error = out.max_error;
+      return v;
+    }
+  }
+  return out;
+}
+
 }  // namespace cutune::cuda

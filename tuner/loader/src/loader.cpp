@@ -337,7 +337,7 @@ std::shared_ptr<const TunedKernel> Loader::load(const std::string& kernel, const
     } else if (options_.verify_borrowed &&
                (selection.rung == Rung::NearestProblem || selection.rung == Rung::SameComputeCapability)) {
       auto reference = make_tuned(p, instance, fallback, default_index, nullptr);
-      const detail::CheckResult check = detail::compare_with_default(*p, instance, *reference, *result);
+      const VerifyResult check = detail::compare_with_default(*p, instance, *reference, *result);
       if (check.ok) result->selection_.check = fmt::format("passed (max error {:.3g})", check.max_error);
       else result = use_default("failed: " + check.message);
     }

@@ -1,70 +1,61 @@
 #include "verify_borrowed.hpp"
 
-#include <algorithm>
-
 #include "cutune/cuda/device.hpp"
 #include "cutune/cuda/output_compare.hpp"
-#include "cutune/model/host_data.hpp"
 
 namespace cutune::loader::detail {
 namespace {
 
-/// The arguments of one run on the device: fresh copies of `inputs`, WriteOnly ones
-/// poisoned (so an element the kernel never writes shows), the others with their data.
-struct DeviceRun {
-  std::vector<cuda::DeviceBuffer> buffers;
-  std::vector<bool> poisoned;
-};
-
-/// Runs `kernel` once on fresh copies of `inputs`; the outputs stay on the device.
-DeviceRun run_once(const TunedKernel& kernel, const std::vector<HostArgument>& inputs) {
-  DeviceRun run{std::vector<cuda::DeviceBuffer>(inputs.size()), std::vector<bool>(inputs.size(), false)};
-  std::vector<CUdeviceptr> pointers(inputs.size());
-  std::vector<HostArgument> scalars = inputs;  // launch parameters point into these
-  std::vector<void*> args(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].spec->is_vector) {
-      args[i] = scalars[i].bytes.data();
-      continue;
+/// The arguments of one run on the device: fresh copies of the inputs, WriteOnly ones
+/// poisoned (cuda::upload_for_verification), and the launch parameters pointing at them.
+/// Neither copyable nor movable: the parameters point into its own members.
+class DeviceRun {
+ public:
+  explicit DeviceRun(const std::vector<HostArgument>& inputs)
+      : buffers_(inputs.size()), pointers_(inputs.size()), scalars_(inputs.size()), args_(inputs.size()) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].spec->is_vector) {
+        scalars_[i] = inputs[i];
+        args_[i] = scalars_[i].bytes.data();
+        continue;
+      }
+      buffers_[i] = cuda::upload_for_verification(inputs[i]);
+      pointers_[i] = buffers_[i].buffer.get();
+      args_[i] = &pointers_[i];
     }
-    HostArgument initial = inputs[i];
-    if (initial.spec->access == AccessType::WriteOnly) {
-      poison(initial);
-      run.poisoned[i] = true;
-    }
-    run.buffers[i] = cuda::DeviceBuffer(initial.bytes.size());
-    run.buffers[i].upload(initial.bytes.data(), initial.bytes.size());
-    pointers[i] = run.buffers[i].get();
-    args[i] = &pointers[i];
   }
-  kernel.launch(args);
-  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-  return run;
-}
+  DeviceRun(const DeviceRun&) = delete;
+  DeviceRun& operator=(const DeviceRun&) = delete;
+
+  const std::vector<void*>& args() const { return args_; }
+  const cuda::VerificationBuffer& buffer(std::size_t i) const { return buffers_[i]; }
+
+ private:
+  std::vector<cuda::VerificationBuffer> buffers_;
+  std::vector<CUdeviceptr> pointers_;
+  std::vector<HostArgument> scalars_;  ///< scalar parameters point into these
+  std::vector<void*> args_;
+};
 
 }  // namespace
 
-CheckResult compare_with_default(const KernelProblem& problem, const ProblemInstance& instance,
-                                 const TunedKernel& reference, const TunedKernel& candidate) {
+VerifyResult compare_with_default(const KernelProblem& problem, const ProblemInstance& instance,
+                                  const TunedKernel& reference, const TunedKernel& candidate) {
   const std::vector<HostArgument> inputs = make_host_arguments(problem, instance, /*seed=*/1);
-  const DeviceRun expected = run_once(reference, inputs);
-  const DeviceRun got = run_once(candidate, inputs);
-  // The tuner's comparison (output_compare.hpp), on the device: nothing is downloaded
+  const DeviceRun expected(inputs);
+  reference.launch(expected.args());
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+  const DeviceRun got(inputs);
+  // The tuner's verification (cuda::verify_run): on the device, nothing is downloaded
   // unless an element differs.
-  cuda::OutputComparator comparator;
-  CheckResult r;
+  std::vector<cuda::OutputCheck> checks;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].spec->output) continue;
-    const VerifyResult v = comparator.compare(*inputs[i].spec, expected.buffers[i].get(), got.buffers[i].get(),
-                                              inputs[i].count, problem.tolerance_of(i), got.poisoned[i]);
-    r.max_error = std::max(r.max_error, v.max_error);
-    if (!v.ok) {
-      r.ok = false;
-      r.message = v.message;
-      break;
-    }
+    checks.push_back({inputs[i].spec, inputs[i].count, problem.tolerance_of(i), expected.buffer(i).buffer.get(),
+                      got.buffer(i).buffer.get(), got.buffer(i).poisoned, {}});
   }
-  return r;
+  std::optional<cuda::OutputComparator> comparator;
+  return cuda::verify_run(comparator, [&] { candidate.launch(got.args()); }, checks);
 }
 
 }  // namespace cutune::loader::detail

@@ -9,14 +9,12 @@ namespace cutune::measure {
 Sampler::Sampler(std::size_t l2_bytes, int sm_count, double rated_clock_mhz, SamplerSettings settings)
     : settings_(settings), rated_clock_mhz_(rated_clock_mhz) {
   if (settings_.flush_l2 && l2_bytes > 0) flush_.emplace(l2_bytes, sm_count, settings_.flush_l2_multiple);
-  if (settings_.timer != "events" && settings_.timer != "activity")
-    throw std::invalid_argument("sampler timer must be activity or events, not '" + settings_.timer + "'");
-  if (settings_.timer == "activity") {
+  if (settings_.timer == SampleTimer::Activity) {
     std::string why;
     activity_ = cuda::ActivityTrace::try_get(&why);
     if (!activity_) throw std::runtime_error("activity timing asked for, but " + why);
   }
-  timer_ = activity_ ? "activity" : "events";
+  timer_ = activity_ ? SampleTimer::Activity : SampleTimer::Events;
 }
 
 namespace {

@@ -7,18 +7,6 @@
 
 namespace cutune::measure {
 
-std::string_view to_string(StopReason r) {
-  switch (r) {
-    case StopReason::none: return "none";
-    case StopReason::converged: return "converged";
-    case StopReason::noise_stabilised: return "noise stabilised";
-    case StopReason::time_cap: return "time cap";
-    case StopReason::sample_cap: return "sample cap";
-    case StopReason::clearly_slower: return "clearly slower";
-  }
-  return "unknown";
-}
-
 // ---- SampleStream ----
 
 SampleStream::SampleStream(double confidence) : confidence_(confidence) {

@@ -10,7 +10,8 @@
 
 #include "cutune/model/errors.hpp"
 #include "cutune/process/subprocess.hpp"
-#include "cutune/runner/worker_protocol.hpp"
+#include "cutune/runner/worker_executable.hpp"
+#include "cutune/worker/protocol.hpp"
 
 namespace cutune::runner {
 
@@ -136,25 +137,24 @@ jit::CompileResult CompilePool::compile_in(Slot& slot, const jit::CompileRequest
     return r;
   };
   if (!slot.proc) {
-    slot.proc = std::make_unique<process::Subprocess>(std::vector<std::string>{protocol::worker_executable(), "compile"});
+    slot.proc = std::make_unique<process::Subprocess>(std::vector<std::string>{worker_executable(), "compile"});
     slot.pid.store(slot.proc->pid());
   }
-  if (!slot.proc->send(protocol::to_json(request).dump()))
+  if (!worker::send(*slot.proc, worker::encode(worker::Compile{request})))
     return failed(fmt::format("compile worker died before the request: {}", slot.proc->exit_description()));
   const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options_.timeout);
-  auto header = slot.proc->receive(timeout);
-  std::optional<process::Frame> cubin;
-  if (header) cubin = slot.proc->receive(timeout);
-  if (!header || !cubin) {
-    if (slot.proc->timed_out()) {
-      slot.proc->kill();
-      return failed(fmt::format("compile timed out after {} s (worker killed)", options_.timeout.count()));
-    }
-    return failed(fmt::format("compile worker died: {}", slot.proc->exit_description()));
+  try {
+    const auto reply = worker::receive(*slot.proc, timeout);
+    if (reply) return worker::decode<worker::Compiled>(*reply).result;
+  } catch (const worker::ProtocolError& e) {
+    slot.proc->kill();
+    return failed(fmt::format("compile worker: {}", e.what()));
   }
-  jit::CompileResult r = protocol::compile_result_from_json(nlohmann::json::parse(*header));
-  r.cubin.assign(cubin->begin(), cubin->end());
-  return r;
+  if (slot.proc->timed_out()) {
+    slot.proc->kill();
+    return failed(fmt::format("compile timed out after {} s (worker killed)", options_.timeout.count()));
+  }
+  return failed(fmt::format("compile worker died: {}", slot.proc->exit_description()));
 }
 
 void CompilePool::work(Slot& slot) {

@@ -21,11 +21,11 @@
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/runner/compile_pool.hpp"
-#include "cutune/runner/gpu_stage.hpp"
 #include "cutune/runner/gpu_worker.hpp"
 #include "cutune/search/objective.hpp"
 #include "cutune/search/session.hpp"
 #include "cutune/search/strategy.hpp"
+#include "cutune/worker/gpu_stage.hpp"
 
 namespace cutune::runner {
 
@@ -239,7 +239,7 @@ std::vector<std::pair<std::string, double>> Tuning::metrics_of(const Configurati
 // Start-up: the GPU worker, the device, the Kernel Tuner cache, and the run in the store.
 void Tuning::prepare() {
   if (!session_.objective_warning().empty()) log("warning: " + session_.objective_warning());
-  MeasureOptions measure_options = options_.measure;
+  worker::MeasureOptions measure_options = options_.measure;
   if (objective_.is_energy()) measure_options.energy_every_config = true;  // every configuration is ranked by it
   // The GPU worker starts first: its set-up (driver, context, arguments, reference outputs)
   // overlaps this process's own driver start (0.1-0.2 s on an H100), the store and the first
@@ -406,7 +406,7 @@ void Tuning::take_result(InFlightEvaluations::Evaluation& e, GpuEvaluation ev) {
   m.verify_ms = ev.verify_ms;
   if (m.status == Status::Ok) m.metrics = metrics_of(e.config, m.median_ms);
   if (ev.stats) {
-    m.stats_json = ev.stats->json();
+    m.stats_json = db::stats_json(*ev.stats);
     screening_wall_ms_ += ev.stats->set.wall_ms;
     ++screened_;
   }
@@ -442,7 +442,7 @@ void Tuning::run_search() {
   report_.gpu_setup_ms = gpu().setup_ms_json();
   gpu().set_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(options_.first_timeout_s * 1e3)));
   report_.verification = gpu().verification_source();
-  report_.l2_method = gpu().l2_method();
+  report_.l2_method = to_string(gpu().l2_method());
   log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}, L2 {}", problem_.name(),
                   report_.problem_key, report_.device.name, report_.device.arch(), report_.verification,
                   report_.l2_method));
@@ -561,7 +561,7 @@ void Tuning::remeasure_finalists(const Ranking& ranking) {
   for (const Result* r : chosen) compiler().submit(r->first.index());  // from the cubin cache when it has them
   // The pool hands compiles back as they finish, not in submission order: the finalists are
   // taken in the order their cubins arrive, which is the order they are measured in.
-  std::vector<GpuStage::Candidate> candidates;
+  std::vector<worker::Candidate> candidates;
   std::vector<const Result*> measured;
   while (auto compiled = compiler().next()) {
     if (!compiled->result.ok)
@@ -574,7 +574,7 @@ void Tuning::remeasure_finalists(const Ranking& ranking) {
   }
   log(fmt::format("re-measuring {} finalists thoroughly, interleaved", candidates.size()));
   auto evs = gpu().remeasure(candidates);
-  std::vector<measure::Summary> summaries;
+  std::vector<Summary> summaries;
   std::optional<std::size_t> default_index;
   double thorough_wall_ms = 0.0;
   for (std::size_t i = 0; i < evs.size(); ++i) {
@@ -639,7 +639,7 @@ void Tuning::remeasure_finalists(const Ranking& ranking) {
   for (const auto& f : report_.finalists)
     log(fmt::format("  {} {:.4f} ms [{:.4f}, {:.4f}] n={} ({}){}{}{}", f.config.key(), f.stats.summary.median,
                     f.stats.summary.ci_low, f.stats.summary.ci_high, f.stats.summary.count,
-                    measure::to_string(f.stats.set.reason),
+                    to_string(f.stats.set.reason),
                     objective_.is_metric() ? fmt::format(" {:.6g} {}", f.objective_value, objective_.metric) : "",
                     f.is_default ? " default" : "", f.tied && report_.verdict == Verdict::Tie ? " tied" : ""));
 }
@@ -708,7 +708,7 @@ std::vector<Configuration> parse_configs(const Space& space, const std::vector<s
   return out;
 }
 
-measure::Summary metric_cost_summary(measure::Summary time_ms, const std::function<double(double)>& metric_at_ms,
+Summary metric_cost_summary(Summary time_ms, const std::function<double(double)>& metric_at_ms,
                                      bool higher_is_better) {
   const double sign = higher_is_better ? -1.0 : 1.0;
   const double at_median = sign * metric_at_ms(time_ms.median), lo = sign * metric_at_ms(time_ms.ci_low),
@@ -734,7 +734,7 @@ std::string TuneReport::finalists_json() const {
     j["screening_median_ms"] = f.screening_ms;
     j["median_ms"] = f.stats.summary.median;
     if (std::isfinite(f.objective_value)) j["objective_value"] = f.objective_value;
-    j["stats"] = nlohmann::ordered_json::parse(f.stats.json());
+    j["stats"] = nlohmann::ordered_json::parse(db::stats_json(f.stats));
     j["samples_ms"] = f.stats.set.samples_ms;
     arr.push_back(std::move(j));
   }
@@ -752,7 +752,7 @@ TuneReport tune(const KernelProblem& problem, const TuneOptions& options) {
 
 MeasureSession measure_configs(const KernelProblem& problem, const std::string& problem_text,
                                const std::vector<std::string>& config_texts, int device,
-                               const MeasureOptions& options, double loop_s, std::uint64_t data_seed) {
+                               const worker::MeasureOptions& options, double loop_s, std::uint64_t data_seed) {
   const Space& space = problem.space();
   ProblemInstance instance = problem.instantiate(problem_text);
   const std::vector<Configuration> configs =
@@ -762,10 +762,10 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
   session.device = cuda::identify(device);
   session.device.nvrtc_version = jit::nvrtc_version();
   session.problem_key = instance.key();
-  GpuStage gpu(problem, instance, device, options, data_seed);
-  session.l2_method = gpu.l2_method();
+  worker::GpuStage gpu(problem, instance, device, options, data_seed);
+  session.l2_method = to_string(gpu.l2_method());
   session.verification = gpu.verification_source();
-  std::vector<GpuStage::Candidate> candidates;
+  std::vector<worker::Candidate> candidates;
   std::vector<std::size_t> index;  // session.configs entry of each candidate
   for (const Configuration& c : configs) {
     MeasuredConfig mc(c);

@@ -4,11 +4,16 @@
 // configuration's output, or nothing. Chosen per output by the problem file
 // (cutune.Verification) and per run (`cutune tune --verify MODE|OUTPUT=MODE`).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cutune/model/problem.hpp"
 
 namespace cutune {
+
+/// Starts the error of a configuration whose output differs from the default
+/// configuration's (VerifyMode::Default): the tuner counts these among the stored failures.
+inline constexpr std::string_view kDiffersFromDefault = "differs from the default configuration's output: ";
 
 struct VerificationPlan {
   /// One entry per argument of the problem; VerifyMode::None for every argument not checked.
@@ -19,6 +24,7 @@ struct VerificationPlan {
   /// reference), "ReferenceArguments", "default configuration" or "none" when every output
   /// agrees, else "NAME: WHAT" per output joined by ", ".
   std::string describe(const KernelProblem& problem) const;
+  friend bool operator==(const VerificationPlan&, const VerificationPlan&) = default;
 };
 
 /// The plan: each output starts from its natural check (its reference when it has one; with

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cutune/model/device_identity.hpp"
+#include "cutune/model/measurement.hpp"
 #include "cutune/model/objective.hpp"
 #include "cutune/model/status.hpp"
 
@@ -43,6 +44,12 @@ struct Measurement {
   /// could not be evaluated for it is absent.
   std::vector<std::pair<std::string, double>> metrics;
 };
+
+/// The JSON object stored with a measurement (Measurement::stats_json) and with each
+/// finalist of a winner: the statistics of its samples and the conditions they were taken
+/// in ("level", "samples", "mean_ms", ..., "stop_reason", "l2", "timer", "sm_clock_mhz",
+/// "temperature_c", "power_w", "energy_mj_per_launch" when measured).
+std::string stats_json(const MeasuredStats& stats);
 
 struct Winner {
   std::string kernel;

@@ -1,5 +1,5 @@
 #pragma once
-// Declaring a winner (issue 4): after the search, the top k and the default configuration
+// Declaring a winner: after the search, the top k and the default configuration
 // are re-measured thoroughly, interleaved and back to back (the GPU loop's job), and their
 // summaries come here. A winner is declared only when its median interval separates from
 // the others'; otherwise the tie is recorded as data, never hidden.

@@ -1,5 +1,5 @@
 #pragma once
-// The small GPU programs measurement needs besides the kernel under test (issue 4), after
+// The small GPU programs measurement needs besides the kernel under test, after
 // nvbench's cold measurement (STYLE.md, convention 1):
 //   - a blocking kernel that holds the stream until the host has queued start event,
 //     launches and stop event, so that launch latency never lands inside a sample;

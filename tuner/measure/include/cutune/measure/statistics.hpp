@@ -1,28 +1,15 @@
 #pragma once
 // Summary statistics of timing samples. The median ranks configurations: it ignores the
 // occasional slow outlier (a preempted launch) that inflates Kernel Tuner's mean. Its
-// uncertainty is a distribution-free confidence interval from order statistics (issue 4),
-// because GPU timings are skewed, often bimodal, and never Gaussian.
+// uncertainty is a distribution-free confidence interval from order statistics, because
+//  GPU timings are skewed, often bimodal, and never Gaussian.
 #include <cstddef>
 #include <vector>
 
+#include "cutune/measure/settings.hpp"  // default_confidence
+#include "cutune/model/measurement.hpp"  // Summary
+
 namespace cutune::measure {
-
-/// Confidence level used when none is given: 95%, the usual reporting level.
-inline constexpr double default_confidence = 0.95;
-
-struct Summary {
-  std::size_t count = 0;
-  double median = 0, mean = 0, min = 0, max = 0, stddev = 0;
-  double rel_stddev = 0;  ///< stddev / mean (nvbench's "noise"); 0 when mean is 0
-  /// Confidence interval of the median: [ci_low, ci_high] (order statistics, see median_ci).
-  double ci_low = 0, ci_high = 0;
-  /// Coverage that interval actually has. It is at least the requested confidence, except
-  /// for samples too small to reach it (n < 6 at 95%), where the interval is [min, max].
-  double ci_coverage = 0;
-  /// (ci_high - ci_low) / (2 * median): the noise the stopping criterion drives down.
-  double rel_ci_half_width = 0;
-};
 
 /// Throws std::invalid_argument on an empty sample. Interval at default_confidence.
 Summary summarize(std::vector<double> samples);

@@ -1,19 +1,24 @@
 #pragma once
-// The GPU stage in a worker process (issue 5, ARCHITECTURE.md decision 5). Same calls as
-// GpuStage; the GpuStage itself lives in `cutune-worker gpu`. A configuration that kills
-// the worker (a sticky error such as an illegal address, or a crash) is recorded as a
-// runtime failure, one that does not answer within the timeout is killed and recorded as
-// a timeout; either way a fresh worker is started and tuning goes on.
+// The GPU stage in a worker process (ARCHITECTURE.md decision 5). Same calls as
+// worker::GpuStage, which lives in `cutune-worker gpu`; they travel as the messages of
+// worker/messages.hpp. A configuration that kills the worker (a sticky error such as an
+// illegal address, or a crash) is recorded as a runtime failure, one that does not answer
+// within the timeout is killed and recorded as a timeout; either way a fresh worker is
+// started and tuning goes on.
 #include <chrono>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "cutune/model/measurement.hpp"
+#include "cutune/model/problem.hpp"
+#include "cutune/model/verification.hpp"
 #include "cutune/process/subprocess.hpp"
-#include "cutune/runner/gpu_stage.hpp"
+#include "cutune/worker/messages.hpp"
+#include "cutune/worker/protocol.hpp"
 
 namespace cutune::runner {
 
@@ -21,8 +26,8 @@ class GpuWorker {
  public:
   /// Starts the worker, which sets up the problem (context, arguments, reference outputs)
   /// while the caller goes on; wait_ready() (or the first request) waits for it.
-  GpuWorker(const KernelProblem& problem, std::string problem_text, int ordinal, const MeasureOptions& options,
-            std::uint64_t data_seed);
+  GpuWorker(const KernelProblem& problem, std::string problem_text, int ordinal,
+            const worker::MeasureOptions& options, std::uint64_t data_seed);
   ~GpuWorker();
   /// Waits until the worker has set up. Throws InputError / std::runtime_error with the
   /// worker's message if it could not.
@@ -35,7 +40,7 @@ class GpuWorker {
                          const std::vector<std::string>& lowered_names, std::optional<double> best_ms,
                          bool thorough = false);
   /// Sends an evaluation and returns at once, so that the caller's bookkeeping (storing the
-  /// previous result, feeding the compile pool) overlaps the worker's measurement (issue 5).
+  /// previous result, feeding the compile pool) overlaps the worker's measurement.
   /// Up to kMaxInFlight: the next request then waits in the worker's pipe and the GPU does
   /// not idle while the answer travels back and the next request comes. More throws
   /// std::logic_error.
@@ -52,7 +57,9 @@ class GpuWorker {
   /// milliseconds with large allocations): for the end of a tuning, whose results are stored.
   void release();
   /// As GpuStage::remeasure; a failure fails every candidate with the same status.
-  std::vector<GpuEvaluation> remeasure(const std::vector<GpuStage::Candidate>& candidates);
+  std::vector<GpuEvaluation> remeasure(const std::vector<worker::Candidate>& candidates);
+  /// As GpuStage::back_to_back_ms, in the worker; 0 when the worker failed.
+  double back_to_back_ms(const worker::Candidate& candidate, std::size_t launches);
   /// Device-to-device copy bandwidth in GB/s (measure::copy_bandwidth_gbps), in the worker.
   double copy_bandwidth_gbps(std::size_t bytes);
 
@@ -61,43 +68,47 @@ class GpuWorker {
   void set_timeout(std::chrono::milliseconds t) { timeout_ = t; }
   std::size_t restarts() const { return restarts_; }
 
-  /// These three are known once ready.
+  /// These are known once ready.
+  const VerificationPlan& verification() const { return setup_.verification; }
+  /// VerificationPlan::describe of verification(), for the log and the report.
   const std::string& verification_source() const { return verification_source_; }
-  const std::string& l2_method() const { return l2_method_; }
-  std::size_t total_argument_bytes() const { return total_argument_bytes_; }
+  const L2Method& l2_method() const { return setup_.l2; }
+  std::size_t total_argument_bytes() const { return setup_.total_argument_bytes; }
   /// The worker's set-up, milliseconds per phase, as a JSON object.
   const std::string& setup_ms_json() const { return setup_ms_json_; }
 
  private:
   void start();
-  /// Sends a request (header + cubins) and waits for the answer's header. nullopt when the
-  /// worker died or timed out; `failure` then says which, and the worker is restarted.
-  std::optional<nlohmann::json> call(const nlohmann::json& header, const std::vector<const std::vector<char>*>& cubins,
-                                     std::chrono::milliseconds timeout, GpuEvaluation& failure);
+  /// Sends a request and waits for its reply, one of Replies or a WorkerError. nullopt when
+  /// the worker died, timed out or gave up; `failure` then says which, and the worker is
+  /// restarted.
+  template <class Reply>
+  std::optional<Reply> call(const worker::Envelope& request, std::chrono::milliseconds timeout,
+                            GpuEvaluation& failure);
   /// The two halves of call(). send() false: the worker is gone (await then says why).
-  bool send(const nlohmann::json& header, const std::vector<const std::vector<char>*>& cubins);
-  std::optional<nlohmann::json> await(bool sent, std::chrono::steady_clock::time_point deadline,
-                                      std::chrono::milliseconds timeout, GpuEvaluation& failure);
+  bool send(const worker::Envelope& request);
+  template <class Reply>
+  std::optional<Reply> await(bool sent, std::chrono::steady_clock::time_point deadline,
+                             std::chrono::milliseconds timeout, GpuEvaluation& failure);
+  /// A fresh worker after a lost one, counted in restarts().
+  void restart();
 
   const KernelProblem& problem_;
   std::string problem_text_;
   int ordinal_;
-  MeasureOptions options_;
+  worker::MeasureOptions options_;
   std::uint64_t data_seed_;
   std::unique_ptr<process::Subprocess> proc_;
   std::chrono::milliseconds timeout_{std::chrono::seconds(120)};
   std::size_t restarts_ = 0;
-  bool ready_ = false, init_sent_ = false;
-  std::string verification_source_, l2_method_, setup_ms_json_ = "{}";
-  std::size_t total_argument_bytes_ = 0;
+  bool setup_sent_ = false, ready_ = false;
+  worker::Ready setup_;  ///< what the worker said once it had set up
+  std::string verification_source_, setup_ms_json_ = "{}";
   /// Without a CPU reference the first configuration that runs defines the answer: kept so
   /// that a restarted worker is given the same answer before anything else runs.
-  std::optional<GpuStage::Candidate> reference_;
+  std::optional<worker::Candidate> reference_;
   struct Pending {
-    nlohmann::json header;
-    std::vector<char> cubin;  ///< kept to send it again to a restarted worker
-    Config config;
-    std::vector<std::string> lowered_names;
+    worker::Evaluate request;  ///< kept to send it again to a restarted worker
     bool sent = false;
     std::chrono::steady_clock::time_point deadline;
     std::chrono::milliseconds timeout;

@@ -12,11 +12,11 @@
 #include "cutune/db/store.hpp"
 #include "cutune/measure/statistics.hpp"
 #include "cutune/model/configuration.hpp"
+#include "cutune/model/measurement.hpp"
 #include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/model/status.hpp"
 #include "cutune/runner/compile_pool.hpp"
-#include "cutune/runner/gpu_stage.hpp"
 #include "cutune/runner/tuning_session.hpp"
 
 namespace cutune::runner {
@@ -26,7 +26,7 @@ namespace cutune::runner {
 /// and at both ends of the median's interval (a metric may rise or fall with time), negated
 /// when higher is better; median and interval +infinity (ranked last, never tied with a
 /// finite one) when the metric has no finite value there. count and the rest are kept.
-measure::Summary metric_cost_summary(measure::Summary time_ms, const std::function<double(double)>& metric_at_ms,
+Summary metric_cost_summary(Summary time_ms, const std::function<double(double)>& metric_at_ms,
                                      bool higher_is_better);
 
 struct TuneReport {
@@ -132,7 +132,7 @@ struct MeasureSession {
 /// Throws InputError for bad input, cuda::NoDriver without a GPU.
 MeasureSession measure_configs(const KernelProblem& problem, const std::string& problem_text,
                                const std::vector<std::string>& configs, int device,
-                               const MeasureOptions& options, double loop_s = 0.0,
+                               const worker::MeasureOptions& options, double loop_s = 0.0,
                                std::uint64_t data_seed = 42);
 
 /// Parses "k=v,..." texts (others take their default) into valid configurations; throws

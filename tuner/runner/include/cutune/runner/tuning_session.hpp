@@ -16,7 +16,7 @@
 #include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/runner/compile_pool.hpp"
-#include "cutune/runner/gpu_stage.hpp"
+#include "cutune/worker/measure_options.hpp"
 #include "cutune/search/strategy.hpp"
 
 namespace cutune::runner {
@@ -46,7 +46,7 @@ struct TuneOptions {
   /// crash. An existing file is resumed; one whose header disagrees is refused (InputError).
   std::filesystem::path kt_cache;
   int device = 0;
-  MeasureOptions measure;
+  worker::MeasureOptions measure;
   std::string command;                  ///< the command line, stored with the run
   std::ostream* log = nullptr;          ///< session lines (nullptr = quiet)
   CompilePoolOptions compile;           ///< workers, mode, persistent cache

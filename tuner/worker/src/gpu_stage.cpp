@@ -1,4 +1,4 @@
-#include "cutune/runner/gpu_stage.hpp"
+#include "cutune/worker/gpu_stage.hpp"
 
 #include <fmt/format.h>
 
@@ -7,17 +7,16 @@
 #include <cmath>
 #include <deque>
 #include <future>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "cutune/cuda/launch_plan.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/templates/references.hpp"
 
-namespace cutune::runner {
+namespace cutune::worker {
 namespace {
 
-/// Rotated argument sets together span at least this many L2 sizes (issue 4): a set is
+/// Rotated argument sets together span at least this many L2 sizes: a set is
 /// then touched again only after twice the L2's worth of other sets has gone through it.
 constexpr std::size_t kRotationFootprintL2s = 3;
 /// At most this many argument sets (tiny problems would otherwise need tens of thousands).
@@ -25,54 +24,9 @@ constexpr std::size_t kMaxArgumentSets = 4096;
 /// Slices of rotated arguments start on this boundary (the driver's allocation alignment).
 constexpr std::size_t kSliceAlignment = 256;
 
-}  // namespace
-
-const std::vector<double>& GpuEvaluation::samples_ms() const {
-  static const std::vector<double> none;
-  return stats ? stats->set.samples_ms : none;
-}
-
-std::string MeasuredStats::json() const {
-  nlohmann::ordered_json j;
-  j["level"] = level;
-  j["samples"] = summary.count;
-  j["mean_ms"] = summary.mean;
-  j["min_ms"] = summary.min;
-  j["max_ms"] = summary.max;
-  j["stddev_ms"] = summary.stddev;
-  j["ci_low_ms"] = summary.ci_low;
-  j["ci_high_ms"] = summary.ci_high;
-  j["ci_coverage"] = summary.ci_coverage;
-  j["rel_ci_half_width"] = summary.rel_ci_half_width;
-  j["stop_reason"] = std::string(measure::to_string(set.reason));
-  j["measure_ms"] = set.wall_ms;
-  j["l2"] = l2_method;
-  j["timer"] = set.timer;
-  if (set.timer_fallbacks) j["timer_fallbacks"] = set.timer_fallbacks;
-  if (!set.clocks_mhz.empty()) {
-    std::vector<double> c = set.clocks_mhz;
-    std::sort(c.begin(), c.end());
-    j["sm_clock_mhz"] = measure::sorted_median(c);
-    j["sm_clock_min_mhz"] = c.front();
-  }
-  j["discarded_ms"] = set.discarded_ms;
-  j["back_offs"] = set.back_offs;
-  if (set.block_timeouts) j["block_timeouts"] = set.block_timeouts;
-  auto opt = [&](const char* key, const std::optional<double>& v) {
-    if (v) j[key] = *v;
-  };
-  opt("nvml_sm_clock_mhz", nvml_sm_clock_mhz);
-  opt("temperature_c", temperature_c);
-  opt("power_w", power_w);
-  opt("energy_mj_per_launch", energy_mj_per_launch);
-  return j.dump();
-}
-
-namespace {
-
 // Inputs and the CPU reference's outputs: no GPU needed, so computed on a thread of their own
 // while the driver creates the context (on the H200 the context took 345 ms and these 327 ms
-// of a 770 ms start-up, results/nvidia-h200/throughput.json; issue 5).
+// of a 770 ms start-up, results/nvidia-h200/throughput.json).
 GpuStage::HostData prepare_host_data(const KernelProblem& problem, const ProblemInstance& instance,
                                      std::uint64_t data_seed, bool wants_reference) {
   using Clock = std::chrono::steady_clock;
@@ -153,10 +107,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
         pristine_[i].upload(a.bytes.data(), a.bytes.size());
       }
       if (a.spec->access == AccessType::WriteOnly) {
-        HostArgument p = a;
-        poison(p);
-        poisoned_[i] = cuda::DeviceBuffer(p.bytes.size());
-        poisoned_[i].upload(p.bytes.data(), p.bytes.size());
+        poisoned_[i] = cuda::upload_for_verification(a).buffer;
       } else if (written) {
         read_write_.push_back(i);
       }
@@ -180,11 +131,11 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   measure::SamplerSettings ss = options_.sampler;
   if (!options_.cold_l2) {
     ss.flush_l2 = false;
-    l2_method_ = "warm";
+    l2_method_ = L2Method{L2Method::Kind::Warm, 1};
   } else {
     if (options_.rotate_when_fits) set_up_rotation(l2);
     ss.flush_l2 = extra_sets_ == 0;
-    l2_method_ = extra_sets_ ? fmt::format("rotate {}", argument_sets()) : "flush";
+    l2_method_ = extra_sets_ ? L2Method{L2Method::Kind::Rotate, argument_sets()} : L2Method{L2Method::Kind::Flush, 1};
   }
   phase("rotation");
   sampler_.emplace(l2, device_.sm_count, device_.sm_clock_khz / 1000.0, ss);
@@ -195,7 +146,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
 
 void GpuStage::set_up_rotation(std::size_t l2_bytes) {
   // Data that fits in L2 would be served from it after the first sample. Input buffers are
-  // rotated (issue 4): several copies whose footprint is at least kRotationFootprintL2s x
+  // rotated: several copies whose footprint is at least kRotationFootprintL2s x
   // the L2, so that a set is cold again when its turn comes. Only inputs: rotating the
   // outputs too left the earlier samples' outputs as dirty lines in L2, written back inside
   // the next samples; on an H100 that read 12% (vector_add 2^20) and 29% (transpose 2048^2)
@@ -319,33 +270,33 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
 }
 
 void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
-  // Verification run: initial data in what the kernel reads, poison in what it only writes,
-  // then every checked output compared on the device (output_compare.hpp).
+  // Verification run (cuda::verify_run, the loader's too): initial data in what the kernel
+  // reads, poison in what it only writes, then every checked output compared on the device.
   auto t0 = std::chrono::steady_clock::now();
-  restore_arguments(/*poison_outputs=*/true);
-  measure::launch(seq);
-  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-  for (std::size_t i = 0; i < initial_.size() && ev.status == Status::Ok; ++i) {
+  std::vector<cuda::OutputCheck> checks;
+  for (std::size_t i = 0; i < initial_.size(); ++i) {
     const VerifyMode mode = plan_.modes[i];
     if (mode == VerifyMode::None) continue;
     const HostArgument& a = initial_[i];
-    const bool poisoned = poisoned_[i].bytes() != 0;
-    VerifyResult v;
-    std::string prefix;
+    cuda::OutputCheck c{a.spec, a.count, problem_.tolerance_of(i), expected_dev_[i].get(), buffers_[i].get(),
+                        poisoned_[i].bytes() != 0, {}};
     if (mode == VerifyMode::Default && !default_known_) {
       // This configuration is to define the answer: it must at least have written every
       // element (its output against itself fails only where the poison is left).
-      v = comparator_->compare(*a.spec, buffers_[i].get(), buffers_[i].get(), a.count, problem_.tolerance_of(i), poisoned);
-      prefix = "cannot define the expected output: ";
-    } else {
-      v = comparator_->compare(*a.spec, expected_dev_[i].get(), buffers_[i].get(), a.count, problem_.tolerance_of(i),
-                               poisoned);
-      if (mode == VerifyMode::Default) prefix = std::string(kDiffersFromDefault);
+      c.expected = buffers_[i].get();
+      c.prefix = "cannot define the expected output: ";
+    } else if (mode == VerifyMode::Default) {
+      c.prefix = kDiffersFromDefault;
     }
-    if (!v.ok) {
-      ev.status = Status::Correctness;
-      ev.error = prefix + v.message;
-    }
+    checks.push_back(c);
+  }
+  const VerifyResult v = cuda::verify_run(comparator_, [&] {
+    restore_arguments(/*poison_outputs=*/true);
+    measure::launch(seq);
+  }, checks);
+  if (!v.ok) {
+    ev.status = Status::Correctness;
+    ev.error = v.message;
   }
   if (ev.status == Status::Ok && !default_known_ && plan_.any(VerifyMode::Default)) {
     // No reference for these outputs: the first configuration that runs correctly (the
@@ -357,6 +308,7 @@ void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
     }
     CUTUNE_CU(CU_FN(cuCtxSynchronize)());
     default_known_ = true;
+    ev.defined_expected = true;
   }
   ev.verify_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -375,11 +327,11 @@ std::optional<double> GpuStage::energy_mj_per_launch(const measure::LaunchSequen
   return static_cast<double>(*after - *before) / static_cast<double>(launches);
 }
 
-MeasuredStats GpuStage::finish(const char* level, measure::SampleSet set, const measure::LaunchSequence& seq,
+MeasuredStats GpuStage::finish(MeasurementLevel level, SampleSet set, const measure::LaunchSequence& seq,
                                bool energy) {
   MeasuredStats st;
   st.level = level;
-  st.l2_method = l2_method_;
+  st.l2 = l2_method_;
   // Throttled through and through: the discarded samples are all there is; say so by
   // keeping them as the data (stop reason and back_offs tell the story).
   if (set.samples_ms.empty()) set.samples_ms = set.discarded_ms;
@@ -388,7 +340,7 @@ MeasuredStats GpuStage::finish(const char* level, measure::SampleSet set, const 
   // Thorough: fresh readings, counted in wall_ms (a reading costs up to a millisecond).
   // Screening: the monitor's latest, at most 50 ms old (temperature and power change over
   // tens of milliseconds), read on its own thread so that searching does not wait for them.
-  if (std::string_view(level) != "screening" || !nvml_monitor_) {
+  if (level != MeasurementLevel::Screening || !nvml_monitor_) {
     const auto t0 = std::chrono::steady_clock::now();
     st.nvml_sm_clock_mhz = nvml_.sm_clock_mhz();
     st.temperature_c = nvml_.temperature_c();
@@ -421,8 +373,8 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
     restore_rotated_scratch();
     // The verification launch was this configuration's warm-up: it loaded the module and
     // ran the same sequence on the same data (a second warm-up launch cost 0.26 ms per
-    // configuration on the H200, issue 5).
-    measure::SampleSet set;
+    // configuration on the H200).
+    SampleSet set;
     if (thorough) {
       measure::NoiseCriterion c(options_.thorough);
       set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true);
@@ -430,7 +382,8 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
       measure::ScreeningCriterion c(options_.screening, best_ms);
       set = sampler_->measure(loaded->rotation, c, /*warmed_up=*/true);
     }
-    ev.stats = finish(thorough ? "thorough" : "screening", std::move(set), loaded->rotation.front(),
+    ev.stats = finish(thorough ? MeasurementLevel::Thorough : MeasurementLevel::Screening, std::move(set),
+                      loaded->rotation.front(),
                       thorough || options_.energy_every_config);
     loaded.reset();  // the module's unload counts too
     ev.stage_ms = since(t0);
@@ -484,7 +437,7 @@ std::vector<GpuEvaluation> GpuStage::remeasure(const std::vector<Candidate>& can
     std::vector<measure::NoiseCriterion> criteria(rotations.size(), measure::NoiseCriterion(options_.thorough));
     auto sets = sampler_->measure_interleaved(rotations, criteria);
     for (std::size_t r = 0; r < rotations.size(); ++r)
-      evs[index[r]].stats = finish("thorough", std::move(sets[r]), rotations[r].front(), true);
+      evs[index[r]].stats = finish(MeasurementLevel::Thorough, std::move(sets[r]), rotations[r].front(), true);
   } catch (const cuda::DriverError& e) {
     for (auto& ev : evs) {
       ev.status = Status::Runtime;
@@ -496,4 +449,4 @@ std::vector<GpuEvaluation> GpuStage::remeasure(const std::vector<Candidate>& can
   return evs;
 }
 
-}  // namespace cutune::runner
+}  // namespace cutune::worker

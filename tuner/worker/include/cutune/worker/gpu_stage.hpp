@@ -1,8 +1,9 @@
 #pragma once
 // The GPU stage: owns the context, the problem's device buffers (and, when the data fits
 // in L2, rotated copies of them), the expected outputs and the sampler; verifies and
-// measures compiled configurations. Issue 5 moves it into a worker process; its interface
-// (config + cubin in, evaluation out) is already the one to ship.
+// measures compiled configurations. It runs in the GPU worker process (`cutune-worker gpu`,
+// worker_main.cpp), which a sticky CUDA error may end without taking the tuner with it;
+// the vendor benchmark and `cutune measure` use it in their own process.
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -15,68 +16,16 @@
 #include "cutune/cuda/device.hpp"
 #include "cutune/cuda/nvml.hpp"
 #include "cutune/cuda/output_compare.hpp"
-#include "cutune/model/status.hpp"
 #include "cutune/measure/sampler.hpp"
 #include "cutune/measure/statistics.hpp"
 #include "cutune/model/host_data.hpp"
+#include "cutune/model/measurement.hpp"
+#include "cutune/model/status.hpp"
 #include "cutune/model/verification.hpp"
+#include "cutune/worker/measure_options.hpp"
+#include "cutune/worker/messages.hpp"
 
-namespace cutune::runner {
-
-/// How configurations are measured (issue 4). Defaults: see each settings struct.
-struct MeasureOptions {
-  /// Cold L2 (nvbench's cold measurement): each sample starts with nothing of the
-  /// kernel's data in L2, by a flush or, when the data fits in L2, by rotating argument
-  /// sets. False: warm, as Kernel Tuner measures (back-to-back on the same data).
-  bool cold_l2 = true;
-  /// With cold_l2, rotate argument sets when the data fits in L2 (else flush regardless).
-  bool rotate_when_fits = true;
-  measure::SamplerSettings sampler;
-  measure::ScreeningSettings screening;  ///< while searching
-  measure::StoppingSettings thorough;    ///< finalists, and `cutune measure`
-  /// Finalists re-measured thoroughly besides the default. 0: no re-measurement.
-  std::size_t finalists = 3;
-  /// Energy per launch (NVML counter over back-to-back launches) for every configuration;
-  /// otherwise for the finalists only.
-  bool energy_every_config = false;
-  /// Back-to-back launch window of one energy measurement, in seconds. 0.2: NVML's energy
-  /// counter advances in steps of a few ms to tens of ms, so a window of 0.2 s keeps the
-  /// quantisation below a few percent.
-  double energy_window_s = 0.2;
-  /// `tune --verify` entries: "reference|default|none" for every output, or "NAME=MODE"
-  /// (plan_verification); they override the problem file's cutune.Verification.
-  std::vector<std::string> verify;
-};
-
-/// Starts the error of a configuration whose output differs from the default
-/// configuration's (VerifyMode::Default): the runner counts these.
-inline constexpr std::string_view kDiffersFromDefault = "differs from the default configuration's output: ";
-
-/// Statistics and conditions of one measured configuration.
-struct MeasuredStats {
-  std::string level;  ///< "screening" or "thorough"
-  measure::SampleSet set;
-  measure::Summary summary;
-  std::string l2_method;  ///< "flush", "rotate N" or "warm"
-  std::optional<double> temperature_c, power_w, energy_mj_per_launch, nvml_sm_clock_mhz;
-  /// The JSON object stored with the measurement (db::Measurement::stats_json).
-  std::string json() const;
-};
-
-struct GpuEvaluation {
-  Status status = Status::Ok;
-  std::string error;
-  double verify_ms = 0.0;
-  /// In the worker: loading the module and resolving launches, and the whole evaluation
-  /// (load, verification, sampling, readings, unload): where a configuration's time goes.
-  double load_ms = 0.0, stage_ms = 0.0;
-  /// In a worker: how long it waited between its previous answer and this request.
-  double idle_before_ms = 0.0;
-  std::optional<MeasuredStats> stats;  ///< set when status is Ok
-  bool context_lost = false;  ///< a sticky error: this process can do no more GPU work
-  double median_ms() const { return stats ? stats->summary.median : 0.0; }
-  const std::vector<double>& samples_ms() const;
-};
+namespace cutune::worker {
 
 class GpuStage {
  public:
@@ -92,15 +41,12 @@ class GpuStage {
   /// so far). `thorough` measures with the thorough criterion instead.
   /// `lowered_names`: the cubin's symbol of each of the problem's kernel_names()
   /// (jit::CompileResult::lowered_names); empty: looked up by the names as written.
+  /// Without a reference for some output, the first configuration that runs correctly
+  /// defines its expected output (GpuEvaluation::defined_expected).
   GpuEvaluation evaluate(const Config& config, const std::vector<char>& cubin,
                          const std::vector<std::string>& lowered_names, std::optional<double> best_ms,
                          bool thorough = false);
 
-  struct Candidate {
-    Config config;
-    std::vector<char> cubin;
-    std::vector<std::string> lowered_names;  ///< as for evaluate()
-  };
   /// Re-measures verified candidates thoroughly, interleaved, back to back (the finalists
   /// of a search). One evaluation per candidate, in order.
   std::vector<GpuEvaluation> remeasure(const std::vector<Candidate>& candidates);
@@ -110,12 +56,14 @@ class GpuStage {
   double back_to_back_ms(const Config& config, const std::vector<char>& cubin,
                          const std::vector<std::string>& lowered_names, std::size_t launches);
 
-  /// What outputs are checked against: VerificationPlan::describe ("reference",
+  /// What each output is checked against.
+  const VerificationPlan& verification() const { return plan_; }
+  /// The same for the log and the report: VerificationPlan::describe ("reference",
   /// "ReferenceArguments", "default configuration", "none", or per output).
   const std::string& verification_source() const { return verification_source_; }
   std::size_t total_argument_bytes() const;
-  /// "flush", "rotate N" (N argument sets) or "warm".
-  const std::string& l2_method() const { return l2_method_; }
+  /// Flush, Rotate (argument_sets() sets) or Warm.
+  const L2Method& l2_method() const { return l2_method_; }
   std::size_t argument_sets() const { return 1 + extra_sets_; }
   /// The event pair's interval around no work (measure::Sampler::timer_floor_ms).
   double timer_floor_ms() { return sampler_->timer_floor_ms(); }
@@ -148,7 +96,7 @@ class GpuStage {
   void restore_read_write();
   /// Scratch (read-write) arguments of the rotated sets back to their initial contents.
   void restore_rotated_scratch();
-  MeasuredStats finish(const char* level, measure::SampleSet set, const measure::LaunchSequence& seq,
+  MeasuredStats finish(MeasurementLevel level, SampleSet set, const measure::LaunchSequence& seq,
                        bool energy);
   std::optional<double> energy_mj_per_launch(const measure::LaunchSequence& seq, double median_ms);
   void set_up_rotation(std::size_t l2_bytes);
@@ -187,9 +135,10 @@ class GpuStage {
   std::vector<std::size_t> stride_;
   std::vector<std::vector<CUdeviceptr>> rotated_pointers_;
   std::vector<std::vector<void*>> rotated_params_;
-  std::string verification_source_, l2_method_;
+  std::string verification_source_;
+  L2Method l2_method_;
   std::vector<std::pair<std::string, double>> setup_ms_;
   std::vector<std::pair<std::string, double>> overlapped_ms_;
 };
 
-}  // namespace cutune::runner
+}  // namespace cutune::worker
