@@ -448,6 +448,32 @@ TEST_CASE("a run begins, adds, sets its winner and ends, and a second run on the
   CHECK(store.integrity_ok());
 }
 
+TEST_CASE("energy per launch reads back typed from the stored statistics, and only from them", "[db]") {
+  Fixture f;
+  cutune::MeasuredStats stats;
+  stats.summary.count = 3;
+  stats.summary.median = 1.0;
+  stats.energy_mj_per_launch = 0.125;
+  Measurement measured = measurement("64");
+  measured.stats_json = stats_json(stats);
+  measured.energy_mj_per_launch = stats.energy_mj_per_launch;
+  REQUIRE(f.run.add(measured));
+  Measurement unmeasured = measurement("128");
+  unmeasured.stats_json = R"({"energy_mj_per_launch":"not a number","mean_ms":1.0})";
+  REQUIRE(f.run.add(unmeasured));
+  Measurement failed = measurement("256", Status::Runtime);
+  REQUIRE(f.run.add(failed));
+
+  const auto a = f.store.find_measurement(f.kernel, f.problem, f.device, "64");
+  const auto b = f.store.find_measurement(f.kernel, f.problem, f.device, "128");
+  const auto c = f.store.find_measurement(f.kernel, f.problem, f.device, "256");
+  REQUIRE((a && b && c));
+  REQUIRE(a->energy_mj_per_launch.has_value());
+  CHECK(*a->energy_mj_per_launch == 0.125);
+  CHECK_FALSE(b->energy_mj_per_launch.has_value());
+  CHECK_FALSE(c->energy_mj_per_launch.has_value());
+}
+
 TEST_CASE("bad references, NaN and writes after the end are errors that say what", "[db]") {
   Fixture f;
   try {

@@ -498,7 +498,7 @@ int cmd_measure(const MeasureConfigArgs& a) {
       if (c.loop_ms > 0) std::cout << fmt::format("; back-to-back loop {:.5f} ms", c.loop_ms);
       std::cout << '\n';
       j["summary"] = summary_json(s);
-      j["stats"] = json::parse(db::stats_json(*ev.stats));
+      j["stats"] = db::stats_object(*ev.stats);
       j["samples_ms"] = ev.stats->set.samples_ms;
       j["clocks_mhz"] = ev.stats->set.clocks_mhz;
       if (c.loop_ms > 0) j["loop"] = json{{"ms_per_launch", c.loop_ms}, {"launches", c.loop_launches}};

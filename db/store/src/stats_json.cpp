@@ -5,7 +5,7 @@
 
 namespace cutune::db {
 
-std::string stats_json(const MeasuredStats& stats) {
+nlohmann::ordered_json stats_object(const MeasuredStats& stats) {
   const Summary& summary = stats.summary;
   const SampleSet& set = stats.set;
   nlohmann::ordered_json j;
@@ -41,7 +41,9 @@ std::string stats_json(const MeasuredStats& stats) {
   opt("temperature_c", stats.temperature_c);
   opt("power_w", stats.power_w);
   opt("energy_mj_per_launch", stats.energy_mj_per_launch);
-  return j.dump();
+  return j;
 }
+
+std::string stats_json(const MeasuredStats& stats) { return stats_object(stats).dump(); }
 
 }  // namespace cutune::db

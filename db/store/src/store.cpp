@@ -307,6 +307,9 @@ Measurement read_measurement(const Statement& st, const fs::path& path) {
   m.started_at = st.column_text(9);
   m.finished_at = st.column_text(10);
   m.stats_json = st.column_text(11);
+  const auto stats = nlohmann::json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
+  if (stats.is_object() && stats.contains("energy_mj_per_launch") && stats["energy_mj_per_launch"].is_number())
+    m.energy_mj_per_launch = stats["energy_mj_per_launch"].get<double>();
   m.metrics = metrics_from_json(st.column_text(12), path, id);
   return m;
 }

@@ -58,11 +58,7 @@ std::optional<double> objective_value(const db::Measurement& m, const Objective&
   if (m.status != Status::Ok) return std::nullopt;
   switch (objective.kind) {
     case ObjectiveKind::Time: return m.median_ms;
-    case ObjectiveKind::Energy: {
-      const auto stats = nlohmann::json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
-      if (!stats.is_object() || !stats.contains("energy_mj_per_launch")) return std::nullopt;
-      return stats["energy_mj_per_launch"].get<double>();
-    }
+    case ObjectiveKind::Energy: return m.energy_mj_per_launch;
     case ObjectiveKind::Metric:
       for (const auto& [name, v] : m.metrics)
         if (name == objective.metric) return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
@@ -407,6 +403,7 @@ void Tuning::take_result(InFlightEvaluations::Evaluation& e, GpuEvaluation ev) {
   if (m.status == Status::Ok) m.metrics = metrics_of(e.config, m.median_ms);
   if (ev.stats) {
     m.stats_json = db::stats_json(*ev.stats);
+    m.energy_mj_per_launch = ev.stats->energy_mj_per_launch;
     screening_wall_ms_ += ev.stats->set.wall_ms;
     ++screened_;
   }
@@ -734,7 +731,7 @@ std::string TuneReport::finalists_json() const {
     j["screening_median_ms"] = f.screening_ms;
     j["median_ms"] = f.stats.summary.median;
     if (std::isfinite(f.objective_value)) j["objective_value"] = f.objective_value;
-    j["stats"] = nlohmann::ordered_json::parse(db::stats_json(f.stats));
+    j["stats"] = db::stats_object(f.stats);
     j["samples_ms"] = f.stats.set.samples_ms;
     arr.push_back(std::move(j));
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,10 @@ struct Measurement {
   /// ci_low_ms, ci_high_ms, stop_reason, sm_clock_mhz, temperature_c, power_w, ...);
   /// "{}" when there are none (failures, imported data).
   std::string stats_json = "{}";
+  /// Energy per launch (NVML) when it was measured: the statistics' "energy_mj_per_launch",
+  /// typed. Read from stats_json by the store, so that nothing else parses the row's JSON
+  /// to rank by energy; a writer sets both (stats_json(MeasuredStats) writes the field).
+  std::optional<double> energy_mj_per_launch;
   /// The problem's metrics (cutune.Metrics, Kernel Tuner's `metrics`) evaluated for this
   /// configuration and its median, in declaration order; empty for failures. A metric that
   /// could not be evaluated for it is absent.
@@ -50,6 +55,8 @@ struct Measurement {
 /// in ("level", "samples", "mean_ms", ..., "stop_reason", "l2", "timer", "sm_clock_mhz",
 /// "temperature_c", "power_w", "energy_mj_per_launch" when measured).
 std::string stats_json(const MeasuredStats& stats);
+/// The same object, for a document that embeds it (reports, finalists).
+nlohmann::ordered_json stats_object(const MeasuredStats& stats);
 
 struct Winner {
   std::string kernel;
