@@ -281,9 +281,9 @@ TEST_CASE("tune --cache appends Kernel Tuner's cache lines and refuses a disagre
       CHECK(e.time_ms == db::kt::kt_mean(e.times_ms));
       CHECK(e.extra.contains("time_median"));
     }
-  // Resumed with the same problem: the stored configurations are written once.
-  ok({"tune", "vector_add", "--problem", "n=1048576", "--budget", "6", "--finalists", "0", "--db", db, "--cache",
-      cache});
+  // Resumed with the same problem (to 6 in all): the stored configurations are written once.
+  ok({"tune", "vector_add", "--problem", "n=1048576", "--budget", "6", "--resume", "--finalists", "0", "--db", db,
+      "--cache", cache});
   CHECK(db::kt::read_cache(cache).entries.size() == 6);
   const std::string before = slurp(cache);
   expect_bad_input({"tune", "vector_add", "--problem", "n=2048", "--budget", "2", "--db", db, "--cache", cache},

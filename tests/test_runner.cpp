@@ -390,6 +390,7 @@ TEST_CASE("energy as the objective: ranked by energy per launch, a winner of its
     CHECK(e.finalists[i - 1].stats.energy_mj_per_launch.value_or(1e300) <=
           e.finalists[i].stats.energy_mj_per_launch.value_or(1e300));
   o.objective = "time";
+  o.resume = true;  // the same 6 configurations ranked for time: the stored ones fill the budget
   auto t = runner::tune(p, o);  // resumes every configuration, then re-measures for time
   CHECK(t.configs_tried == 0);
   auto store = db::Store::open(db.path(), false);

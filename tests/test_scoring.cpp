@@ -215,7 +215,7 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
   REQUIRE(a.status == 0);
   CHECK(a.out.find("4 evaluations (0 resumed") != std::string::npos);
   CHECK(std::filesystem::file_size(trace_file) > 0);
-  Cli b = run_cutune(fmt::format("tune --simulate '{}' --strategy random --seed 2 --budget 6 --db '{}'",
+  Cli b = run_cutune(fmt::format("tune --simulate '{}' --strategy random --seed 2 --budget 6 --resume --db '{}'",
                                  cache.string(), db), dir);
   INFO(b.out << b.err);
   CHECK(b.status == 0);

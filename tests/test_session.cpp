@@ -175,6 +175,26 @@ TEST_CASE("session: stored results spend the budget up front, whatever the strat
   CHECK(session.evaluations() == 2);
 }
 
+TEST_CASE("session: stored results that do not count leave the whole budget to new ones", "[session]") {
+  // A second session on stored results: the stored ones are told and answered from the store
+  // but the budget is of new evaluations, as are the time budget's costs.
+  Scripted s({{cfg(2), cfg(0), cfg(3), cfg(1), cfg(4)}});
+  SessionOptions o{2, 10.0};
+  o.stored_count_against_budget = false;
+  Session session(s, o);
+  session.add_stored(cfg(2), {true, 3.0}, 20.0);  // over the time budget on its own
+  session.add_stored(cfg(3), {true, 5.0}, 1.0);
+  auto b = session.ask(8);
+  CHECK(b.evaluate == std::vector<Config>{cfg(0), cfg(1)});  // cfg(2), cfg(3) from the store; cfg(4) over budget
+  CHECK(b.stored.size() == 2);
+  CHECK(session.counted_evaluations() == 0);
+  for (const Config& c : b.evaluate) session.tell(c, {true, 1.0}, 1.0);
+  CHECK(session.done());
+  CHECK(session.end_reason() == SessionEnd::EvaluationBudget);
+  CHECK(session.evaluations() == 4);
+  CHECK(session.counted_evaluations() == 2);
+}
+
 TEST_CASE("session: an invalid proposal is a strategy bug", "[session]") {
   RecordedSpace space = tiny();
   Scripted s({{Config{{7}}}});

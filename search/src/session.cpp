@@ -26,16 +26,26 @@ void Session::add_stored(const Config& config, const Observation& observation, d
   if (done_.count(config)) return;
   check_valid(config);
   stored_unreported_.push_back(record(config, observation, cost_s, /*stored=*/true));
+  ++stored_count_;
+  stored_cost_s_ += cost_s;
   stored_.insert(config);
   strategy_.tell(config, observation);
 }
 
 void Session::add_first(const Config& config) { first_.push_back(config); }
 
+std::uint64_t Session::counted_evaluations() const {
+  return options_.stored_count_against_budget ? trace_.size() : trace_.size() - stored_count_;
+}
+
+double Session::counted_time_s() const {
+  return options_.stored_count_against_budget ? elapsed_s_ : elapsed_s_ - stored_cost_s_;
+}
+
 bool Session::budget_left() const {
-  if (options_.max_evaluations && trace_.size() + in_flight_.size() >= *options_.max_evaluations)
+  if (options_.max_evaluations && counted_evaluations() + in_flight_.size() >= *options_.max_evaluations)
     return false;
-  if (options_.max_time_s && elapsed_s_ >= *options_.max_time_s) return false;
+  if (options_.max_time_s && counted_time_s() >= *options_.max_time_s) return false;
   return true;
 }
 
@@ -88,7 +98,7 @@ Session::Batch Session::ask(std::size_t max) {
   // Each pass either takes something new, answers revisits (the streak grows), or stops.
   while (!done() && out.evaluate.size() < max) {
     if (!budget_left()) {
-      end(options_.max_time_s && elapsed_s_ >= *options_.max_time_s ? SessionEnd::TimeBudget
+      end(options_.max_time_s && counted_time_s() >= *options_.max_time_s ? SessionEnd::TimeBudget
                                                                      : SessionEnd::EvaluationBudget);
       break;
     }
@@ -100,7 +110,7 @@ Session::Batch Session::ask(std::size_t max) {
     }
     std::size_t room = max - out.evaluate.size();
     if (options_.max_evaluations)
-      room = std::min<std::uint64_t>(room, *options_.max_evaluations - trace_.size() - in_flight_.size());
+      room = std::min<std::uint64_t>(room, *options_.max_evaluations - counted_evaluations() - in_flight_.size());
     const std::vector<Config> proposals = strategy_.ask(room);
     if (proposals.empty()) {
       end(SessionEnd::StrategyDone);
@@ -132,8 +142,9 @@ void Session::tell(const Config& config, const Observation& observation, double 
   record(config, observation, cost_s, false);
   strategy_.tell(config, observation);
   for (std::uint64_t i = 0; i < waiting; ++i) strategy_.tell(config, observation);
-  if (options_.max_time_s && elapsed_s_ >= *options_.max_time_s) end(SessionEnd::TimeBudget);
-  if (options_.max_evaluations && trace_.size() >= *options_.max_evaluations) end(SessionEnd::EvaluationBudget);
+  if (options_.max_time_s && counted_time_s() >= *options_.max_time_s) end(SessionEnd::TimeBudget);
+  if (options_.max_evaluations && counted_evaluations() >= *options_.max_evaluations)
+    end(SessionEnd::EvaluationBudget);
 }
 
 }  // namespace cutune::search

@@ -339,6 +339,8 @@ int cmd_tune(const TuneArgs& a) {
   o.problem = a.problem;
   o.strategy = a.strategy;
   o.budget = a.budget;
+  o.resume = a.resume;
+  if (!a.shard.empty()) o.shard = parse_shard(a.shard);
   o.time_budget_s = a.time_budget_s;
   o.seed = a.seed;
   o.db = a.db.empty() ? default_db_path() : fs::path(a.db);

@@ -71,6 +71,8 @@ struct TuneArgs {
   CompilePoolArgs pool;
   double timeout_s = 5.0;             ///< floor of the per-configuration hang timeout
   std::optional<double> time_budget_s;  ///< --time-budget: sum of evaluation costs, seconds
+  bool resume = false;                ///< --resume: stored measurements count against the budget
+  std::string shard;                  ///< --shard i/N; "" = the whole space
 };
 int cmd_tune(const TuneArgs& args);
 struct MeasureConfigArgs {

@@ -6,6 +6,7 @@
 
 #include "commands.hpp"
 #include "interop_commands.hpp"
+#include "merge_command.hpp"
 #include "replay_commands.hpp"
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
@@ -72,7 +73,13 @@ int main(int argc, char** argv) {
   tune->add_option("--strategy", ta.strategy,
                    fmt::format("One of {} (default {})", fmt::join(cutune::search::strategy_names(), ", "),
                                cutune::search::kDefaultStrategy));
-  tune->add_option("--budget", ta.budget, "Evaluate at most N configurations");
+  tune->add_option("--budget", ta.budget,
+                   "Evaluate at most N new configurations (what the DB holds for the target is reused, not counted)");
+  tune->add_flag("--resume", ta.resume,
+                 "Finish an interrupted run: the measurements the DB holds count against --budget and --time-budget");
+  tune->add_option("--shard", ta.shard,
+                   "i/N: evaluate only the configurations whose position in the space's order is i mod N "
+                   "(brute_force and random; each shard into its own DB, then `cutune merge`)");
   tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
   tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");
   tune->add_option("--device", ta.device, "GPU ordinal");
@@ -160,6 +167,8 @@ int main(int argc, char** argv) {
   auto* import_cmd = add_import(app, ia);
   ExportArgs ea;
   auto* export_cmd = add_export(app, ea);
+  MergeArgs mga;
+  auto* merge = add_merge(app, mga);
 
   // CLI11 would report "a subcommand is required" for a misspelt one; name it instead.
   auto is_subcommand = [&](const std::string& name) {
@@ -169,7 +178,7 @@ int main(int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
     std::cerr << "cutune: unknown subcommand '" << argv[1]
-              << "' (devices, kernels, space, compile, tune, measure, query, import, export, score; see --help)\n";
+              << "' (devices, kernels, space, compile, tune, measure, query, import, export, merge, score; see --help)\n";
     return kBadInput;
   }
   try {
@@ -198,6 +207,8 @@ int main(int argc, char** argv) {
     }
     if (*tune) {
       ta.command = command_line(argc, argv);
+      sa.resume = ta.resume;
+      sa.shard = ta.shard;
       if (!sa.cache.empty()) return cmd_simulate(sa, ta.strategy, ta.budget, ta.seed, ta.db, ta.command);
       if (ta.kernel.empty()) throw cutune::InputError("tune: KERNEL is required (or --simulate CACHE)");
       ta.time_budget_s = sa.time_budget_s;
@@ -209,6 +220,7 @@ int main(int argc, char** argv) {
       return cmd_import(ia);
     }
     if (*export_cmd) return cmd_export(ea);
+    if (*merge) return cmd_merge(mga);
     if (*measure) {
       ma.command = command_line(argc, argv);
       return cmd_measure(ma);

@@ -17,11 +17,14 @@ struct SimulateArgs {
   std::string cache;                   ///< --simulate: a Kernel Tuner cache or T4 file
   std::optional<double> time_budget_s; ///< --time-budget (tune: also for real runs)
   std::string trace;                   ///< --trace: write the session's trace as JSON
+  bool resume = false;                 ///< --resume (tune's): stored results count against the budget
+  std::string shard;                   ///< --shard i/N (tune's); "" = the whole space
 };
 /// Adds --simulate, --time-budget and --trace to `tune`.
 void add_simulate_options(CLI::App* tune, SimulateArgs& args);
 /// The simulated session: prints one line per evaluation and a summary as tune does, and
-/// with --db stores the run and its measurements (resuming what that DB already holds).
+/// with --db stores the run, its measurements and its winner (time, screening), reusing what
+/// that DB already holds (TuneOptions::budget and resume say how it counts).
 int cmd_simulate(const SimulateArgs& args, const std::string& strategy, std::optional<std::uint64_t> budget,
                  std::uint64_t seed, const std::string& db, const std::string& command);
 

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,8 @@
 #include "cutune/db/store.hpp"
 #include "cutune/model/configuration.hpp"
 #include "cutune/model/errors.hpp"
+#include "cutune/model/shard.hpp"
+#include "cutune/runner/tuning_session.hpp"
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/simulation.hpp"
 #include "replay_commands.hpp"
@@ -32,7 +35,19 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   replay::RecordingOrigin origin;
   const search::RecordedSpace recorded = replay::load_recorded_space(args.cache, &origin);
   const Space& space = recorded.space();
-  auto strategy = search::make_strategy(space, search::StrategyOptions{strategy_name, seed, budget});
+  // A shard's strategy proposes from its share; the session still checks against the whole
+  // recording, where the stored results of the other shards also lie.
+  std::optional<Shard> shard;
+  std::optional<Space> shard_space;
+  if (!args.shard.empty()) {
+    shard = parse_shard(args.shard);
+    runner::check_shard_strategy(strategy_name, *shard);
+    shard_space.emplace(shard_of(space, *shard));
+  }
+  const Space& searched = shard_space ? *shard_space : space;
+  // Made now to refuse an unknown name before the DB is touched; made again below when stored
+  // results widen its budget.
+  auto strategy = search::make_strategy(searched, search::StrategyOptions{strategy_name, seed, budget});
 
   // With --db: the run and every evaluation are stored as a real run stores them, under the
   // recording's GPU and kernel; what that DB already holds is resumed, not re-run.
@@ -58,10 +73,20 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       if (r) stored.emplace_back(c.index(), *r);  // the recorded cost: resuming is free of re-measuring
     }
   }
+  if (!stored.empty()) {
+    std::cout << runner::stored_results_line(args.resume, budget, stored.size()) << '\n';
+    // As TuningSession::reuse_stored: the strategy may propose the stored ones it reaches
+    // (free) and still `budget` new ones.
+    const auto in_share = static_cast<std::uint64_t>(
+        std::count_if(stored.begin(), stored.end(), [&](const auto& s) { return searched.is_valid(s.first); }));
+    if (!args.resume && budget && in_share > 0)
+      strategy = search::make_strategy(searched, search::StrategyOptions{strategy_name, seed, *budget + in_share});
+  }
 
   search::SimulationOptions options;
   options.session.max_evaluations = budget;
   options.session.max_time_s = args.time_budget_s;
+  options.session.stored_count_against_budget = args.resume;
   const auto result = search::simulate(recorded, *strategy, options, stored);
 
   double best = INFINITY;
@@ -96,7 +121,31 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       run->add(m);
     }
   }
-  if (run) run->end();
+  if (run) {
+    // The winner as tune declares it without finalists: the best median over everything
+    // stored for the target, equal medians in the order of their keys' text (runner::rank).
+    std::optional<std::pair<double, std::string>> winner;
+    const search::TraceEntry* winning = nullptr;
+    for (const auto& e : result.trace) {
+      if (!e.observation.valid) continue;
+      std::pair<double, std::string> v{e.observation.objective, space.key(e.config)};
+      if (!winner || v < *winner) {
+        winner = std::move(v);
+        winning = &e;
+      }
+    }
+    if (winning) {
+      db::WinnerChoice w;
+      w.config_key = winner->second;
+      w.config_json = Configuration(space, winning->config).json();
+      w.median_ms = winner->first;
+      w.objective = Objective::time();
+      w.objective_value = winner->first;
+      w.verdict = Verdict::Screening;  // nothing re-measured
+      run->set_winner(w);
+    }
+    run->end();
+  }
   std::cout << fmt::format(
       "simulated {} on {}: {} evaluations ({} resumed, {} failed), {} revisits, {:.1f} s simulated, ended by {}\n",
       strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,

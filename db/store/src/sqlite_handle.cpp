@@ -134,6 +134,8 @@ bool Statement::is_null(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
+int Statement::column_type(int column) const { return sqlite3_column_type(stmt_, column); }
+
 std::int64_t Statement::column_int64(int column) const {
   return sqlite3_column_int64(stmt_, column);
 }

@@ -68,6 +68,8 @@ class Statement {
 
   // Columns are 0-based, as in the SQLite API.
   bool is_null(int column) const;
+  /// SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL.
+  int column_type(int column) const;
   std::int64_t column_int64(int column) const;
   int column_int(int column) const;
   double column_double(int column) const;

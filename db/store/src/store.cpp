@@ -652,24 +652,41 @@ void Store::finish_run(std::int64_t run_id) {
   }
 }
 
+namespace {
+constexpr const char* kRunColumns =
+    "id, kernel_id, problem_id, device_id, tool_version, strategy, seed, command, started_at, finished_at";
+
+RunInfo read_run(const Statement& st) {
+  RunInfo r;
+  r.id = st.column_int64(0);
+  r.kernel_id = st.column_int64(1);
+  r.problem_id = st.column_int64(2);
+  r.device_id = st.column_int64(3);
+  r.tool_version = st.column_text(4);
+  r.strategy = st.column_text(5);
+  r.seed = std::bit_cast<std::uint64_t>(st.column_int64(6));
+  r.command = st.column_text(7);
+  r.started_at = st.column_text(8);
+  r.finished_at = st.column_text(9);  // NULL reads as ""
+  return r;
+}
+}  // namespace
+
 std::optional<RunInfo> Store::run(std::int64_t run_id) const {
-  Statement st(db_,
-               "SELECT kernel_id, problem_id, device_id, tool_version, strategy, seed, "
-               "command, started_at, finished_at FROM runs WHERE id = ?1");
+  Statement st(db_, fmt::format("SELECT {} FROM runs WHERE id = ?1", kRunColumns));
   st.bind_int64(1, run_id);
   if (!st.step()) return std::nullopt;
-  RunInfo r;
-  r.id = run_id;
-  r.kernel_id = st.column_int64(0);
-  r.problem_id = st.column_int64(1);
-  r.device_id = st.column_int64(2);
-  r.tool_version = st.column_text(3);
-  r.strategy = st.column_text(4);
-  r.seed = std::bit_cast<std::uint64_t>(st.column_int64(5));
-  r.command = st.column_text(6);
-  r.started_at = st.column_text(7);
-  r.finished_at = st.column_text(8);
-  return r;
+  return read_run(st);
+}
+
+std::vector<RunInfo> Store::runs(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id) const {
+  Statement st(db_, fmt::format("SELECT {} FROM runs WHERE kernel_id = ?1 AND problem_id = ?2 AND device_id = ?3 "
+                                "ORDER BY id",
+                                kRunColumns));
+  st.bind_int64(1, kernel_id).bind_int64(2, problem_id).bind_int64(3, device_id);
+  std::vector<RunInfo> out;
+  while (st.step()) out.push_back(read_run(st));
+  return out;
 }
 
 bool Store::insert_measurement(std::int64_t run_id, std::int64_t kernel_id,

@@ -292,13 +292,33 @@ void Tuning::resume() {
   if (compile_options.workers == 0) compile_options.workers = tuning_compile_workers();
   compiler_.emplace(problem_, report_.device.arch(), compile_options);
   report_.compile_workers = compiler().workers();
-  total_ = options_.budget ? std::min<std::uint64_t>(*options_.budget, space_.count_valid()) : space_.count_valid();
+  // A second run on the same target: what is stored is reused, and the budget is of new
+  // evaluations (else `--seed 2 --budget 150` after a 150-evaluation run evaluated nothing and
+  // reported the old best); --resume finishes an interrupted run within its budget instead.
+  const Space& searched = session_.search_space();
+  const auto stored_in_search = static_cast<std::uint64_t>(std::count_if(
+      resumed.begin(), resumed.end(), [&](const Result* r) { return searched.is_valid(r->first.index()); }));
+  session_.reuse_stored(stored_in_search);
+  const std::uint64_t searchable = searched.count_valid();
+  if (options_.resume)
+    total_ = options_.budget ? std::min(*options_.budget, searchable) : searchable;
+  else
+    total_ = options_.budget ? std::min(*options_.budget + stored_in_search, searchable) : searchable;
+  if (!resumed.empty()) log(stored_results_line(options_.resume, options_.budget, resumed.size()));
+  if (!options_.resume && options_.budget) {
+    for (const auto& r : session_.store().runs(run_->kernel_id(), run_->problem_id(), run_->device_id()))
+      if (r.id != run_->id() && r.finished_at.empty())
+        log(fmt::format("note: run {} ({} seed {}, started {}) has not finished (interrupted, or still running); "
+                        "--resume finishes it within its budget",
+                        r.id, r.strategy, r.seed, r.started_at));
+  }
 
-  // The session asks the strategy, answers revisits and stored measurements (resume) from
-  // results, and keeps the budgets.
+  // The session asks the strategy, answers revisits and stored measurements from results,
+  // and keeps the budgets.
   search::SessionOptions session_options;
   session_options.max_evaluations = options_.budget;
   session_options.max_time_s = options_.time_budget_s;
+  session_options.stored_count_against_budget = options_.resume;
   search_.emplace(session_.strategy(), session_options, &space_);
   // Told in the order of the stored keys' text, as resumed sessions always were: an
   // adaptive strategy's state depends on the order it is told in.

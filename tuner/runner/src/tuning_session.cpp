@@ -10,6 +10,20 @@
 
 namespace cutune::runner {
 
+std::string stored_results_line(bool resume, std::optional<std::uint64_t> budget, std::size_t stored) {
+  if (resume)
+    return budget ? fmt::format("resuming: {} of {} already stored", stored, *budget)
+                  : fmt::format("resuming: {} already stored; no budget: every configuration not stored", stored);
+  return budget ? fmt::format("reusing {} stored measurements; budget {} new evaluations", stored, *budget)
+                : fmt::format("reusing {} stored measurements; no budget: every configuration not stored", stored);
+}
+
+void check_shard_strategy(const std::string& strategy, const Shard& shard) {
+  if (strategy != "brute_force" && strategy != "random")
+    throw InputError(fmt::format("--shard {}: strategy {} cannot be split into shards; use brute_force or random",
+                                 shard.text(), strategy));
+}
+
 TuningSession::TuningSession(const KernelProblem& problem, TuneOptions options)
     : problem_(&problem),
       options_(std::move(options)),
@@ -22,6 +36,11 @@ TuningSession::TuningSession(const KernelProblem& problem, TuneOptions options)
   // architecture tells; the name is looked up in the source text first).
   if (std::string e = jit::kernel_name_error(compile_request(problem, default_config_.index(), "sm_90")); !e.empty())
     throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", problem.json_file().string(), e));
+  if (options_.shard) {
+    check_shard_strategy(options_.strategy, *options_.shard);
+    search_space_ = std::make_unique<Space>(shard_of(problem.space(), *options_.shard));
+    strategy_ = search::make_strategy(*search_space_, {options_.strategy, options_.seed, options_.budget});
+  }
   (void)plan_verification(problem, options_.measure.verify);
   objective_ = search::resolve_objective(problem, options_.objective, options_.objective_higher_is_better,
                                          &objective_warning_);
@@ -33,6 +52,11 @@ TuningSession::TuningSession(const KernelProblem& problem, TuneOptions options)
   // Last, so that no other mistake has opened it. Refuses a file that is not a cutune DB
   // (leaving it as it was); a missing one is created once there is a GPU to tune on.
   if (std::filesystem::exists(options_.db)) store_ = db::Store::open(options_.db, /*create=*/true);
+}
+
+void TuningSession::reuse_stored(std::uint64_t stored) {
+  if (options_.resume || !options_.budget || stored == 0) return;
+  strategy_ = search::make_strategy(search_space(), {options_.strategy, options_.seed, *options_.budget + stored});
 }
 
 db::Store& TuningSession::store() {

@@ -5,10 +5,12 @@
 //   answered from this session's results (told back to the strategy at once), never run
 //   and never counted. A revisit of one still being evaluated is told when its result
 //   arrives.
-// - Stored results (a resumed session's measurements) are results too: when the strategy
-//   proposes one, it is told the stored result instead of running it again. It counts as
-//   an evaluation (with its stored cost), so an interrupted session resumed with the same
-//   seed ends where an uninterrupted one would.
+// - Stored results (an earlier session's measurements) are results too: when the strategy
+//   proposes one, it is told the stored result instead of running it again. Whether they
+//   count against the budgets is SessionOptions::stored_count_against_budget: they do when
+//   an interrupted session is resumed (with the same seed it ends where an uninterrupted
+//   one would), they do not for a second session that should evaluate its own budget of
+//   new configurations.
 // - The evaluation budget is exact: never more unique configurations in flight or done.
 //   The time budget is the sum of the evaluations' costs (seconds): once it is reached no
 //   more configurations are proposed; those in flight still finish and are told.
@@ -32,6 +34,11 @@ struct SessionOptions {
   std::optional<std::uint64_t> max_evaluations;  ///< unique evaluations; none = no limit
   std::optional<double> max_time_s;              ///< sum of the evaluations' costs
   std::uint64_t max_consecutive_revisits = 1000;
+  /// true (resume): add_stored results count as evaluations and their costs as time, so
+  /// the budgets cover the stored and the new together. false (a second session on the
+  /// same results): the budgets count new evaluations only; stored results are still never
+  /// re-run and still told to the strategy.
+  bool stored_count_against_budget = true;
 };
 
 /// One unique evaluation, in the order results arrived.
@@ -52,11 +59,12 @@ class Session {
   /// bug in the strategy (std::logic_error naming it), never evaluated.
   Session(Strategy& strategy, SessionOptions options, const Space* space = nullptr);
 
-  /// A result known before the session (stored by an earlier one): it counts against the
-  /// budgets at once and the strategy is told at once, so that resuming a session, whatever
-  /// order an adaptive strategy proposes in, never evaluates more than the budget in all
-  /// (a re-run of a finished session evaluates nothing). The next ask() reports it in
-  /// Batch::stored; if the strategy proposes it, it is answered from the store.
+  /// A result known before the session (stored by an earlier one): the strategy is told at
+  /// once. With stored_count_against_budget it also counts against the budgets at once, so
+  /// that resuming a session, whatever order an adaptive strategy proposes in, never
+  /// evaluates more than the budget in all (a re-run of a finished session evaluates
+  /// nothing). The next ask() reports it in Batch::stored; if the strategy proposes it, it
+  /// is answered from the store.
   void add_stored(const Config& config, const Observation& observation, double cost_s);
   /// A configuration to evaluate before the strategy's own proposals (the template
   /// default, a user's candidates): it counts like any other, and the strategy is told.
@@ -77,12 +85,16 @@ class Session {
   SessionEnd end_reason() const { return end_; }
   std::size_t in_flight() const { return in_flight_.size(); }
   std::uint64_t evaluations() const { return trace_.size(); }
+  /// The evaluations the budget counts: all of them, or only the new ones when stored
+  /// results do not count (SessionOptions::stored_count_against_budget).
+  std::uint64_t counted_evaluations() const;
   std::uint64_t revisits() const { return revisits_; }
   double elapsed_s() const { return elapsed_s_; }
   const std::vector<TraceEntry>& trace() const { return trace_; }
 
  private:
   bool budget_left() const;
+  double counted_time_s() const;
   void end(SessionEnd why);
   std::size_t record(const Config& config, const Observation& observation, double cost_s,
                      bool stored);
@@ -101,6 +113,8 @@ class Session {
   std::map<Config, std::uint64_t> in_flight_;  ///< config -> revisits waiting for it
   std::vector<TraceEntry> trace_;
   double elapsed_s_ = 0.0;
+  std::uint64_t stored_count_ = 0;  ///< add_stored results in the trace
+  double stored_cost_s_ = 0.0;      ///< and their costs
   std::uint64_t revisits_ = 0, streak_ = 0;
   SessionEnd end_ = SessionEnd::Running;
 };

@@ -195,6 +195,9 @@ class Store {
   /// or an import goes through the returned Run.
   Run begin_run(const RunSpec& spec);
   std::optional<RunInfo> run(std::int64_t run_id) const;
+  /// The runs of a target (kernel, problem, device), oldest first: finished, interrupted and
+  /// in progress (finished_at "" for both of the last).
+  std::vector<RunInfo> runs(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id) const;
 
   /// Devices are keyed by uuid; a device without one (uuid "") by (name, compute
   /// capability, SM count, memory size). An existing row gets its other fields (clocks,
@@ -223,6 +226,35 @@ class Store {
   /// Runs `body` as one transaction: committed when it returns true, rolled back (nothing
   /// stored) when it returns false or throws. The store's own writes nest inside it.
   void transaction(const std::function<bool()>& body);
+
+  /// What merge_from did.
+  struct MergeStats {
+    std::size_t devices_added = 0, kernels_added = 0, problems_added = 0, runs_added = 0;
+    std::size_t measurements_added = 0;
+    std::size_t measurements_present = 0;  ///< already here (same target and configuration): kept
+    std::size_t winners_written = 0;       ///< winners added or changed
+  };
+  /// Adds everything of `source` to this DB, as one transaction, and returns what it added.
+  /// `source` may be this DB's file (opened again) or this very store: it is read whole first.
+  /// - Identities: devices by uuid, else by (name, compute capability, SM count, memory);
+  ///   kernels by (name, source hash); problems by (kernel, key); runs by (target, tool
+  ///   version, strategy, seed, command, start time). A device seen in both keeps the
+  ///   earliest first_seen_at and the latest last_seen_at; a run finished in `source` and
+  ///   unfinished here gets its finished_at.
+  /// - Measurements: unique per (target, configuration); the first stored wins (this DB's,
+  ///   then the sources in the order merged), so nothing is measured twice in the result.
+  ///   Each keeps its run.
+  /// - Winners, per (kernel, problem, GPU model, objective) that has one on either side,
+  ///   from the merged measurements of every device of that model: the best ok value for
+  ///   the objective (time: median; energy: per launch; a metric: its value, in its
+  ///   direction), equal values in the order of the keys' text. A stored winner (this DB's
+  ///   first, then the source's) is kept as it is when the best is its own configuration at
+  ///   the median it was declared with, or is among the finalists it was re-measured against
+  ///   with the screening median they had: its verdict was then declared over the best there
+  ///   is. Otherwise the best becomes a screening winner (nothing was re-measured over the
+  ///   merged set). A group without any ok measurement keeps its stored winner.
+  /// Merging the same source again, or a DB into itself, changes no row.
+  MergeStats merge_from(const Store& source);
 
   /// PRAGMA integrity_check == "ok".
   bool integrity_ok() const;

@@ -15,6 +15,7 @@
 #include "cutune/model/configuration.hpp"
 #include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
+#include "cutune/model/shard.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/worker/measure_options.hpp"
 #include "cutune/search/strategy.hpp"
@@ -24,7 +25,15 @@ namespace cutune::runner {
 struct TuneOptions {
   std::string problem;                  ///< "n=1000" overrides of problem variables
   std::string strategy = search::kDefaultStrategy;
-  std::optional<std::uint64_t> budget;  ///< unique configurations to evaluate
+  /// New configurations to evaluate; what the store already holds for the target is reused
+  /// (never re-measured, told to the strategy) and not counted, unless `resume`.
+  std::optional<std::uint64_t> budget;
+  /// Finish an interrupted run: the stored measurements count against `budget` and
+  /// `time_budget_s`, so the run ends where the interrupted one would have.
+  bool resume = false;
+  /// Evaluate this share of the space only (brute_force and random; see shard.hpp). The
+  /// default configuration and --try are still evaluated first: they are the run's baseline.
+  std::optional<Shard> shard;
   /// Stop proposing once the evaluations (compile + verify + samples) have cost this much.
   std::optional<double> time_budget_s;
   std::uint64_t seed = 1;               ///< strategy seed (stored with the run)
@@ -67,6 +76,16 @@ struct TuneOptions {
   std::function<void(const Progress&)> progress;
 };
 
+/// The line a run on stored results starts with, saying what the budget counts:
+/// "reusing 150 stored measurements; budget 150 new evaluations" or, resuming,
+/// "resuming: 150 of 150 already stored".
+std::string stored_results_line(bool resume, std::optional<std::uint64_t> budget, std::size_t stored);
+
+/// Throws InputError (one line) unless `strategy` can run on a shard: brute_force and random
+/// propose from a fixed set, which splits; a local search or a model-based one follows its
+/// own results across the whole space, which does not.
+void check_shard_strategy(const std::string& strategy, const Shard& shard);
+
 /// One tuning's inputs, each built once. A session is tuned once (its strategy keeps
 /// state); move it into runner::tune.
 class TuningSession {
@@ -93,12 +112,20 @@ class TuningSession {
   /// --try, in order: evaluated right after the default.
   const std::vector<Configuration>& first() const { return first_; }
   search::Strategy& strategy() { return *strategy_; }
+  /// The space the strategy proposes from: the shard's share, else space().
+  const Space& search_space() const { return search_space_ ? *search_space_ : space(); }
+  /// A second run on stored results: `stored` of them lie in search_space(). Unless resuming,
+  /// the strategy is made again with its budget widened by that many, so that a strategy
+  /// that stops proposing at its budget (brute_force, random) still reaches `budget` new
+  /// configurations. Call before the strategy is asked or told anything.
+  void reuse_stored(std::uint64_t stored);
   /// The store: the one opened by the constructor, else created now (its folder too).
   db::Store& store();
 
  private:
   const KernelProblem* problem_;
   TuneOptions options_;
+  std::unique_ptr<Space> search_space_;  ///< the shard's; on the heap: the strategy keeps a reference
   std::unique_ptr<search::Strategy> strategy_;
   ProblemInstance instance_;
   Objective objective_;
