@@ -173,6 +173,22 @@ TEST_CASE("scoring: recorded spaces from Kernel Tuner's files", "[scoring]") {
   CHECK_THROWS_AS(replay::load_recorded_space(bad), InputError);
 }
 
+TEST_CASE("scoring: N evaluators divide the window and multiply the baseline's evaluations", "[scoring]") {
+  // The 9 configurations above: with 2 evaluators random search makes by t what one makes by
+  // 2t, so B_2(t) = B_1(2t) and the window 1 .. 4 s becomes 0.5 .. 2 s.
+  RecordedSpace space = line_space({9, 8, 7, 6, 5, 4, 3, 2, 1}, std::vector<double>(9, 1.0));
+  ScoringOptions o;
+  o.workers = 2;
+  SpaceScoring two(space, o), one(space);
+  CHECK(two.workers() == 2);
+  CHECK(two.window_start_s() == 0.5);
+  CHECK(two.window_end_s() == 2.0);
+  for (double t : {0.5, 1.0, 1.25, 1.5, 2.0}) CHECK(two.baseline(t) == one.baseline(2 * t));
+  CHECK(two.expected_evaluations() == one.expected_evaluations());
+  o.workers = 0;
+  CHECK_THROWS_AS(SpaceScoring(space, o), InputError);
+}
+
 TEST_CASE("scoring: random search scores about 0, the comparison table", "[scoring]") {
   const auto path = shared_space("dedispersion_A100.json.gz");
   if (!std::filesystem::exists(path)) {
@@ -245,5 +261,21 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
   Cli f = run_cutune(fmt::format("score --spaces '{}' --traces '{}'", cache.string(), (dir / "bad.json").string()), dir);
   CHECK(f.status == 2);
   CHECK(f.err.find("runs[0]") != std::string::npos);
+  // With 4 evaluators: the table says so, the JSON too; sequential traces are refused.
+  Cli g = run_cutune(fmt::format("score --spaces '{}' --strategies random,bayes_opt --repeats 3 --workers 4 --json '{}'",
+                                 cache.string(), (dir / "w.json").string()), dir);
+  INFO(g.out << g.err);
+  CHECK(g.status == 0);
+  CHECK(g.out.find("4 evaluators at once") != std::string::npos);
+  {
+    std::ifstream in(dir / "w.json");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    CHECK(ss.str().find("\"workers\": 4") != std::string::npos);
+  }
+  Cli h = run_cutune(fmt::format("score --spaces '{}' --workers 4 --traces '{}'", cache.string(),
+                                 (dir / "kt.json").string()), dir);
+  CHECK(h.status == 2);
+  CHECK(h.err.find("sequential") != std::string::npos);
   std::filesystem::remove_all(dir);
 }

@@ -254,3 +254,129 @@ TEST_CASE("simulation: another tool's run replays with the same costs", "[sessio
   CHECK_THROWS_WITH(replay_trace(space, {Config{{9}}}, "kt run 3"),
                     Catch::Matchers::Contains("kt run 3"));
 }
+
+namespace {
+
+// 6 x 6 x 5 = 180 recorded configurations: a bowl with its optimum inside, one in seven
+// failing, costs from 0.5 to 2.3 s so that evaluators finish out of order.
+RecordedSpace recorded_bowl() {
+  std::vector<Parameter> ps;
+  for (const char* name : {"a", "b", "c"}) {
+    ValueList values;
+    for (int i = 0; i < (name[0] == 'c' ? 5 : 6); ++i) values.emplace_back(i);
+    ps.push_back(Parameter{name, values, values.front()});
+  }
+  std::vector<RecordedSpace::Entry> e;
+  for (std::uint32_t a = 0; a < 6; ++a)
+    for (std::uint32_t b = 0; b < 6; ++b)
+      for (std::uint32_t c = 0; c < 5; ++c) {
+        const double f = 1.0 + (a - 2.0) * (a - 2.0) + 2.0 * (b - 4.0) * (b - 4.0) + (c - 1.0) * (c - 1.0);
+        const bool valid = (a * 5 + b * 3 + c) % 7 != 3 || f == 1.0;
+        e.push_back({Config{{a, b, c}}, RecordedResult{Observation{valid, f}, 0.5 + 0.1 * ((a * 7 + b * 3 + c * 5) % 19)}});
+      }
+  return RecordedSpace("bowl", ps, e);
+}
+
+// The simulation loop as it was before it had evaluators: ask a batch, evaluate it in
+// order, each result adding its cost to the clock.
+SimulationResult sequential(const RecordedSpace& recorded, Strategy& strategy, const SimulationOptions& options) {
+  Session session(strategy, options.session, &recorded.space());
+  while (!session.done()) {
+    const Session::Batch batch = session.ask(options.batch);
+    for (const Config& c : batch.evaluate) {
+      const RecordedResult* r = recorded.find(c);
+      session.tell(c, r->observation, r->cost_s);
+    }
+    if (batch.evaluate.empty() && batch.stored.empty() && !session.done() && session.in_flight() == 0)
+      FAIL("the session neither proposed nor ended");
+  }
+  return SimulationResult{session.trace(), session.revisits(), session.end_reason()};
+}
+
+}  // namespace
+
+TEST_CASE("simulation: one evaluator is the sequential loop, trace for trace", "[session]") {
+  const RecordedSpace space = recorded_bowl();
+  const std::string name = GENERATE(from_range(strategy_names()));
+  INFO(name);
+  for (std::size_t batch : {1, 8}) {
+    SimulationOptions o;
+    o.batch = batch;
+    o.session.max_time_s = 60.0;
+    auto a = make_strategy(space.space(), StrategyOptions{name, 7, 50});
+    auto b = make_strategy(space.space(), StrategyOptions{name, 7, 50});
+    const SimulationResult events = simulate(space, *a, o);
+    const SimulationResult loop = sequential(space, *b, o);
+    REQUIRE(events.trace.size() == loop.trace.size());
+    CHECK(events.trace.size() > 20);
+    for (std::size_t i = 0; i < loop.trace.size(); ++i) {
+      CHECK(events.trace[i].config == loop.trace[i].config);
+      CHECK(events.trace[i].elapsed_s == loop.trace[i].elapsed_s);  // exactly: the same sums
+    }
+    CHECK(events.end == loop.end);
+    CHECK(events.revisits == loop.revisits);
+    CHECK(events.idle_s == 0.0);
+  }
+}
+
+TEST_CASE("simulation: N evaluators run at once in simulated wall time", "[session]") {
+  RecordedSpace space = tiny();  // costs 0.25, 0.5, 0.5, 0.5, 0.25
+  auto strategy = make_strategy(space.space(), StrategyOptions{"brute_force", 1, std::nullopt});
+  SimulationOptions o;
+  o.workers = 2;
+  auto r = simulate(space, *strategy, o);
+  // A: x0 0..0.25, x2 0.25..0.75, x4 0.75..1.0; B: x1 0..0.5, x3 0.5..1.0 (ties: started first).
+  REQUIRE(r.trace.size() == 5);
+  const double finish[] = {0.25, 0.5, 0.75, 1.0, 1.0};
+  for (std::uint32_t i = 0; i < 5; ++i) {
+    CHECK(r.trace[i].config == cfg(i));
+    CHECK(r.trace[i].elapsed_s == finish[i]);
+    CHECK(r.trace[i].cost_s == space.find(cfg(i))->cost_s);  // the evaluation's own cost
+  }
+  CHECK(r.idle_s == 0.0);
+
+  // The time budget is wall time: at 0.5 s x0 and x1 are told, x2 (started at 0.25) still
+  // finishes; with one proposal asked at a time, nothing else starts.
+  auto again = make_strategy(space.space(), StrategyOptions{"brute_force", 1, std::nullopt});
+  o.batch = 1;
+  o.session.max_time_s = 0.5;
+  auto limited = simulate(space, *again, o);
+  CHECK(limited.end == SessionEnd::TimeBudget);
+  REQUIRE(limited.trace.size() == 3);
+  CHECK(limited.trace.back().elapsed_s == 0.75);
+
+  o.workers = 0;
+  CHECK_THROWS_AS(simulate(space, *again, o), InputError);
+}
+
+TEST_CASE("session: results told out of time order are a caller bug", "[session]") {
+  Scripted s({{cfg(0), cfg(1)}});
+  Session session(s, SessionOptions{});
+  auto b = session.ask(2);
+  REQUIRE(b.evaluate.size() == 2);
+  session.tell_at(cfg(0), {true, 1.0}, 2.0, 2.0);
+  CHECK(session.elapsed_s() == 2.0);
+  CHECK_THROWS_AS(session.tell_at(cfg(1), {true, 1.0}, 1.0, 1.5), std::logic_error);
+}
+
+TEST_CASE("simulation: every strategy keeps N evaluators busy until the end", "[session]") {
+  const RecordedSpace space = recorded_bowl();
+  const std::string name = GENERATE(from_range(strategy_names()));
+  for (std::size_t workers : {4, 8}) {
+    INFO(name << " with " << workers << " evaluators");
+    SimulationOptions o;
+    o.workers = workers;
+    o.session.max_time_s = 20.0;
+    auto strategy = make_strategy(space.space(), StrategyOptions{name, 3, std::nullopt});
+    const SimulationResult r = simulate(space, *strategy, o);
+    // Never an idle evaluator while the session runs, and about N times the evaluations of
+    // one evaluator in the same wall time (costs average 1.4 s: 20 s buys ~14 at N = 1).
+    CHECK(r.idle_s == 0.0);
+    CHECK(r.end == SessionEnd::TimeBudget);
+    CHECK(r.trace.size() >= 10 * workers);
+    std::set<Config> unique;
+    for (const auto& t : r.trace) unique.insert(t.config);
+    CHECK(unique.size() == r.trace.size());
+    CHECK(r.trace.back().elapsed_s >= 20.0);
+  }
+}

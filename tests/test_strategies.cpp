@@ -201,6 +201,42 @@ TEST_CASE("strategies survive failures and end once every valid configuration is
   CHECK(*some_fail.best == kBowlOptimum);
 }
 
+// N evaluators: the strategy is asked for one more while N - 1 (here up to N) of its
+// proposals are unanswered, and results arrive out of order. Each proposal must be new work
+// (valid, never one pending or told: a repeat would leave an evaluator idle) and the
+// strategy must not stall: it proposes until every valid configuration has been proposed.
+TEST_CASE("strategies propose distinct valid work with 4 and 8 results pending") {
+  const std::string name = GENERATE(from_range(search::strategy_names()));
+  const std::size_t pending_max = GENERATE(4, 8);
+  INFO(name << " with " << pending_max << " pending");
+  const Space space({range_param("a", 8), range_param("b", 8), range_param("c", 4)}, {"a + b <= 10", "c != 2"});
+  const std::uint64_t valid = space.count_valid();
+  REQUIRE(valid == 162);
+  auto strategy = search::make_strategy(space, {name, 11, std::nullopt});
+  std::set<Config> proposed;
+  std::vector<Config> pending;
+  std::size_t turn = 0;
+  while (proposed.size() < valid) {
+    if (pending.size() >= pending_max) {
+      // Told out of order: the oldest, the newest or the middle one, in turn.
+      const std::size_t i = turn % 3 == 0 ? 0 : turn % 3 == 1 ? pending.size() - 1 : pending.size() / 2;
+      ++turn;
+      const auto f = bowl_with_failures(Config{{pending[i].index[0], pending[i].index[1], pending[i].index[2], 0}});
+      strategy->tell(pending[i], {f.has_value(), f.value_or(0.0)});
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    const auto batch = strategy->ask(1);
+    INFO(proposed.size() << " proposed so far");
+    REQUIRE(batch.size() == 1);  // never empty (a stall) while valid configurations are left
+    const Config& c = batch.front();
+    REQUIRE(space.is_valid(c));
+    REQUIRE(proposed.insert(c).second);  // distinct: neither pending nor told before
+    pending.push_back(c);
+  }
+  for (const auto& c : pending) strategy->tell(c, {true, 1.0});
+  CHECK(strategy->ask(1).empty());
+}
+
 TEST_CASE("repair moves to the nearest valid configuration") {
   const Space space = bowl_space();
   // a + b <= 9 violated by four: lowering a or b by four are equally near (ties go to the

@@ -23,6 +23,8 @@ class Memory {
   bool is_told(const Config& c) const { return told_.count(c) != 0; }
   bool is_pending(const Config& c) const { return pending_.count(c) != 0; }
   bool seen(const Config& c) const { return is_told(c) || is_pending(c); }
+  /// Proposed, not told yet (in flight on the evaluators, or waiting for one).
+  const std::set<Config>& pending() const { return pending_; }
   /// Fitness of a told configuration, nullopt if not told yet.
   std::optional<double> fitness(const Config& c) const;
 

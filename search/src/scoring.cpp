@@ -45,7 +45,8 @@ double median_of(std::vector<double> values) {
 }
 
 SpaceScoring::SpaceScoring(const RecordedSpace& space, ScoringOptions options)
-    : name_(space.name()), method_(options.curve) {
+    : name_(space.name()), method_(options.curve), workers_(options.workers) {
+  if (workers_ == 0) throw InputError("scoring: at least one evaluator (worker) is needed");
   std::vector<double> costs;
   for (const auto& e : space.entries()) {
     costs.push_back(e.result.cost_s);
@@ -70,8 +71,10 @@ SpaceScoring::SpaceScoring(const RecordedSpace& space, ScoringOptions options)
       f_start -= 1;
     }
   }
-  const double t0 = static_cast<double>(f_start) * median_cost_s_;
-  const double t1 = static_cast<double>(f_end) * median_cost_s_;
+  // Divided by 1.0 for one evaluator: exact, the methodology's window unchanged.
+  const double n_workers = static_cast<double>(workers_);
+  const double t0 = static_cast<double>(f_start) * median_cost_s_ / n_workers;
+  const double t1 = static_cast<double>(f_end) * median_cost_s_ / n_workers;
   const std::size_t n = std::max<std::size_t>(options.points, 2);
   times_.resize(n);
   for (std::size_t k = 0; k < n; ++k)  // numpy.linspace
@@ -92,12 +95,12 @@ std::uint64_t SpaceScoring::fevals_to(double p) const {
 }
 
 std::uint64_t SpaceScoring::expected_evaluations() const {
-  return static_cast<std::uint64_t>(std::ceil(window_end_s() / mean_cost_s_));
+  return static_cast<std::uint64_t>(std::ceil(window_end_s() * static_cast<double>(workers_) / mean_cost_s_));
 }
 
 double SpaceScoring::baseline(double t) const {
   const double n = static_cast<double>(v_.size());
-  const double m = std::max(1.0, round_half_even(t / mean_cost_s_));
+  const double m = std::max(1.0, round_half_even(static_cast<double>(workers_) * t / mean_cost_s_));
   const double index = std::min(n - 1, round_half_even(m * (n + 1) / (m + 1)));
   return v_[v_.size() - 1 - static_cast<std::size_t>(index)];  // w[index]
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "cutune/model/errors.hpp"
@@ -25,8 +26,16 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
     if (std::find(known.begin(), known.end(), s) == known.end())
       throw InputError(fmt::format("unknown strategy '{}' (known: {})", s, fmt::join(known, ", ")));
   if (options.repeats == 0) throw InputError("--repeats must be at least 1");
+  if (options.workers == 0) throw InputError("--workers must be at least 1");
+  if (options.workers != options.scoring.workers)
+    throw std::logic_error("compare_strategies: the runs' and the scoring's evaluators differ");
+  if (options.workers > 1 && !external.empty())
+    throw InputError(fmt::format("other tools' runs (--traces) are sequential: they cannot be scored with {} "
+                                 "workers",
+                                 options.workers));
 
   ScoreTable table;
+  table.workers = options.workers;
   std::vector<SpaceScoring> scorings;
   for (const auto& s : spaces) {
     scorings.emplace_back(s, options.scoring);
@@ -52,6 +61,7 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
         auto strategy = make_strategy(spaces[sp].space(), so);
         SimulationOptions sim;
         sim.batch = options.batch;
+        sim.workers = options.workers;
         sim.session.max_time_s = table.time_budget_s[sp];
         runs[st][sp][r] = simulate(spaces[sp], *strategy, sim).trace;
       } catch (...) {
@@ -114,7 +124,8 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
 std::string format_score_table(const ScoreTable& table) {
   std::size_t name_width = 8;
   for (const auto& r : table.rows) name_width = std::max(name_width, r.strategy.size());
-  std::string out = fmt::format("{:<{}}", "strategy", name_width);
+  std::string out = fmt::format("{} evaluator{} at once\n", table.workers, table.workers == 1 ? "" : "s");
+  out += fmt::format("{:<{}}", "strategy", name_width);
   for (const auto& s : table.spaces) out += fmt::format("  {:>{}}", s, std::max<std::size_t>(s.size(), 7));
   out += "  overall\n";
   auto cell = [](double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.3f}", v); };

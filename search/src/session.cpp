@@ -60,8 +60,9 @@ void Session::check_valid(const Config& config) const {
 }
 
 std::size_t Session::record(const Config& config, const Observation& observation, double cost_s,
-                            bool stored) {
-  elapsed_s_ += cost_s;
+                            bool stored, std::optional<double> finished_at_s) {
+  if (finished_at_s) elapsed_s_ = *finished_at_s;
+  else elapsed_s_ += cost_s;
   trace_.push_back(TraceEntry{config, observation, cost_s, elapsed_s_, stored});
   done_[config] = trace_.size() - 1;
   return trace_.size() - 1;
@@ -134,12 +135,24 @@ Session::Batch Session::ask(std::size_t max) {
 }
 
 void Session::tell(const Config& config, const Observation& observation, double cost_s) {
+  finish(config, observation, cost_s, std::nullopt);
+}
+
+void Session::tell_at(const Config& config, const Observation& observation, double cost_s,
+                      double finished_at_s) {
+  if (!(finished_at_s >= elapsed_s_))
+    throw std::logic_error("Session::tell_at: a result that finished before the one told last");
+  finish(config, observation, cost_s, finished_at_s);
+}
+
+void Session::finish(const Config& config, const Observation& observation, double cost_s,
+                     std::optional<double> finished_at_s) {
   auto it = in_flight_.find(config);
   if (it == in_flight_.end())
     throw std::logic_error("Session::tell: a configuration that ask() did not return, or told twice");
   const std::uint64_t waiting = it->second;
   in_flight_.erase(it);
-  record(config, observation, cost_s, false);
+  record(config, observation, cost_s, false, finished_at_s);
   strategy_.tell(config, observation);
   for (std::uint64_t i = 0; i < waiting; ++i) strategy_.tell(config, observation);
   if (options_.max_time_s && counted_time_s() >= *options_.max_time_s) end(SessionEnd::TimeBudget);

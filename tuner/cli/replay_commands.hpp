@@ -35,6 +35,7 @@ struct ScoreArgs {
   std::uint64_t seed = 1;
   std::string json;
   unsigned threads = 0;
+  std::size_t workers = 1;  ///< evaluators at once in each simulated run
   std::size_t points = 1000;
   std::string curve = "isotonic";  ///< S(t): "isotonic" (the reference's) or "median"
   std::string command;

@@ -89,6 +89,10 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
       ->expected(1, -1);
   score->add_option("--json", a.json, "Write the table, spaces and settings as JSON to this file");
   score->add_option("--threads", a.threads, "Simulation threads (default: one per core)");
+  score->add_option("--workers", a.workers,
+                    "Evaluators (GPUs) at once in each simulated run; the baseline is random search with as "
+                    "many, the window T(p) / workers of simulated wall time")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   score->add_option("--points", a.points, "Points in the time window")->check(CLI::Range(2, 1000000));
   score->add_option("--curve", a.curve, "S(t): median of the repeats, or isotonic regression of the pooled "
                                         "repeats (the reference implementation's)")
@@ -114,6 +118,8 @@ int cmd_score(const ScoreArgs& a) {
   o.repeats = a.repeats;
   o.seed = a.seed;
   o.threads = a.threads;
+  o.workers = a.workers;
+  o.scoring.workers = a.workers;
   o.scoring.points = a.points;
   o.scoring.curve = a.curve == "isotonic" ? search::CurveMethod::Isotonic : search::CurveMethod::Median;
   const auto t0 = std::chrono::steady_clock::now();
@@ -121,8 +127,9 @@ int cmd_score(const ScoreArgs& a) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::cout << search::format_score_table(table);
-  std::cout << fmt::format("{} repeats per strategy and space, window T({})..T({}), {} points, S(t): {}; {:.1f} s\n",
-                           a.repeats, o.scoring.p_start, o.scoring.p_end, o.scoring.points,
+  std::cout << fmt::format("{} repeats per strategy and space, window T({})..T({}){}, {} points, S(t): {}; {:.1f} s\n",
+                           a.repeats, o.scoring.p_start, o.scoring.p_end,
+                           o.workers == 1 ? std::string() : fmt::format(" / {} workers", o.workers), o.scoring.points,
                            a.curve == "median" ? "median of the repeats" : "isotonic regression of the pooled repeats",
                            wall_s);
   if (!a.json.empty()) {
@@ -137,6 +144,7 @@ int cmd_score(const ScoreArgs& a) {
     j["repeats"] = a.repeats;
     j["seed"] = a.seed;
     j["batch"] = o.batch;
+    j["workers"] = o.workers;
     auto& js = j["spaces"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < spaces.size(); ++i) {
       const search::SpaceScoring s(spaces[i], o.scoring);

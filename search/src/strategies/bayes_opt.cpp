@@ -4,7 +4,11 @@
 // the worst valid value seen. Each plan scores a candidate pool (random valid
 // configurations plus the neighbours of the best ones, never the whole space) with two
 // acquisitions, expected improvement (EI) and lower confidence bound (LCB), and takes
-// their best candidates in turn. A plan is rebuilt whenever new results arrived. The GP
+// their best candidates in turn. A plan is rebuilt whenever new results arrived. Proposals
+// still pending (in flight on other evaluators) enter the GP with a fantasised value, the
+// best so far (the "constant liar" of Ginsbourger, Le Riche and Carraro, 2010): its
+// uncertainty collapses there, so a plan made while N - 1 results are pending spreads over
+// other regions instead of crowding around the same optimum of EI. The GP
 // holds at most kGpCap results (the best half and the most recent half): O(kGpCap^3) per
 // plan however long the run.
 #include <Eigen/Cholesky>
@@ -105,14 +109,24 @@ class BayesOpt final : public Searcher {
     }
     if (!std::isfinite(worst)) return;  // nothing valid yet: random sampling goes on
 
-    const auto n = static_cast<Eigen::Index>(train.size());
+    // The lie for the pending proposals: the best valid value told (the least that the
+    // result can be, as far as EI's improvement over it is concerned).
+    const double lie = memory_.best_fitness();
+    const auto& pending = memory_.pending();
+    const auto told = static_cast<Eigen::Index>(train.size());
+    const auto n = told + static_cast<Eigen::Index>(pending.size());
     const auto dim = static_cast<Eigen::Index>(space_.parameters().size());
     Eigen::MatrixXd x(n, dim);
     Eigen::VectorXd y(n);
-    for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index i = 0; i < told; ++i) {
       x.row(i) = coordinates(train[static_cast<std::size_t>(i)]).transpose();
       const double f = std::min(*memory_.fitness(train[static_cast<std::size_t>(i)]), worst);
       y[i] = positive ? std::log(f) : f;
+    }
+    Eigen::Index i = told;
+    for (const Config& c : pending) {
+      x.row(i) = coordinates(c).transpose();
+      y[i++] = positive ? std::log(lie) : lie;
     }
     const double mean = y.mean();
     const double sd = std::sqrt((y.array() - mean).square().mean());

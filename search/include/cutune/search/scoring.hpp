@@ -23,7 +23,14 @@
 //     average one).
 //   P(t) = (S(t) - B(t)) / (f* - B(t)); the score is the mean of P over the window, and
 //   over several spaces the mean over spaces.
-// Details taken from the reference where the issue is silent: round() is Python's (half to
+// N evaluators working at once (ScoringOptions::workers, cutune's own extension): the time
+// axis stays simulated wall time, so N evaluators make up to N times the evaluations in the
+// same time. The baseline is then random search with N evaluators, M(t) = max(1, round(N t /
+// tau)), and the window is T(p) / N: the wall time in which it makes the evaluations that
+// one evaluator makes by T(p). Random search thus scores about 0 at every N, and a strategy's
+// score at N beside its score at 1 says what proposing with N - 1 results pending costs it.
+// N = 1 is the methodology unchanged.
+// Details taken from the reference where the methodology is silent: round() is Python's (half to
 // even); when w[i] is already the optimum for p < 1, i steps back one (so F(p) stays below
 // the cost of finding the optimum itself); a window of fewer than 2 evaluations is widened
 // (end + 2 when it starts at 0, else start - 1 and end + 1). Our own choices: a repeat that
@@ -45,6 +52,7 @@ struct ScoringOptions {
   double p_start = 0.5;
   double p_end = 0.96;
   std::size_t points = 1000;
+  std::size_t workers = 1;  ///< N evaluators at once (see above)
 };
 
 /// The statistics of one recorded space and the scoring of runs on it.
@@ -61,11 +69,14 @@ class SpaceScoring {
   double median_cost_s() const { return median_cost_s_; }
   double mean_cost_s() const { return mean_cost_s_; }  ///< tau
   std::uint64_t fevals_to(double p) const;  ///< F(p), without the window widening
+  /// T(p), on one evaluator (the window is T(p) / workers).
   double time_to(double p) const { return static_cast<double>(fevals_to(p)) * median_cost_s_; }
+  std::size_t workers() const { return workers_; }
   double window_start_s() const { return times_.front(); }
   double window_end_s() const { return times_.back(); }
   const std::vector<double>& times() const { return times_; }
-  /// Evaluations that random search makes, on average, by the end of the window.
+  /// Evaluations that random search (with workers() evaluators) makes, on average, by the
+  /// end of the window.
   std::uint64_t expected_evaluations() const;
 
   double baseline(double t) const;  ///< B(t)
@@ -82,6 +93,7 @@ class SpaceScoring {
 
   std::string name_;
   CurveMethod method_ = CurveMethod::Median;
+  std::size_t workers_ = 1;
   std::vector<double> v_;  ///< best first
   double median_ = 0.0, median_cost_s_ = 0.0, mean_cost_s_ = 0.0;
   std::vector<double> times_;

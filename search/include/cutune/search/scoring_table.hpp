@@ -17,6 +17,9 @@ struct ComparisonOptions {
   std::uint64_t seed = 1;  ///< repeat r of every strategy on every space uses seed + r
   ScoringOptions scoring;
   std::size_t batch = 8;   ///< as the real tuning loop asks
+  /// Evaluators at once in each simulated run; scoring.workers must equal it (the
+  /// baseline and window follow it).
+  std::size_t workers = 1;
   unsigned threads = 0;    ///< 0: one per core
 };
 
@@ -36,6 +39,7 @@ struct ScoreRow {
 };
 
 struct ScoreTable {
+  std::size_t workers = 1;  ///< evaluators at once in every run
   std::vector<std::string> spaces;
   /// Per space: the window end T(p_end) (each run's time budget) and the evaluation budget
   /// given to cutune's strategies for planning (2x what random search makes by then, at
@@ -45,14 +49,16 @@ struct ScoreTable {
   std::vector<ScoreRow> rows;  ///< best overall first
 };
 
-/// Throws InputError for an unknown strategy, or external runs naming an unknown space.
+/// Throws InputError for an unknown strategy, external runs naming an unknown space, or
+/// external runs with more than one worker (they are sequential runs).
 ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const ComparisonOptions& options,
                               const std::vector<ExternalRuns>& external = {});
 
 /// The evaluation budget a strategy gets on a space (see ScoreTable::evaluation_budget).
 std::uint64_t planning_budget(const SpaceScoring& scoring);
 
-/// A plain-text table: one row per strategy, a column per space and the overall score.
+/// A plain-text table: one row per strategy, a column per space and the overall score,
+/// headed by the number of evaluators.
 std::string format_score_table(const ScoreTable& table);
 
 }  // namespace cutune::search

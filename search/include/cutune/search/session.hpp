@@ -13,7 +13,10 @@
 //   new configurations.
 // - The evaluation budget is exact: never more unique configurations in flight or done.
 //   The time budget is the sum of the evaluations' costs (seconds): once it is reached no
-//   more configurations are proposed; those in flight still finish and are told.
+//   more configurations are proposed; those in flight still finish and are told. With
+//   several evaluators at once (GPUs, or simulated ones) the caller tells each result with
+//   the time it arrived (tell_at): the session's clock is then that wall clock, not the
+//   sum of the costs, which grows up to N times faster than time with N evaluators.
 // - A strategy that proposes `max_consecutive_revisits` configurations in a row without a
 //   new one is ended (end reason "revisits only"): it is stuck, and every revisit is free,
 //   so it would otherwise never stop. Revisits of configurations still in flight do not
@@ -46,7 +49,9 @@ struct TraceEntry {
   Config config;
   Observation observation;
   double cost_s = 0.0;     ///< what evaluating it cost
-  double elapsed_s = 0.0;  ///< cumulative cost up to and including this one
+  /// When this result arrived: the cumulative cost up to and including this one, or, told
+  /// by tell_at, the wall clock of the evaluators working in parallel.
+  double elapsed_s = 0.0;
   bool stored = false;     ///< answered from stored results, not run in this session
 };
 
@@ -79,6 +84,10 @@ class Session {
   Batch ask(std::size_t max);
   /// The result of a configuration that ask() returned.
   void tell(const Config& config, const Observation& observation, double cost_s);
+  /// The same, from evaluators working in parallel: the result arrived at `finished_at_s`
+  /// on the session's clock (elapsed_s() then is that time; the time budget is wall time).
+  /// std::logic_error if it is before elapsed_s() (results are told in the order they finish).
+  void tell_at(const Config& config, const Observation& observation, double cost_s, double finished_at_s);
 
   /// No more configurations will be proposed (some may still be in flight).
   bool done() const { return end_ != SessionEnd::Running; }
@@ -97,8 +106,10 @@ class Session {
   double counted_time_s() const;
   void end(SessionEnd why);
   std::size_t record(const Config& config, const Observation& observation, double cost_s,
-                     bool stored);
+                     bool stored, std::optional<double> finished_at_s = std::nullopt);
   void check_valid(const Config& config) const;
+  void finish(const Config& config, const Observation& observation, double cost_s,
+              std::optional<double> finished_at_s);
   /// Handles one proposal; returns true when it is new (to evaluate or answered from store).
   enum class Outcome { New, Stored, Revisit, Waiting };
   Outcome take(const Config& config, Batch& out, bool from_strategy);

@@ -2,6 +2,13 @@
 // Simulation: a strategy tuned against a recorded space instead of a GPU. Each
 // evaluation returns the recorded result and costs its recorded compile + benchmark
 // (+ verification) time in simulated time, through the same Session as a real run.
+//
+// With N evaluators (a node's GPUs) the simulation is event-driven: up to N configurations
+// run at once, each finishing its recorded cost after it started; the next one to finish
+// is told to the strategy at its finish time, and the evaluator it frees takes the next
+// proposal. The strategy is asked when an evaluator is free and nothing proposed is
+// waiting, for as many as keep max(N, batch) proposals unanswered: with N = 1 that is the
+// sequential loop (ask a batch, evaluate it in order, ask again), trace for trace.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -14,16 +21,23 @@ namespace cutune::search {
 struct SimulationOptions {
   SessionOptions session;
   std::size_t batch = 8;  ///< configurations asked at a time, as the real tuning loop asks
+  /// Evaluators working at once (>= 1). The session's clock, and so the time budget and the
+  /// trace's elapsed_s, is then their wall clock.
+  std::size_t workers = 1;
 };
 
 struct SimulationResult {
   std::vector<TraceEntry> trace;
   std::uint64_t revisits = 0;
   SessionEnd end = SessionEnd::Running;
+  /// Evaluator time spent idle before the last result, summed over the evaluators: an
+  /// evaluator is idle when the strategy had nothing to propose while results were pending.
+  double idle_s = 0.0;
 };
 
-/// Runs `strategy` (made over recorded.space()) to the end of its session. Throws
-/// std::logic_error if the strategy proposes a configuration that is not recorded.
+/// Runs `strategy` (made over recorded.space()) to the end of its session with
+/// options.workers evaluators. Throws std::logic_error if the strategy proposes a
+/// configuration that is not recorded, InputError for 0 workers.
 SimulationResult simulate(const RecordedSpace& recorded, Strategy& strategy,
                           const SimulationOptions& options,
                           const std::vector<std::pair<Config, RecordedResult>>& stored = {});
