@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
-#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "cutune/db/store.hpp"
+#include "measurement_rows.hpp"
 #include "sqlite_handle.hpp"
 
 namespace cutune::db {
@@ -129,17 +129,6 @@ std::optional<Row> find_one(sqlite3* db, const std::string& sql, const std::vect
   return r;
 }
 
-/// The value a measurement row ranks by for an objective; none when it has none.
-std::optional<double> objective_value_of(const std::string& objective, double median_ms, const std::string& stats_json,
-                                         const std::string& metrics_json) {
-  if (objective == "time") return median_ms;
-  const auto j = nlohmann::json::parse(objective == "energy" ? stats_json : metrics_json, nullptr, false);
-  const std::string field = objective == "energy" ? "energy_mj_per_launch" : objective;
-  if (!j.is_object() || !j.contains(field) || !j[field].is_number()) return std::nullopt;
-  const double v = j[field].get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
 /// The best ok measurement of a winner group.
 struct Best {
   std::int64_t run_id = 0, device_id = 0;
@@ -147,26 +136,26 @@ struct Best {
   double median_ms = 0.0, value = 0.0;
 };
 
-std::optional<Best> best_measurement(sqlite3* db, std::int64_t kernel_id, std::int64_t problem_id,
-                                     const std::string& gpu_model, const std::string& objective,
-                                     bool higher_is_better) {
-  Statement st(db,
-               "SELECT m.run_id, m.device_id, m.config_key, m.config_json, m.median_ms, m.stats_json, "
-               "m.metrics_json FROM measurements m JOIN devices d ON d.id = m.device_id "
-               "WHERE m.kernel_id = ?1 AND m.problem_id = ?2 AND d.model_key = ?3 AND m.status = 'ok' "
-               "ORDER BY m.id");
+/// Ranked as tune ranks (db::objective_value over the store's own row reader); equal
+/// values in the order of the keys' text; the same key on two devices of the model: the
+/// first stored.
+std::optional<Best> best_measurement(sqlite3* db, const std::filesystem::path& path, std::int64_t kernel_id,
+                                     std::int64_t problem_id, const std::string& gpu_model,
+                                     const Objective& objective) {
+  Statement st(db, fmt::format("SELECT {}, run_id, device_id FROM measurements WHERE kernel_id = ?1 AND "
+                               "problem_id = ?2 AND status = 'ok' AND device_id IN "
+                               "(SELECT id FROM devices WHERE model_key = ?3) ORDER BY id",
+                               detail::kMeasurementColumns));
   st.bind_int64(1, kernel_id).bind_int64(2, problem_id).bind_text(3, gpu_model);
   std::optional<Best> best;
   while (st.step()) {
-    const auto v = objective_value_of(objective, st.column_double(4), st.column_text(5), st.column_text(6));
+    const Measurement m = detail::read_measurement(st, path);
+    const auto v = objective_value(m, objective);
     if (!v) continue;
-    const std::string key = st.column_text(2);
-    // Better value first; equal values in the order of the keys' text (as runner ranks);
-    // the same key on two devices of the model: the first stored.
-    const bool better = !best || (higher_is_better ? *v > best->value : *v < best->value) ||
-                        (*v == best->value && key < best->config_key);
+    const bool better = !best || objective.better(*v, best->value) ||
+                        (*v == best->value && m.config_key < best->config_key);
     if (!better) continue;
-    best = Best{st.column_int64(0), st.column_int64(1), key, st.column_text(3), st.column_double(4), *v};
+    best = Best{st.column_int64(13), st.column_int64(14), m.config_key, m.config_json, m.median_ms, *v};
   }
   return best;
 }
@@ -334,7 +323,8 @@ Store::MergeStats Store::merge_from(const Store& source) {
   for (const auto& [group, rows] : candidates) {
     const auto& [kernel_id, problem_id, gpu_model, objective] = group;
     const bool higher_is_better = id_of(rows.front()[kWHigher]) != 0;
-    const auto best = best_measurement(db_, kernel_id, problem_id, gpu_model, objective, higher_is_better);
+    const auto best = best_measurement(db_, path_, kernel_id, problem_id, gpu_model,
+                                       Objective::from_name(objective, higher_is_better));
     const Row* kept = &rows.front();  // no ok measurement: the first stored winner stands
     Row fresh;
     if (best) {

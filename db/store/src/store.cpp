@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "cutune/model/errors.hpp"
+#include "measurement_rows.hpp"
 #include "sqlite_handle.hpp"
 
 namespace cutune::db {
@@ -24,6 +25,8 @@ namespace cutune::db {
 using detail::SqliteError;
 using detail::Statement;
 using detail::Transaction;
+using detail::kMeasurementColumns;
+using detail::read_measurement;
 namespace fs = std::filesystem;
 
 namespace {
@@ -283,7 +286,34 @@ std::vector<std::pair<std::string, double>> metrics_from_json(const std::string&
   return out;
 }
 
-constexpr const char* kMeasurementColumns =
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string slug_of(const std::string& text) {
+  DeviceIdentity d;
+  d.name = text;
+  return d.slug();
+}
+
+bool gpu_matches(const std::string& gpu_model, const std::string& filter) {
+  if (filter.empty()) return true;
+  if (lower(gpu_model).find(lower(filter)) != std::string::npos) return true;
+  // Also the folder-name form the results/ tree uses: "nvidia-h200" finds "NVIDIA H200/sm_90".
+  const bool has_alnum = std::any_of(filter.begin(), filter.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0;
+  });
+  return has_alnum && slug_of(gpu_model).find(slug_of(filter)) != std::string::npos;
+}
+
+}  // namespace
+
+namespace detail {
+
+const char* const kMeasurementColumns =
     "id, config_key, config_json, status, error, median_ms, samples_ms, compile_ms, "
     "verify_ms, started_at, finished_at, stats_json, metrics_json";
 
@@ -314,29 +344,7 @@ Measurement read_measurement(const Statement& st, const fs::path& path) {
   return m;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string slug_of(const std::string& text) {
-  DeviceIdentity d;
-  d.name = text;
-  return d.slug();
-}
-
-bool gpu_matches(const std::string& gpu_model, const std::string& filter) {
-  if (filter.empty()) return true;
-  if (lower(gpu_model).find(lower(filter)) != std::string::npos) return true;
-  // Also the folder-name form the results/ tree uses: "nvidia-h200" finds "NVIDIA H200/sm_90".
-  const bool has_alnum = std::any_of(filter.begin(), filter.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0;
-  });
-  return has_alnum && slug_of(gpu_model).find(slug_of(filter)) != std::string::npos;
-}
-
-}  // namespace
+}  // namespace detail
 
 std::string utc_now_iso() {
   using namespace std::chrono;
@@ -348,6 +356,19 @@ std::string utc_now_iso() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
   return fmt::format("{}.{:03}Z", buf, ms);
+}
+
+std::optional<double> objective_value(const Measurement& m, const Objective& objective) {
+  if (m.status != Status::Ok) return std::nullopt;
+  switch (objective.kind) {
+    case ObjectiveKind::Time: return m.median_ms;
+    case ObjectiveKind::Energy: return m.energy_mj_per_launch;
+    case ObjectiveKind::Metric:
+      for (const auto& [name, v] : m.metrics)
+        if (name == objective.metric) return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+      return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 Store::Store(sqlite3* db) : db_(db) {}

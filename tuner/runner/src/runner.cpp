@@ -51,22 +51,6 @@ std::string read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-/// The figure a configuration is ranked by: its median (time), its energy per launch
-/// (energy, from the stored statistics) or a metric's value; none for a failure, a missing
-/// energy reading or a metric that could not be evaluated (or is not finite).
-std::optional<double> objective_value(const db::Measurement& m, const Objective& objective) {
-  if (m.status != Status::Ok) return std::nullopt;
-  switch (objective.kind) {
-    case ObjectiveKind::Time: return m.median_ms;
-    case ObjectiveKind::Energy: return m.energy_mj_per_launch;
-    case ObjectiveKind::Metric:
-      for (const auto& [name, v] : m.metrics)
-        if (name == objective.metric) return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 /// Throws cuda::NoDriver without a GPU, InputError for an ordinal that is not there.
 void require_device(int device) {
   std::string why;
@@ -84,7 +68,7 @@ double ms_since(Clock::time_point t) {
 double seconds_since(Clock::time_point t) { return ms_since(t) / 1e3; }
 
 search::Observation observation_of(const db::Measurement& m, const Objective& objective) {
-  return search::observation_for(objective_value(m, objective), objective);
+  return search::observation_for(db::objective_value(m, objective), objective);
 }
 
 /// What evaluating a stored measurement cost: what a resumed session counts against a time
@@ -355,7 +339,7 @@ void Tuning::record(const Configuration& c, const db::Measurement& m, bool fresh
     last_told_ = now;
     search_->tell(c.index(), observation_of(m, objective_), wall_cost_s);
   }
-  const auto v = objective_.is_metric() ? objective_value(m, objective_) : std::nullopt;
+  const auto v = objective_.is_metric() ? db::objective_value(m, objective_) : std::nullopt;
   if (v && (!best_objective_ || objective_.better(*v, *best_objective_))) best_objective_ = v;
   if (kt_cache_.is_open()) kt_cache_.append(db::kt::entry_of_measurement(m, c));
   ++done_;
@@ -546,7 +530,7 @@ Tuning::Ranking Tuning::rank() {
             [](const Result* a, const Result* b) { return a->second.config_key < b->second.config_key; });
   Ranking ranking;
   for (const Result* r : succeeded)
-    if (auto v = objective_value(r->second, objective_)) ranking.emplace_back(*v, r);
+    if (auto v = db::objective_value(r->second, objective_)) ranking.emplace_back(*v, r);
   std::stable_sort(ranking.begin(), ranking.end(),
                    [&](const auto& a, const auto& b) { return objective_.better(a.first, b.first); });
 

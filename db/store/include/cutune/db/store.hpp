@@ -50,6 +50,12 @@ struct Measurement {
   std::vector<std::pair<std::string, double>> metrics;
 };
 
+/// The figure a stored measurement ranks by for `objective`: its median (time), its energy
+/// per launch (energy) or the metric's value; none for a failure, a missing energy reading
+/// or a metric that could not be evaluated or is not finite. What tune ranks by and what
+/// merge recomputes winners by.
+std::optional<double> objective_value(const Measurement& m, const Objective& objective);
+
 /// The JSON object stored with a measurement (Measurement::stats_json) and with each
 /// finalist of a winner: the statistics of its samples and the conditions they were taken
 /// in ("level", "samples", "mean_ms", ..., "stop_reason", "l2", "timer", "sm_clock_mhz",
