@@ -37,16 +37,22 @@ std::vector<std::pair<std::string, std::string>> started(const std::filesystem::
   return out;
 }
 
+/// The first `n` valid configurations, in the space's order.
+std::vector<Config> first_valid(const Space& space, std::size_t n) {
+  std::vector<Config> out;
+  space.for_each_valid([&](const Config& c) {
+    out.push_back(c);
+    return out.size() < n;
+  });
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("GpuWorker: two in flight, a failing first evaluation does not take the second with it",
           "[runner][worker]") {
   KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
-  std::vector<Config> configs;
-  p.space().for_each_valid([&](const Config& c) {
-    configs.push_back(c);
-    return configs.size() < 3;
-  });
+  const std::vector<Config> configs = first_valid(p.space(), 3);
   REQUIRE(configs.size() == 3);
   const std::string a = p.space().key(configs[0]), b = p.space().key(configs[1]);
   const std::vector<char> cubin(100000, 'x');  // larger than a default pipe's 64 KiB
@@ -98,11 +104,7 @@ TEST_CASE("GpuWorker: a restarted worker first learns the expected output from t
   // takes that answer with it; its successor must be given the same configuration before
   // anything else, or a later configuration would define a different answer.
   KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
-  std::vector<Config> configs;
-  p.space().for_each_valid([&](const Config& c) {
-    configs.push_back(c);
-    return configs.size() < 3;
-  });
+  const std::vector<Config> configs = first_valid(p.space(), 3);
   REQUIRE(configs.size() == 3);
   const std::string a = p.space().key(configs[0]), b = p.space().key(configs[1]), c = p.space().key(configs[2]);
   TempPath log("cutune-fake-worker-log");
