@@ -1,19 +1,30 @@
 // A stand-in for `cutune-worker gpu` that needs no GPU: it speaks the worker protocol
 // (cutune::worker_protocol, as worker_main.cpp does) and answers each evaluation as
 // FAKE_GPU_WORKER_SCRIPT says, so that GpuWorker's handling of crashes, hangs and sticky
-// errors with requests queued behind them is tested in CI. Script: "config_key=action;..."
-// with action ok (default), die (exit without answering), hang (never answer), sticky (a
-// lost context: answer, then exit) or names (answer ok with the request's lowered kernel
-// names, space-separated, as the error). As the real GPU stage does, the first evaluation
-// that succeeds defines the expected output when an output is verified against the default
-// configuration's. Each evaluation it starts is appended to FAKE_GPU_WORKER_LOG as
-// "pid config_key".
+// errors with requests queued behind them, and the tuning loop over several GPU workers
+// (and MPI ranks), are tested in CI. Script: "config_key=action;..." with action ok
+// (default), die (exit without answering), hang (never answer), sticky (a lost context:
+// answer, then exit) or names (answer ok with the request's lowered kernel names,
+// space-separated, as the error). As the real GPU stage does, the first evaluation that
+// succeeds defines the expected output when an output is verified against the default
+// configuration's.
+//
+// Times: from a recorded space when FAKE_GPU_WORKER_TIMES names a Kernel Tuner cache file
+// (its "time", or its error string as a runtime failure; a configuration it lacks fails),
+// else a fixed function of the configuration's key. Each evaluation takes
+// FAKE_GPU_WORKER_SLEEP_MS of wall time (default 0), so that several workers overlap.
+// FAKE_GPU_WORKER_DEVICE names the GPU it pretends to be (default "Fake GPU", sm_90); "A,B"
+// makes GPU 0 an A and GPU 1 a B.
+// FAKE_GPU_WORKER_DIE_AFTER=N: the worker process exits without answering its N+1-th
+// evaluation (a GPU worker dying mid-run, whichever configuration it holds).
+// Each evaluation it starts is appended to FAKE_GPU_WORKER_LOG as "pid config_key".
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -37,6 +48,48 @@ std::map<std::string, std::string> script() {
   return out;
 }
 
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+/// The recorded space's entries by configuration key, or null without one.
+nlohmann::json recorded_space() {
+  const std::string path = env_or("FAKE_GPU_WORKER_TIMES", "");
+  if (path.empty()) return nullptr;
+  std::ifstream in(path);
+  return nlohmann::json::parse(in).at("cache");
+}
+
+/// One evaluation's answer: recorded, or a time made from the key.
+GpuEvaluation answer_for(const std::string& key, const nlohmann::json& recorded) {
+  GpuEvaluation ev;
+  double ms = 0.0;
+  if (recorded.is_null()) {
+    std::uint64_t h = 14695981039346656037ULL;
+    for (unsigned char c : key) h = (h ^ c) * 1099511628211ULL;
+    ms = 1.0 + static_cast<double>(h % 1000) / 1000.0;
+  } else if (const auto it = recorded.find(key); it == recorded.end()) {
+    ev.status = Status::Runtime;
+    ev.error = "not in the recorded space";
+    return ev;
+  } else if (const auto& t = it->at("time"); !t.is_number()) {
+    ev.status = Status::Runtime;
+    ev.error = t.is_string() ? t.get<std::string>() : t.dump();
+    return ev;
+  } else {
+    ms = t.get<double>();
+  }
+  MeasuredStats stats;
+  stats.set.samples_ms = {ms, ms, ms};
+  stats.set.wall_ms = 3 * ms;
+  stats.summary.count = 3;
+  stats.summary.median = stats.summary.mean = stats.summary.min = stats.summary.max = ms;
+  stats.summary.ci_low = stats.summary.ci_high = ms;
+  ev.stats = stats;
+  return ev;
+}
+
 template <class M>
 bool reply(const M& m) {
   return write_message(STDOUT_FILENO, encode(m));
@@ -46,31 +99,60 @@ bool reply(const M& m) {
 
 int main() {
   const auto actions = script();
+  const nlohmann::json recorded = recorded_space();
+  const int sleep_ms = std::stoi(env_or("FAKE_GPU_WORKER_SLEEP_MS", "0"));
+  const long die_after = std::stol(env_or("FAKE_GPU_WORKER_DIE_AFTER", "-1"));
   const auto setup_message = read_message(STDIN_FILENO);
   if (!setup_message) return 0;
   const Setup setup = decode<Setup>(*setup_message);
   const KernelProblem problem = KernelProblem::load(setup.problem_json);  // for the configurations' keys
+  Identified identified;
+  {
+    // "A,B": GPU 0 is an A, GPU 1 a B (and the last one names the GPUs after it).
+    std::stringstream names(env_or("FAKE_GPU_WORKER_DEVICE", "Fake GPU"));
+    int ordinal = 0;
+    for (std::string name; std::getline(names, name, ',') && ordinal <= setup.device; ++ordinal)
+      identified.device.name = name;
+  }
+  identified.device.cc_major = 9;
+  identified.device.uuid = "GPU-fake-" + std::to_string(setup.device);
+  if (!reply(identified)) return 0;
   Ready ready;
   ready.verification = plan_verification(problem, setup.measure.verify);
   if (!reply(ready)) return 0;
   bool expected_known = !ready.verification.any(VerifyMode::Default);
+  long evaluations = 0;
   while (const auto message = read_message(STDIN_FILENO)) {
-    const auto request = decode_one_of<Evaluate, Shutdown>(*message);
+    const auto request = decode_one_of<Evaluate, Remeasure, CopyBandwidth, Shutdown>(*message);
     if (std::holds_alternative<Shutdown>(request)) return 0;
+    if (std::holds_alternative<CopyBandwidth>(request)) {
+      if (!reply(CopyBandwidthMeasured{1000.0})) return 0;
+      continue;
+    }
+    if (const auto* r = std::get_if<Remeasure>(&request)) {
+      Remeasured out;
+      for (const Candidate& c : r->candidates) out.evaluations.push_back(answer_for(problem.space().key(c.config), recorded));
+      if (!reply(out)) return 0;
+      continue;
+    }
     const Evaluate& evaluate = std::get<Evaluate>(request);
     const std::string key = problem.space().key(evaluate.candidate.config);
     if (const char* log = std::getenv("FAKE_GPU_WORKER_LOG"))
       std::ofstream(log, std::ios::app) << ::getpid() << ' ' << key << '\n';
+    if (die_after >= 0 && evaluations++ >= die_after) std::_Exit(1);
     const auto it = actions.find(key);
     const std::string action = it == actions.end() ? "ok" : it->second;
     if (action == "die") std::_Exit(1);
     if (action == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
-    GpuEvaluation ev;
+    if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+    GpuEvaluation ev = answer_for(key, recorded);
     if (action == "sticky") {
+      ev = GpuEvaluation{};
       ev.status = Status::Runtime;
       ev.error = "an illegal memory access was encountered";
       ev.context_lost = true;
     } else if (action == "names") {
+      ev.error.clear();
       for (const auto& n : evaluate.candidate.lowered_names) ev.error += (ev.error.empty() ? "" : " ") + n;
     }
     if (ev.status == Status::Ok && !expected_known) ev.defined_expected = expected_known = true;

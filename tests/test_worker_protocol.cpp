@@ -97,6 +97,8 @@ void round_trip(const M& m) {
   CHECK(message_type(e) == M::kType);
   CHECK(decode<M>(e) == m);
   CHECK(decode<M>(through_pipe(e)) == m);
+  const std::vector<char> bytes = to_bytes(e);  // as one MPI message carries it
+  CHECK(decode<M>(from_bytes(bytes.data(), bytes.size())) == m);
 }
 
 template <class M>
@@ -127,8 +129,19 @@ TEST_CASE("worker protocol: every message round-trips, in memory and through a p
                    L2Method{L2Method::Kind::Warm, 1},
                    std::size_t{3} << 33,
                    {{"load_and_cuinit", 12.5}, {"context", 301.0}, {"nvml_overlapped", 4.25}}});
-  round_trip(WorkerError{true, "vector_add.json: cutune.Reference: no CPU reference named 'x'"});
-  round_trip(WorkerError{false, "CUDA_ERROR_ILLEGAL_ADDRESS"});
+  round_trip(WorkerError{true, false, "vector_add.json: cutune.Reference: no CPU reference named 'x'"});
+  round_trip(WorkerError{false, false, "CUDA_ERROR_ILLEGAL_ADDRESS"});
+  round_trip(WorkerError{false, true, "libcuda.so.1: cannot open shared object file"});
+  DeviceIdentity gpu;
+  gpu.name = "NVIDIA H200";
+  gpu.cc_major = 9;
+  gpu.sm_count = 132;
+  gpu.memory_bytes = std::uint64_t{150} << 30;
+  gpu.driver_release = "580.159";
+  gpu.uuid = "GPU-0a1b";
+  round_trip(Identified{gpu});
+  round_trip(SetTimeout{125000});
+  round_trip(AdoptReference{candidate(4, 70000)});
 
   round_trip(Evaluate{candidate(4, 70000), 0.125, false});
   round_trip(Evaluate{candidate(0, 0), std::nullopt, true});
@@ -171,7 +184,7 @@ TEST_CASE("worker protocol: infinities and NaN survive the JSON text", "[worker]
 TEST_CASE("worker protocol: one of several replies is told apart by its type", "[worker][protocol]") {
   const auto ready = decode_one_of<Ready, WorkerError>(encode(Ready{}));
   CHECK(std::holds_alternative<Ready>(ready));
-  const auto error = decode_one_of<Ready, WorkerError>(encode(WorkerError{true, "bad"}));
+  const auto error = decode_one_of<Ready, WorkerError>(encode(WorkerError{true, false, "bad"}));
   REQUIRE(std::holds_alternative<WorkerError>(error));
   CHECK(std::get<WorkerError>(error).input_error);
   const GpuRequest request = decode_one_of<Evaluate, Remeasure, BackToBack, CopyBandwidth, Shutdown>(
@@ -246,6 +259,15 @@ TEST_CASE("worker protocol: a malformed message is refused, naming the message a
     CHECK_THROWS_WITH(read_message(fds[0]), Contains("without a valid frame count"));
     ::close(fds[0]);
   }
+}
+
+TEST_CASE("worker protocol: a buffer that is not one whole message is refused", "[worker][protocol]") {
+  const std::vector<char> bytes = to_bytes(encode(Evaluate{candidate(4, 70000), 0.125, false}));
+  CHECK_THROWS_AS(from_bytes(bytes.data(), bytes.size() - 1), ProtocolError);
+  CHECK_THROWS_AS(from_bytes(bytes.data(), 3), ProtocolError);
+  std::vector<char> longer = bytes;
+  longer.push_back('x');
+  CHECK_THROWS_AS(from_bytes(longer.data(), longer.size()), ProtocolError);
 }
 
 TEST_CASE("worker protocol: a message cut short reads as the end of the conversation", "[worker][protocol]") {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -330,6 +331,53 @@ int cmd_compile(const CompileArgs& a) {
   return failed ? kFailure : kOk;
 }
 
+namespace {
+
+/// --gpus: "all" (every GPU the driver sees) or a list of ordinals. The workers check the
+/// ordinals against the GPUs there are; "all" without a GPU is the no-GPU case.
+std::vector<int> parse_gpus(const std::string& text, bool device_given) {
+  if (text.empty()) return {};
+  if (device_given) throw InputError(fmt::format("--gpus {} and --device: give one", text));
+  std::vector<int> out;
+  if (text == "all") {
+    std::string why;
+    const int n = cuda::device_count(&why);
+    if (n == 0) throw cuda::NoDriver(why);
+    for (int i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    int v = -1;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || end != item.data() + item.size() || v < 0)
+      throw InputError(fmt::format("--gpus {}: \"{}\" is not a GPU ordinal (all, or ordinals such as 0,2,3)", text, item));
+    out.push_back(v);
+  }
+  if (out.empty()) throw InputError(fmt::format("--gpus {}: no GPU named", text));
+  return out;
+}
+
+}  // namespace
+
+namespace {
+json workers_json(const std::vector<runner::TuneReport::Worker>& workers) {
+  json out = json::array();
+  for (const auto& w : workers)
+    out.push_back({{"name", w.name},
+                   {"evaluations", w.evaluations},
+                   {"evaluate_ms", w.evaluate_ms},
+                   {"verify_ms", w.verify_ms},
+                   {"sampling_ms", w.sampling_ms},
+                   {"load_ms", w.load_ms},
+                   {"stage_ms", w.stage_ms},
+                   {"idle_ms", w.idle_ms},
+                   {"restarts", w.restarts},
+                   {"lost", w.lost}});
+  return out;
+}
+}  // namespace
+
 int cmd_tune(const TuneArgs& a) {
   KernelProblem p = load_kernel(a.kernel);
   if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
@@ -345,7 +393,13 @@ int cmd_tune(const TuneArgs& a) {
   o.seed = a.seed;
   o.db = a.db.empty() ? default_db_path() : fs::path(a.db);
   o.kt_cache = a.kt_cache;
-  o.device = a.device;
+  try {
+    o.devices = parse_gpus(a.gpus, a.device_given);
+  } catch (const cuda::NoDriver& e) {
+    std::cerr << fmt::format("cutune tune --gpus all needs a GPU: {}\n", e.what());
+    return kNoGpu;
+  }
+  if (o.devices.empty()) o.devices = {a.device};
   o.measure = measure_options(a.measure);
   o.first = a.first;
   o.objective = a.objective;
@@ -403,6 +457,12 @@ int cmd_tune(const TuneArgs& a) {
                            "worker restart(s); timeout {:.1f} s\n",
                            r.wall_s, r.compile.compiled, r.compile_workers, a.pool.mode, r.compile.cache_hits,
                            r.compile.shared, r.worker_restarts, r.timeout_s);
+  if (r.workers.size() > 1)
+    for (const auto& w : r.workers)
+      std::cout << fmt::format("  {}: {} evaluated, {:.0f} ms evaluating ({:.0f} ms sampling), {:.0f} ms idle, "
+                               "{} restart(s){}\n",
+                               w.name, w.evaluations, w.evaluate_ms, w.sampling_ms, w.idle_ms, w.restarts,
+                               w.lost ? ", lost" : "");
 
   if (!a.report.empty()) {
     json j{{"device", cutune::to_json(r.device)},
@@ -437,6 +497,7 @@ int cmd_tune(const TuneArgs& a) {
            {"wall_s", r.wall_s},
            {"timed_ms_total", r.timed_ms_total},
            {"compile_workers", r.compile_workers},
+           {"workers", workers_json(r.workers)},
            {"compile_mode", a.pool.mode},
            {"compiled", r.compile.compiled},
            {"cache_hits", r.compile.cache_hits},

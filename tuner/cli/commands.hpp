@@ -63,6 +63,8 @@ struct TuneArgs {
   std::string db, report;
   std::string kt_cache;               ///< --cache: Kernel Tuner cache file appended as tuning goes
   int device = 0;
+  bool device_given = false;          ///< --device was on the command line
+  std::string gpus;                   ///< --gpus all|0,2,3; "" = --device alone
   MeasureArgs measure;
   std::vector<std::string> first;
   std::string objective;              ///< "" = the file's General.Objective, else time

@@ -82,7 +82,10 @@ int main(int argc, char** argv) {
                    "(brute_force and random; each shard into its own DB, then `cutune merge`)");
   tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
   tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");
-  tune->add_option("--device", ta.device, "GPU ordinal");
+  auto* tune_device = tune->add_option("--device", ta.device, "GPU ordinal");
+  tune->add_option("--gpus", ta.gpus,
+                   "tune on several GPUs of this node, one GPU worker each, fed by one strategy: all, or "
+                   "ordinals such as 0,2,3 (all of one model)");
   tune->add_option("--cache", ta.kt_cache, "Also append each result to this Kernel Tuner cache file (resumed "
                                           "when it exists)");
   tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file");
@@ -212,6 +215,7 @@ int main(int argc, char** argv) {
       if (!sa.cache.empty()) return cmd_simulate(sa, ta.strategy, ta.budget, ta.seed, ta.db, ta.command);
       if (ta.kernel.empty()) throw cutune::InputError("tune: KERNEL is required (or --simulate CACHE)");
       ta.time_budget_s = sa.time_budget_s;
+      ta.device_given = tune_device->count() > 0;
       return cmd_tune(ta);
     }
     if (*query) return cmd_query(qa);

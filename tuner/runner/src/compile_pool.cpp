@@ -82,6 +82,7 @@ void CompilePool::drop_pending() {
     busy_ = 0;
     stop_ = false;
   }
+  done_cv_.notify_all();  // a next() waiting for what was dropped returns nullopt
   for (auto& s : slots_) s->thread = std::thread([this, slot = s.get()] { work(*slot); });
 }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/runner/worker_executable.hpp"
 
@@ -23,42 +24,71 @@ void GpuWorker::start() {
   // this must be a thread that lives as long as the worker (never a short-lived helper).
   proc_ = std::make_unique<process::Subprocess>(std::vector<std::string>{worker_executable(), "gpu"});
   ready_ = false;
+  identified_.reset();
   setup_sent_ = worker::send(
       *proc_, worker::encode(worker::Setup{problem_.json_file().string(), problem_text_, ordinal_, data_seed_, options_}));
 }
 
-void GpuWorker::wait_ready() {
-  if (ready_) return;
-  // Setting up may compute a large CPU reference: no timeout.
+namespace {
+/// A worker's WorkerError as the exception the tuner raises for it.
+[[noreturn]] void raise(const worker::WorkerError& e) {
+  if (e.no_driver) throw cuda::NoDriver(e.message);
+  if (e.input_error) throw InputError(e.message);
+  throw std::runtime_error("GPU worker: " + e.message);
+}
+}  // namespace
+
+const DeviceIdentity& GpuWorker::wait_identified() {
+  if (identified_) return *identified_;
   std::optional<worker::Envelope> reply;
   if (setup_sent_) reply = worker::receive(*proc_);
+  if (!reply) throw std::runtime_error(fmt::format("GPU worker ({}) died while starting: {}", worker_executable(),
+                                                   proc_->exit_description()));
+  auto answer = worker::decode_one_of<worker::Identified, worker::WorkerError>(*reply);
+  if (const auto* e = std::get_if<worker::WorkerError>(&answer)) raise(*e);
+  identified_ = std::move(std::get<worker::Identified>(answer).device);
+  return *identified_;
+}
+
+void GpuWorker::wait_ready() {
+  if (ready_) return;
+  (void)wait_identified();
+  // Setting up may compute a large CPU reference: no timeout.
+  std::optional<worker::Envelope> reply = worker::receive(*proc_);
   if (!reply) throw std::runtime_error(fmt::format("GPU worker ({}) died while setting up: {}", worker_executable(),
                                                    proc_->exit_description()));
   auto answer = worker::decode_one_of<worker::Ready, worker::WorkerError>(*reply);
-  if (const auto* e = std::get_if<worker::WorkerError>(&answer)) {
-    if (e->input_error) throw InputError(e->message);
-    throw std::runtime_error("GPU worker: " + e->message);
-  }
+  if (const auto* e = std::get_if<worker::WorkerError>(&answer)) raise(*e);
   setup_ = std::move(std::get<worker::Ready>(answer));
   verification_source_ = setup_.verification.describe(problem_);
   nlohmann::json phases = nlohmann::json::object();
   for (const auto& [name, ms] : setup_.setup_ms) phases[name] = ms;
   setup_ms_json_ = phases.dump();
   ready_ = true;
-  if (reference_) {
-    // Re-establish the answer the earlier worker learned from the first configuration.
-    std::optional<worker::Envelope> evaluated;
-    if (worker::send(*proc_, worker::encode(worker::Evaluate{*reference_, std::nullopt, false})))
-      evaluated = worker::receive(*proc_, timeout_);
-    const auto ok = [&] {
-      if (!evaluated) return false;
-      const auto r = worker::decode_one_of<worker::Evaluated, worker::WorkerError>(*evaluated);
-      const auto* e = std::get_if<worker::Evaluated>(&r);
-      return e && e->evaluation.status == Status::Ok;
-    };
-    if (!ok())
-      throw std::runtime_error("GPU worker: the configuration that defines the expected outputs failed after a restart");
-  }
+  if (reference_) establish_reference();
+}
+
+void GpuWorker::establish_reference() {
+  // Re-establish the answer an earlier worker (or another GPU's) learned from the first
+  // configuration.
+  std::optional<worker::Envelope> evaluated;
+  if (worker::send(*proc_, worker::encode(worker::Evaluate{*reference_, std::nullopt, false})))
+    evaluated = worker::receive(*proc_, timeout_);
+  const auto ok = [&] {
+    if (!evaluated) return false;
+    const auto r = worker::decode_one_of<worker::Evaluated, worker::WorkerError>(*evaluated);
+    const auto* e = std::get_if<worker::Evaluated>(&r);
+    return e && e->evaluation.status == Status::Ok;
+  };
+  if (!ok())
+    throw std::runtime_error("GPU worker: the configuration that defines the expected outputs failed on this worker");
+}
+
+void GpuWorker::adopt_reference(worker::Candidate candidate) {
+  if (!pending_.empty()) throw std::logic_error("GpuWorker::adopt_reference: evaluations in flight");
+  if (reference_) return;
+  reference_ = std::move(candidate);
+  if (ready_) establish_reference();
 }
 
 void GpuWorker::restart() {

@@ -21,6 +21,7 @@
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/runner/compile_pool.hpp"
+#include "cutune/runner/evaluation_lanes.hpp"
 #include "cutune/runner/gpu_worker.hpp"
 #include "cutune/search/objective.hpp"
 #include "cutune/search/session.hpp"
@@ -77,52 +78,6 @@ double cost_s(const db::Measurement& m) {
   return (m.compile_ms + m.verify_ms + std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0)) / 1e3;
 }
 
-/// The evaluations in the GPU worker, oldest first. Two stay in flight: the oldest one's
-/// result is stored and told to the strategy while the worker measures the next, and the
-/// one after that already waits in its pipe, so that the GPU does not idle while answers
-/// and requests travel. The price: the screening's best so far lags two configurations.
-class InFlightEvaluations {
- public:
-  /// One evaluation: its configuration and the row its result fills in.
-  struct Evaluation {
-    Configuration config;
-    db::Measurement row;
-    Clock::time_point submitted;
-    double eval_ms = 0.0;  ///< startable (submitted, or the one before answered) to answered
-  };
-
-  explicit InFlightEvaluations(GpuWorker& gpu) : gpu_(gpu) {}
-
-  bool empty() const { return evaluations_.empty(); }
-  /// As many as the worker takes: the next submit() must wait for the oldest's answer.
-  bool full() const { return evaluations_.size() >= GpuWorker::kMaxInFlight; }
-
-  /// Sends `compiled` to the worker. `best_ms`: the screening may stop early once the
-  /// configuration is surely slower (GpuStage::evaluate).
-  void submit(Configuration config, db::Measurement row, const CompiledConfig& compiled,
-              std::optional<double> best_ms) {
-    Evaluation e{std::move(config), std::move(row), Clock::now()};
-    gpu_.submit(compiled.config, compiled.result.cubin, compiled.result.lowered_names, best_ms);
-    evaluations_.push_back(std::move(e));
-  }
-
-  /// The oldest evaluation and its answer (waits for it).
-  std::pair<Evaluation, GpuEvaluation> collect() {
-    std::pair<Evaluation, GpuEvaluation> out{std::move(evaluations_.front()), GpuEvaluation{}};
-    evaluations_.pop_front();
-    out.second = gpu_.collect();
-    // From when the worker could start it: its submission, or the answer before it.
-    out.first.eval_ms = ms_since(std::max(out.first.submitted, last_answer_));
-    last_answer_ = Clock::now();
-    return out;
-  }
-
- private:
-  GpuWorker& gpu_;
-  std::deque<Evaluation> evaluations_;
-  Clock::time_point last_answer_{};
-};
-
 /// One tuning, step by step (run()). Members hold what the steps share.
 class Tuning {
  public:
@@ -167,12 +122,14 @@ class Tuning {
   void feed();
   void record(const Configuration& c, const db::Measurement& m, bool fresh);
   void store_and_record(const Configuration& c, db::Measurement& m);
-  void take_result(InFlightEvaluations::Evaluation& e, GpuEvaluation ev);
-  void drain(InFlightEvaluations& in_flight);
+  void take_outcome(LaneOutcome outcome);
+  void take_result(std::size_t lane, const Configuration& c, db::Measurement& m, const GpuEvaluation& ev,
+                   double eval_ms);
+  void progress_of_workers(TuneOptions::Progress& p) const;
   bool out_of_time() const {
     return options_.time_budget_s && seconds_since(t_start_) >= *options_.time_budget_s;
   }
-  GpuWorker& gpu() { return *gpu_; }
+  EvaluationLanes& lanes() { return *lanes_; }
   CompilePool& compiler() { return *compiler_; }
 
   TuningSession& session_;
@@ -182,11 +139,13 @@ class Tuning {
   const Objective& objective_;
   const Clock::time_point t_start_ = Clock::now();
   TuneReport report_;
-  std::optional<GpuWorker> gpu_;
   db::kt::KtCacheWriter kt_cache_;
   std::optional<db::Run> run_;
   Results results_;
   std::optional<CompilePool> compiler_;
+  // After the pool: the lanes take from it, so they stop first.
+  std::optional<EvaluationLanes> lanes_;
+  std::chrono::milliseconds timeout_{0};
   std::optional<search::Session> search_;
   std::size_t lookahead_ = 0;
 
@@ -221,13 +180,30 @@ void Tuning::prepare() {
   if (!session_.objective_warning().empty()) log("warning: " + session_.objective_warning());
   worker::MeasureOptions measure_options = options_.measure;
   if (objective_.is_energy()) measure_options.energy_every_config = true;  // every configuration is ranked by it
-  // The GPU worker starts first: its set-up (driver, context, arguments, reference outputs)
-  // overlaps this process's own driver start (0.1-0.2 s on an H100), the store and the first
-  // compiles, instead of adding up. Without a GPU it ends as soon as it starts.
-  gpu_.emplace(problem_, options_.problem, options_.device, measure_options, options_.data_seed);
-  require_device(options_.device);
-
-  report_.device = cuda::identify(options_.device);
+  // The GPU workers start first: their set-up (driver, context, arguments, reference
+  // outputs) overlaps the store and the first compiles. Each says which GPU it is on as soon
+  // as its driver has started; without a GPU the first one says so at once.
+  std::vector<EvaluationLanes::LaneFactory> factories;
+  const std::vector<int> devices = options_.devices.empty() ? std::vector<int>{0} : options_.devices;
+  for (int d : devices)
+    factories.push_back([this, d, measure_options] {
+      return std::make_unique<LocalLane>(problem_, options_.problem, d, measure_options, options_.data_seed);
+    });
+  for (const auto& remote : options_.remote_lanes) factories.push_back(remote);
+  lanes_.emplace(std::move(factories));
+  const std::vector<DeviceIdentity> gpus = lanes().identities();
+  // Winners are per GPU model: one tuning runs on one model.
+  for (std::size_t i = 1; i < gpus.size(); ++i)
+    if (gpus[i].model_key() != gpus[0].model_key())
+      throw InputError(fmt::format("{} is a {} but {} is a {}: tune each GPU model in a run of its own",
+                                   lanes().name(i), gpus[i].model_key(), lanes().name(0), gpus[0].model_key()));
+  report_.device = gpus[0];
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    TuneReport::Worker w;
+    w.name = lanes().name(i);
+    w.uuid = gpus[i].uuid;
+    report_.workers.push_back(std::move(w));
+  }
   report_.device.nvrtc_version = jit::nvrtc_version();
   report_.kernel = problem_.name();
   report_.problem_key = session_.instance().key();
@@ -276,6 +252,7 @@ void Tuning::resume() {
   if (compile_options.workers == 0) compile_options.workers = tuning_compile_workers();
   compiler_.emplace(problem_, report_.device.arch(), compile_options);
   report_.compile_workers = compiler().workers();
+  lanes().attach(compiler());
   // A second run on the same target: what is stored is reused, and the budget is of new
   // evaluations (else `--seed 2 --budget 150` after a 150-evaluation run evaluated nothing and
   // reported the old best); --resume finishes an interrupted run within its budget instead.
@@ -365,8 +342,18 @@ void Tuning::record(const Configuration& c, const db::Measurement& m, bool fresh
                        best_objective_ ? fmt::format("(best {:.6g} {})", *best_objective_, objective_.name())
                        : std::isfinite(best_ms_) ? fmt::format("(best {:.4f} ms)", best_ms_)
                                                  : "");
+  if (lanes_ && lanes().size() > 1) progress_of_workers(p);
   if (options_.progress) options_.progress(p);
   else log(p.line);
+}
+
+// One line per GPU worker: what it has done and how it stands.
+void Tuning::progress_of_workers(TuneOptions::Progress& p) const {
+  for (const auto& w : report_.workers)
+    p.workers.push_back(fmt::format("{}: {} evaluated, {:.0f}% busy{}{}", w.name, w.evaluations,
+                                    std::min(100.0, w.evaluate_ms / std::max(1.0, ms_since(t_start_)) * 100.0),
+                                    w.restarts ? fmt::format(", {} restarts", w.restarts) : "",
+                                    w.lost ? ", lost" : ""));
 }
 
 // A fresh result leaves the process: the row gets its configuration's key and JSON, and is
@@ -382,29 +369,65 @@ void Tuning::store_and_record(const Configuration& c, db::Measurement& m) {
   record(c, m, true);
 }
 
-// The worker's answer into the row, and into the report's sums.
-void Tuning::take_result(InFlightEvaluations::Evaluation& e, GpuEvaluation ev) {
-  const double eval_ms = e.eval_ms;
+// A lane's outcome into its row, stored and recorded.
+void Tuning::take_outcome(LaneOutcome o) {
+  const Configuration c(space_, o.compiled.config);
+  db::Measurement m;
+  m.started_at = db::utc_now_iso();
+  m.compile_ms = o.compiled.result.compile_ms;
+  if (!o.compiled.result.from_cache && !o.compiled.shared) compile_times_.push_back(m.compile_ms);
+  if (!o.evaluation) {
+    m.status = Status::Compile;
+    m.error = o.compiled.result.error;
+  } else {
+    take_result(o.lane, c, m, *o.evaluation, o.eval_ms);
+  }
+  store_and_record(c, m);
+  // The screening stops a configuration early once it is surely slower than the best so
+  // far: right only when time is what ranks. A slower configuration may use less energy,
+  // and a metric may win while slower (GFLOP/s of a variant that does more useful work
+  // per launch, or any metric not monotone in time), so with energy or a metric every
+  // configuration is screened in full.
+  if (std::isfinite(best_ms_) && objective_.is_time()) lanes().set_best_ms(best_ms_);
+}
+
+// The worker's answer into the row, and into the report's sums (the run's and its worker's).
+void Tuning::take_result(std::size_t lane, const Configuration& c, db::Measurement& m, const GpuEvaluation& ev,
+                         double eval_ms) {
+  TuneReport::Worker& w = report_.workers.at(lane);
+  ++w.evaluations;
   report_.evaluate_ms += eval_ms;
+  w.evaluate_ms += eval_ms;
   report_.verify_ms += ev.verify_ms;
+  w.verify_ms += ev.verify_ms;
   report_.worker_load_ms += ev.load_ms;
+  w.load_ms += ev.load_ms;
   report_.worker_stage_ms += ev.stage_ms;
-  if (collected_++ > 0) report_.worker_idle_ms += ev.idle_before_ms;  // the first one's wait is start-up
-  if (ev.stats) report_.sampling_ms += ev.stats->set.wall_ms;
+  w.stage_ms += ev.stage_ms;
+  if (w.evaluations > 1) {  // the first one's wait is start-up
+    report_.worker_idle_ms += ev.idle_before_ms;
+    w.idle_ms += ev.idle_before_ms;
+  }
+  w.restarts = lanes().restarts(lane);
+  w.lost = lanes().lost(lane);
+  if (ev.stats) {
+    report_.sampling_ms += ev.stats->set.wall_ms;
+    w.sampling_ms += ev.stats->set.wall_ms;
+  }
   if (!timeout_set_ && ev.status == Status::Ok) {
     // The hang timeout, from the first configuration that ran (normally the default).
     const double wall_s = eval_ms / 1e3;
-    gpu().set_timeout(std::chrono::milliseconds(
-        static_cast<std::int64_t>(1e3 * std::max(options_.timeout_floor_s, 50.0 * wall_s))));
+    timeout_ = std::chrono::milliseconds(
+        static_cast<std::int64_t>(1e3 * std::max(options_.timeout_floor_s, 50.0 * wall_s)));
+    lanes().set_timeout(timeout_);
     timeout_set_ = true;
   }
-  db::Measurement& m = e.row;
   m.status = ev.status;
   m.error = ev.error;
   m.samples_ms = ev.samples_ms();
   m.median_ms = ev.median_ms();
   m.verify_ms = ev.verify_ms;
-  if (m.status == Status::Ok) m.metrics = metrics_of(e.config, m.median_ms);
+  if (m.status == Status::Ok) m.metrics = metrics_of(c, m.median_ms);
   if (ev.stats) {
     m.stats_json = db::stats_json(*ev.stats);
     m.energy_mj_per_launch = ev.stats->energy_mj_per_launch;
@@ -413,90 +436,72 @@ void Tuning::take_result(InFlightEvaluations::Evaluation& e, GpuEvaluation ev) {
   }
 }
 
-// The oldest evaluation in flight, collected, stored and recorded.
-void Tuning::drain(InFlightEvaluations& in_flight) {
-  if (in_flight.empty()) return;
-  auto [e, ev] = in_flight.collect();
-  take_result(e, std::move(ev));
-  store_and_record(e.config, e.row);
-}
-
-// The search: the session proposes, the pool compiles ahead, the worker evaluates with two
-// in flight, every result is stored as it arrives; until the session is done, the pool is
-// empty, or the time budget is spent.
+// The search: the session proposes, the pool compiles ahead, each GPU worker's lane takes
+// compiled configurations with two in flight, every result is stored as it arrives; until
+// the session is done, nothing is left in flight, or the time budget is spent.
 void Tuning::run_search() {
   // The default configuration goes first: it is the baseline of the reported speedup and
   // (without a CPU reference) the definition of a correct answer. The budget counts unique
   // configurations, the default included, resumed ones too.
   search_->add_first(session_.default_config().index());
   for (const Configuration& c : session_.first()) search_->add_first(c.index());
-  // As many as the pool may hold: its workers compile ahead while the GPU worker sets up.
-  // A strategy that learns from results gets 4 per worker (the pool stays busy, proposals
-  // stay informed); one that does not, kBlindLookahead: the start-up's half second then
-  // compiles a few hundred configurations ahead, and the GPU waited for compiles 0.1 ms
-  // per configuration less on an H100 (results/nvidia-h100-80gb-hbm3/throughput.json).
-  lookahead_ = session_.strategy().learns() ? 4 * compiler().workers() : kBlindLookahead;
+  // As many as the pool may hold: its workers compile ahead while the GPU workers set up.
+  // A strategy that learns from results gets 4 per compile worker (the pool stays busy,
+  // proposals stay informed), and at least enough to fill every GPU worker twice over; one
+  // that does not, kBlindLookahead: the start-up's half second then compiles a few hundred
+  // configurations ahead, and the GPU waited for compiles 0.1 ms per configuration less on
+  // an H100 (results/nvidia-h100-80gb-hbm3/throughput.json).
+  lookahead_ = session_.strategy().learns() ? std::max(4 * compiler().workers(), 2 * lanes().capacity())
+                                            : std::max(kBlindLookahead, 2 * lanes().capacity());
 
   feed();
-  gpu().wait_ready();
+  lanes().fed();
+  lanes().wait_ready();
   report_.startup_s = seconds_since(t_start_);
-  report_.gpu_setup_ms = gpu().setup_ms_json();
-  gpu().set_timeout(std::chrono::milliseconds(static_cast<std::int64_t>(options_.first_timeout_s * 1e3)));
-  report_.verification = gpu().verification_source();
-  report_.l2_method = to_string(gpu().l2_method());
-  log(fmt::format("tuning {} ({}) on {} [{}], verification against the {}, L2 {}", problem_.name(),
-                  report_.problem_key, report_.device.name, report_.device.arch(), report_.verification,
-                  report_.l2_method));
+  const worker::Ready& ready = lanes().ready(0);
+  {
+    nlohmann::json phases = nlohmann::json::object();
+    for (const auto& [name, ms] : ready.setup_ms) phases[name] = ms;
+    report_.gpu_setup_ms = phases.dump();
+  }
+  timeout_ = std::chrono::milliseconds(static_cast<std::int64_t>(options_.first_timeout_s * 1e3));
+  lanes().set_timeout(timeout_);
+  report_.verification = ready.verification.describe(problem_);
+  report_.l2_method = to_string(ready.l2);
+  log(fmt::format("tuning {} ({}) on {} [{}]{}, verification against the {}, L2 {}", problem_.name(),
+                  report_.problem_key, report_.device.name, report_.device.arch(),
+                  lanes().size() > 1 ? fmt::format(" x{} ({} GPU workers)", lanes().size(), lanes().size()) : "",
+                  report_.verification, report_.l2_method));
 
-  InFlightEvaluations in_flight(gpu());
+  std::optional<Clock::time_point> deadline;
+  if (options_.time_budget_s)
+    deadline = t_start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*options_.time_budget_s));
   while (true) {
     if (out_of_time()) {
       // What is queued or compiling is dropped, not evaluated: with brute force 512
       // configurations wait ahead, and one convolution compile took 16 s (BAT's on an H100),
-      // so finishing them overran a 30 s budget by 45 s. The GPU's two in flight finish.
-      while (!in_flight.empty()) drain(in_flight);
+      // so finishing them overran a 30 s budget by 45 s. What the GPUs hold finishes.
+      lanes().stop_taking();
       compiler().drop_pending();
+      while (auto o = lanes().next()) take_outcome(std::move(*o));
       break;
     }
-    feed();
     const auto t_wait = Clock::now();
-    auto compiled = compiler().next();
+    auto outcome = lanes().next(deadline);
     report_.compile_wait_ms += ms_since(t_wait);
-    if (!compiled) {
-      if (!in_flight.empty()) {
-        drain(in_flight);  // its result may let the strategy ask for more
-        continue;
-      }
-      if (search_->done() || search_->in_flight() == 0) break;
+    if (outcome) {
+      take_outcome(std::move(*outcome));  // its result may let the strategy ask for more
+      feed();
+      lanes().fed();
       continue;
     }
-    const Configuration c(space_, compiled->config);
-    db::Measurement m;
-    m.started_at = db::utc_now_iso();
-    m.compile_ms = compiled->result.compile_ms;
-    if (!compiled->result.from_cache && !compiled->shared) compile_times_.push_back(m.compile_ms);
-    if (!compiled->result.ok) {
-      m.status = Status::Compile;
-      m.error = compiled->result.error;
-      store_and_record(c, m);
-      continue;
-    }
-    std::optional<std::pair<InFlightEvaluations::Evaluation, GpuEvaluation>> previous;
-    if (in_flight.full()) previous = in_flight.collect();
-    // The screening stops a configuration early once it is surely slower than the best so
-    // far: right only when time is what ranks. A slower configuration may use less energy,
-    // and a metric may win while slower (GFLOP/s of a variant that does more useful work
-    // per launch, or any metric not monotone in time), so with energy or a metric every
-    // configuration is screened in full.
-    in_flight.submit(c, std::move(m), *compiled,
-                     std::isfinite(best_ms_) && objective_.is_time() ? std::optional<double>(best_ms_)
-                                                                     : std::nullopt);
-    if (previous) {
-      auto& [e, ev] = *previous;
-      take_result(e, std::move(ev));
-      store_and_record(e.config, e.row);
-    }
+    if (out_of_time()) continue;
+    // Nothing in flight and nothing compiled or compiling: the session proposes more, or is done.
+    feed();
+    if (compiler().pending() == 0 && (search_->done() || search_->in_flight() == 0)) break;
+    lanes().fed();
   }
+  lanes().stop_taking();  // the finalists' compiles are the loop's own
   t_search_end_ = Clock::now();
   report_.search_ms =
       std::chrono::duration<double, std::milli>(t_search_end_ - t_start_).count() - report_.startup_s * 1e3;
@@ -574,7 +579,8 @@ void Tuning::remeasure_finalists(const Ranking& ranking) {
         {compiled->config, std::move(compiled->result.cubin), std::move(compiled->result.lowered_names)});
   }
   log(fmt::format("re-measuring {} finalists thoroughly, interleaved", candidates.size()));
-  auto evs = gpu().remeasure(candidates);
+  std::vector<GpuEvaluation> evs;
+  lanes().run_on(0, [&](Lane& lane) { evs = lane.local()->remeasure(candidates); });
   std::vector<Summary> summaries;
   std::optional<std::size_t> default_index;
   double thorough_wall_ms = 0.0;
@@ -668,15 +674,20 @@ void Tuning::finish() {
   {
     // The copy ceiling, measured in the same run: as many bytes as the problem's arguments
     // (at least 256 MiB so that the L2 does not serve it).
-    std::size_t bytes = std::max<std::size_t>(gpu().total_argument_bytes() / 2, std::size_t{256} << 20);
-    report_.copy_gbps = gpu().copy_bandwidth_gbps(bytes);
+    std::size_t bytes = std::max<std::size_t>(lanes().ready(0).total_argument_bytes / 2, std::size_t{256} << 20);
+    lanes().run_on(0, [&](Lane& lane) { report_.copy_gbps = lane.local()->copy_bandwidth_gbps(bytes); });
   }
+  // Everything is stored: each worker releases its context on its own time (its exit took
+  // part of the 0.4 s between the report's wall time and the process's). The lanes go before
+  // the pool they take from.
+  for (std::size_t i = 0; i < lanes().size(); ++i) {
+    report_.workers[i].restarts = lanes().restarts(i);
+    report_.workers[i].lost = lanes().lost(i);
+    report_.worker_restarts += report_.workers[i].restarts;
+  }
+  report_.timeout_s = static_cast<double>(timeout_.count()) / 1e3;
+  lanes_.reset();
   compiler().shutdown();
-  // Everything is stored: the worker releases its context on its own time (its exit took
-  // part of the 0.4 s between the report's wall time and the process's).
-  report_.worker_restarts = gpu().restarts();
-  report_.timeout_s = static_cast<double>(gpu().timeout().count()) / 1e3;
-  gpu().release();
   report_.after_search_ms = ms_since(t_search_end_);
   if (!compile_times_.empty()) {
     std::sort(compile_times_.begin(), compile_times_.end());

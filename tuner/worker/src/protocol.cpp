@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include <cmath>
 #include <concepts>
 #include <limits>
@@ -171,6 +173,33 @@ void fields(S& s, F&& f) {
   f("measure", s.measure);
 }
 
+template <Is<DeviceIdentity> S, class F>
+void fields(S& s, F&& f) {
+  f("name", s.name);
+  f("cc_major", s.cc_major);
+  f("cc_minor", s.cc_minor);
+  f("sm_count", s.sm_count);
+  f("memory_bytes", s.memory_bytes);
+  f("sm_clock_khz", s.sm_clock_khz);
+  f("memory_clock_khz", s.memory_clock_khz);
+  f("memory_bus_bits", s.memory_bus_bits);
+  f("l2_bytes", s.l2_bytes);
+  f("driver_version", s.driver_version);
+  f("driver_release", s.driver_release);
+  f("nvrtc_version", s.nvrtc_version);
+  f("uuid", s.uuid);
+}
+
+template <Is<Identified> S, class F>
+void fields(S& s, F&& f) {
+  f("device", s.device);
+}
+
+template <Is<SetTimeout> S, class F>
+void fields(S& s, F&& f) {
+  f("ms", s.ms);
+}
+
 template <Is<Ready> S, class F>
 void fields(S& s, F&& f) {
   f("verification", s.verification);
@@ -182,6 +211,7 @@ void fields(S& s, F&& f) {
 template <Is<WorkerError> S, class F>
 void fields(S& s, F&& f) {
   f("input_error", s.input_error);
+  f("no_driver", s.no_driver);
   f("message", s.message);
 }
 
@@ -578,6 +608,26 @@ template <>
 Setup decode<Setup>(const Envelope& e) {
   return plain_decode<Setup>(e);
 }
+Envelope encode(const Identified& m) { return plain_envelope(m); }
+template <>
+Identified decode<Identified>(const Envelope& e) {
+  return plain_decode<Identified>(e);
+}
+Envelope encode(const SetTimeout& m) { return plain_envelope(m); }
+template <>
+SetTimeout decode<SetTimeout>(const Envelope& e) {
+  return plain_decode<SetTimeout>(e);
+}
+Envelope encode(const AdoptReference& m) {
+  std::vector<process::Frame> frames;
+  json h{{"candidate", candidate_header(m.candidate, frames)}};
+  return envelope_of(m, std::move(h), std::move(frames));
+}
+template <>
+AdoptReference decode<AdoptReference>(const Envelope& e) {
+  return read_message_as<AdoptReference>(
+      e, [&](AdoptReference& m) { m.candidate = candidate_field(e.header, "candidate", e.frames); });
+}
 Envelope encode(const Ready& m) { return plain_envelope(m); }
 template <>
 Ready decode<Ready>(const Envelope& e) {
@@ -685,6 +735,38 @@ nlohmann::json parse_header(const process::Frame& text) {
     throw ProtocolError(fmt::format("worker protocol: a header that is not JSON: {:.200}", text));
   if (!j.is_object()) throw ProtocolError(fmt::format("worker protocol: a header that is not an object: {:.200}", text));
   return j;
+}
+
+std::vector<char> to_bytes(const Envelope& e) {
+  const std::string header = e.header.dump();
+  std::vector<char> out;
+  auto put = [&](const char* data, std::uint64_t n) {
+    const auto* len = reinterpret_cast<const char*>(&n);
+    out.insert(out.end(), len, len + sizeof n);
+    out.insert(out.end(), data, data + n);
+  };
+  put(header.data(), header.size());
+  for (const process::Frame& f : e.frames) put(f.data(), f.size());
+  return out;
+}
+
+Envelope from_bytes(const char* data, std::size_t size) {
+  std::size_t at = 0;
+  auto take = [&]() -> process::Frame {
+    std::uint64_t n = 0;
+    if (size - at < sizeof n) throw ProtocolError("worker protocol: a buffer that ends inside a frame length");
+    std::memcpy(&n, data + at, sizeof n);
+    at += sizeof n;
+    if (size - at < n) throw ProtocolError("worker protocol: a buffer that ends inside a frame");
+    process::Frame f(data + at, data + at + n);
+    at += n;
+    return f;
+  };
+  Envelope e{parse_header(take()), {}};
+  const std::size_t n = frame_count(e.header);
+  for (std::size_t i = 0; i < n; ++i) e.frames.push_back(take());
+  if (at != size) throw ProtocolError("worker protocol: a buffer with bytes after its last frame");
+  return e;
 }
 
 bool write_message(int fd, const Envelope& e) {

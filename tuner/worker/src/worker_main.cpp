@@ -4,6 +4,7 @@
 //   cutune-worker gpu       the GPU stage of one tuning session
 // Both read requests from stdin and answer on stdout with the messages of messages.hpp
 // (protocol.hpp), and exit when stdin closes. Diagnostics go to stderr, which the tuner shares.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -68,6 +69,11 @@ int compile_worker() {
   }
 }
 
+/// No driver or no GPU at all: the tuner says so as it does without a GPU.
+struct NoGpu : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// The set-up: the problem, the context, the GPU stage; with the time of each phase.
 struct Session {
   std::optional<KernelProblem> problem;
@@ -87,7 +93,17 @@ void set_up(const Setup& setup, Session& s) {
     cuda::nvml_driver_release();
     return ms_since(t);
   });
-  cuda::device_count();  // cuInit
+  std::string why_none;
+  const int count = cuda::device_count(&why_none);  // cuInit
+  if (count == 0) throw NoGpu(why_none);
+  if (setup.device < 0 || setup.device >= count)
+    throw InputError(fmt::format("GPU {}: there are {} GPU(s) (0..{})", setup.device, count, count - 1));
+  // The tuner compiles for this GPU's architecture while the rest is set up.
+  // (NVML's start first: the identity includes its driver release string.)
+  const double nvml_start_ms = nvml_ms.get();
+  Identified identified{cuda::identify(setup.device)};
+  identified.device.nvrtc_version = jit::nvrtc_version();
+  reply(identified);
   const auto t1 = std::chrono::steady_clock::now();
   s.stage.emplace(*s.problem, *s.instance, setup.device, setup.measure, setup.data_seed);
   auto& phases_ms = s.ready.setup_ms;
@@ -99,7 +115,7 @@ void set_up(const Setup& setup, Session& s) {
   }
   phases_ms.emplace_back("context", ms_since(t1) - phases);
   for (const auto& [name, ms] : s.stage->overlapped_ms()) phases_ms.emplace_back(name + "_overlapped", ms);
-  phases_ms.emplace_back("nvml_overlapped", nvml_ms.get());
+  phases_ms.emplace_back("nvml_overlapped", nvml_start_ms);
   s.ready.verification = s.stage->verification();
   s.ready.l2 = s.stage->l2_method();
   s.ready.total_argument_bytes = s.stage->total_argument_bytes();
@@ -120,11 +136,14 @@ int gpu_worker() {
     const auto message = read_message(in_fd);
     if (!message) return 0;
     set_up(decode<Setup>(*message), s);
+  } catch (const NoGpu& e) {
+    reply(WorkerError{false, true, e.what()});
+    return 1;
   } catch (const InputError& e) {
-    reply(WorkerError{true, e.what()});
+    reply(WorkerError{true, false, e.what()});
     return 2;
   } catch (const std::exception& e) {
-    reply(WorkerError{false, e.what()});
+    reply(WorkerError{false, false, e.what()});
     return 1;
   }
   reply(s.ready);
@@ -174,7 +193,7 @@ int gpu_worker() {
     } catch (const std::exception& e) {
       // Anything GpuStage did not turn into a status leaves the context in an unknown state;
       // a request that cannot be read leaves the conversation in one.
-      reply(WorkerError{false, e.what()});
+      reply(WorkerError{false, false, e.what()});
       return 1;
     }
   }

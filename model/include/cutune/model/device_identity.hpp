@@ -26,6 +26,7 @@ struct DeviceIdentity {
   std::string model_key() const { return name + "/" + arch(); }
   /// Folder-name form of the model: "nvidia-h200".
   std::string slug() const;
+  friend bool operator==(const DeviceIdentity&, const DeviceIdentity&) = default;
 };
 
 /// The identity as the JSON that `cutune devices --json`, --report files and the

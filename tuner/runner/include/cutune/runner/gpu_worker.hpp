@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cutune/model/device_identity.hpp"
 #include "cutune/model/measurement.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/model/verification.hpp"
@@ -29,11 +30,21 @@ class GpuWorker {
   GpuWorker(const KernelProblem& problem, std::string problem_text, int ordinal,
             const worker::MeasureOptions& options, std::uint64_t data_seed);
   ~GpuWorker();
+  /// Waits until the worker has started the driver and says which GPU it is on. Throws
+  /// cuda::NoDriver without a driver or GPU, InputError for an ordinal that is not there.
+  const DeviceIdentity& wait_identified();
   /// Waits until the worker has set up. Throws InputError / std::runtime_error with the
   /// worker's message if it could not.
   void wait_ready();
   GpuWorker(const GpuWorker&) = delete;
   GpuWorker& operator=(const GpuWorker&) = delete;
+
+  /// Without a reference output: the configuration whose output defines a correct one, as
+  /// evaluated on another worker (another GPU). This worker evaluates it before anything else
+  /// (now if ready, else once ready, and again after every restart). Nothing in flight.
+  void adopt_reference(worker::Candidate candidate);
+  /// The candidate that defined the expected outputs on this worker, if one did.
+  const std::optional<worker::Candidate>& reference() const { return reference_; }
 
   /// As GpuStage::evaluate, bounded by timeout(): submit() then collect().
   GpuEvaluation evaluate(const Config& config, const std::vector<char>& cubin,
@@ -69,6 +80,7 @@ class GpuWorker {
   std::size_t restarts() const { return restarts_; }
 
   /// These are known once ready.
+  const worker::Ready& setup() const { return setup_; }
   const VerificationPlan& verification() const { return setup_.verification; }
   /// VerificationPlan::describe of verification(), for the log and the report.
   const std::string& verification_source() const { return verification_source_; }
@@ -90,6 +102,8 @@ class GpuWorker {
   template <class Reply>
   std::optional<Reply> await(bool sent, std::chrono::steady_clock::time_point deadline,
                              std::chrono::milliseconds timeout, GpuEvaluation& failure);
+  /// Evaluates reference_ first on a fresh worker; throws when it fails there.
+  void establish_reference();
   /// A fresh worker after a lost one, counted in restarts().
   void restart();
 
@@ -103,6 +117,7 @@ class GpuWorker {
   std::size_t restarts_ = 0;
   bool setup_sent_ = false, ready_ = false;
   worker::Ready setup_;  ///< what the worker said once it had set up
+  std::optional<DeviceIdentity> identified_;
   std::string verification_source_, setup_ms_json_ = "{}";
   /// Without a CPU reference the first configuration that runs defines the answer: kept so
   /// that a restarted worker is given the same answer before anything else runs.

@@ -94,11 +94,23 @@ struct TuneReport {
   /// The worker's idle time between one answer and the next request, over the search loop:
   /// the GPU's wait for the pipe, the tuner and compiles (GpuEvaluation::idle_before_ms).
   double worker_idle_ms = 0.0;
+  /// Each GPU worker's share (one per GPU, local or on another rank), in lane order: the
+  /// sums above, per worker.
+  struct Worker {
+    std::string name;                 ///< "GPU 0", "rank 1 GPU 0"
+    std::string uuid;
+    std::uint64_t evaluations = 0;
+    double evaluate_ms = 0.0, verify_ms = 0.0, sampling_ms = 0.0, load_ms = 0.0, stage_ms = 0.0, idle_ms = 0.0;
+    std::size_t restarts = 0;
+    bool lost = false;                ///< stopped answering; its evaluations went to the others
+  };
+  std::vector<Worker> workers;
   /// The JSON array stored with the winner (db::Winner::finalists_json).
   std::string finalists_json() const;
 };
 
-/// Runs a tuning session on GPU `session.options().device`: start-up, resume from the
+/// Runs a tuning session on the GPUs `session.options().devices` (and the lanes of other
+/// ranks in `remote_lanes`), all of one model: start-up, resume from the
 /// store, the search, ranking, the finalists' re-measurement, the winner stored. Throws
 /// InputError for bad input found only then (a Kernel Tuner cache file whose header
 /// disagrees), cuda::NoDriver when there is no GPU (nothing stored, no DB created).

@@ -22,6 +22,8 @@
 
 namespace cutune::runner {
 
+class Lane;
+
 struct TuneOptions {
   std::string problem;                  ///< "n=1000" overrides of problem variables
   std::string strategy = search::kDefaultStrategy;
@@ -54,7 +56,11 @@ struct TuneOptions {
   /// it is stored (KtCacheWriter), so Kernel Tuner can resume or simulate it, even after a
   /// crash. An existing file is resumed; one whose header disagrees is refused (InputError).
   std::filesystem::path kt_cache;
-  int device = 0;
+  /// The GPUs to tune on, one GPU worker each, all of one model (a GPU named twice gets
+  /// two workers). Empty: GPU 0.
+  std::vector<int> devices;
+  /// Lanes on other ranks (tuner/cluster), after the local ones; empty without MPI.
+  std::vector<std::function<std::unique_ptr<Lane>()>> remote_lanes;
   worker::MeasureOptions measure;
   std::string command;                  ///< the command line, stored with the run
   std::ostream* log = nullptr;          ///< session lines (nullptr = quiet)
@@ -71,6 +77,8 @@ struct TuneOptions {
     std::string best_key;
     double elapsed_s = 0.0;
     std::string line;
+    /// With several GPU workers: one line per worker ("GPU 1: 120 evaluated, 0 restarts").
+    std::vector<std::string> workers;
   };
   /// nullptr: the plain line goes to `log`.
   std::function<void(const Progress&)> progress;

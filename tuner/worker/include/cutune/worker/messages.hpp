@@ -1,7 +1,8 @@
 #pragma once
 // What the tuner and its worker processes say to each other: one struct per message, plain
 // data. The compile worker (`cutune-worker compile`) answers each Compile with a Compiled.
-// The GPU worker (`cutune-worker gpu`) answers Setup with Ready (or a WorkerError), then
+// The GPU worker (`cutune-worker gpu`) answers Setup with Identified, then Ready (or a
+// WorkerError instead of either), then
 // each request with its one reply: Evaluate -> Evaluated, Remeasure -> Remeasured,
 // BackToBack -> BackToBackTimed, CopyBandwidth -> CopyBandwidthMeasured, and any of them
 // with a WorkerError when it can go on no more; Shutdown has no reply.
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "cutune/jit/compile_types.hpp"
+#include "cutune/model/device_identity.hpp"
 #include "cutune/model/measurement.hpp"
 #include "cutune/model/space.hpp"
 #include "cutune/model/verification.hpp"
@@ -52,6 +54,17 @@ struct Setup {
   friend bool operator==(const Setup&, const Setup&) = default;
 };
 
+/// The worker's first answer to Setup, as soon as the driver has started and before the
+/// argument data and expected outputs: the GPU it runs on. The tuner compiles for its
+/// architecture while the worker goes on setting up, and the tuner process itself never
+/// starts the driver (several workers on several GPUs, or on other ranks, say which GPU
+/// each is).
+struct Identified {
+  static constexpr std::string_view kType = "identified";
+  DeviceIdentity device;
+  friend bool operator==(const Identified&, const Identified&) = default;
+};
+
 /// The worker has set up.
 struct Ready {
   static constexpr std::string_view kType = "ready";
@@ -67,7 +80,8 @@ struct Ready {
 /// into a configuration's status); it exits after sending this.
 struct WorkerError {
   static constexpr std::string_view kType = "error";
-  bool input_error = false;  ///< bad input (the problem file), not a failure of the worker
+  bool input_error = false;  ///< bad input (the problem file, the GPU ordinal), not a failure of the worker
+  bool no_driver = false;    ///< no CUDA driver or no GPU at all: `message` says why
   std::string message;
   friend bool operator==(const WorkerError&, const WorkerError&) = default;
 };
@@ -137,6 +151,23 @@ struct CopyBandwidthMeasured {
   static constexpr std::string_view kType = "copy_bandwidth_measured";
   double gbps = 0.0;
   friend bool operator==(const CopyBandwidthMeasured&, const CopyBandwidthMeasured&) = default;
+};
+
+/// How long one evaluation may take before the worker is killed; no reply. For the tuner
+/// on another rank, which keeps the GPU worker of that rank (tuner/cluster).
+struct SetTimeout {
+  static constexpr std::string_view kType = "set_timeout";
+  std::int64_t ms = 0;
+  friend bool operator==(const SetTimeout&, const SetTimeout&) = default;
+};
+
+/// Without a reference output, the configuration whose output defines a correct one: a GPU
+/// worker that did not evaluate it first evaluates it before anything else (on another
+/// rank; in this process GpuWorker::adopt_reference); no reply.
+struct AdoptReference {
+  static constexpr std::string_view kType = "adopt_reference";
+  Candidate candidate;
+  friend bool operator==(const AdoptReference&, const AdoptReference&) = default;
 };
 
 /// The worker exits (releasing its context on its own time); no reply.

@@ -35,6 +35,7 @@ struct Envelope {
 Envelope encode(const Compile& m);
 Envelope encode(const Compiled& m);
 Envelope encode(const Setup& m);
+Envelope encode(const Identified& m);
 Envelope encode(const Ready& m);
 Envelope encode(const WorkerError& m);
 Envelope encode(const Evaluate& m);
@@ -45,6 +46,8 @@ Envelope encode(const BackToBack& m);
 Envelope encode(const BackToBackTimed& m);
 Envelope encode(const CopyBandwidth& m);
 Envelope encode(const CopyBandwidthMeasured& m);
+Envelope encode(const SetTimeout& m);
+Envelope encode(const AdoptReference& m);
 Envelope encode(const Shutdown& m);
 
 /// The message of type M in `e`. Throws ProtocolError when `e` holds another type or is
@@ -55,6 +58,7 @@ M decode(const Envelope& e);
 template <> Compile decode<Compile>(const Envelope& e);
 template <> Compiled decode<Compiled>(const Envelope& e);
 template <> Setup decode<Setup>(const Envelope& e);
+template <> Identified decode<Identified>(const Envelope& e);
 template <> Ready decode<Ready>(const Envelope& e);
 template <> WorkerError decode<WorkerError>(const Envelope& e);
 template <> Evaluate decode<Evaluate>(const Envelope& e);
@@ -65,6 +69,8 @@ template <> BackToBack decode<BackToBack>(const Envelope& e);
 template <> BackToBackTimed decode<BackToBackTimed>(const Envelope& e);
 template <> CopyBandwidth decode<CopyBandwidth>(const Envelope& e);
 template <> CopyBandwidthMeasured decode<CopyBandwidthMeasured>(const Envelope& e);
+template <> SetTimeout decode<SetTimeout>(const Envelope& e);
+template <> AdoptReference decode<AdoptReference>(const Envelope& e);
 template <> Shutdown decode<Shutdown>(const Envelope& e);
 
 /// The header's "type". Throws ProtocolError when it has none.
@@ -86,6 +92,12 @@ std::variant<Ms...> decode_one_of(const Envelope& e) {
 
 /// The requests a GPU worker reads after its Setup.
 using GpuRequest = std::variant<Evaluate, Remeasure, BackToBack, CopyBandwidth, Shutdown>;
+
+/// A whole message as one buffer (header length, header, then each frame with its length),
+/// for a transport of whole buffers (MPI); from_bytes throws ProtocolError for a buffer
+/// that is not one.
+std::vector<char> to_bytes(const Envelope& e);
+Envelope from_bytes(const char* data, std::size_t size);
 
 /// The header as text (one frame). Throws ProtocolError when it is not a JSON object.
 nlohmann::json parse_header(const process::Frame& text);
