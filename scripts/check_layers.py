@@ -31,8 +31,10 @@ LAYERS = {
     "tuner/runner": ["model", "search", "db/store", "db/formats", "kernel_templates", "tuner/jit", "tuner/cuda",
                      "tuner/measure", "tuner/process", "tuner/worker"],
     "tuner/loader": ["model", "db/store", "db/formats", "kernel_templates", "tuner/jit", "tuner/cuda"],
+    "tuner/cluster": ["model", "tuner/cuda", "tuner/jit", "tuner/process", "tuner/worker", "tuner/runner",
+                      "search", "db/store", "db/formats", "kernel_templates", "tuner/measure"],
     "tuner/cli": ["model", "search", "db/store", "db/formats", "kernel_templates", "tuner/jit", "tuner/cuda",
-                  "tuner/measure", "tuner/process", "tuner/worker", "tuner/runner"],
+                  "tuner/measure", "tuner/process", "tuner/worker", "tuner/runner", "tuner/cluster"],
 }
 # Users of everything: they are not layers, nothing includes them.
 TOP = ["bench", "tests", "examples"]

@@ -13,6 +13,8 @@
 #include <sstream>
 #include <iterator>
 
+#include "cutune/cluster/rank_server.hpp"
+#include "cutune/cluster/world.hpp"
 #include "cutune/cuda/device.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
@@ -333,6 +335,11 @@ int cmd_compile(const CompileArgs& a) {
 
 namespace {
 
+/// Rank 0 has sent the other ranks their Setup: from then on its lanes shut them down.
+bool world_started_ = false;
+
+int tune_here(const TuneArgs& a, cluster::World* world, const std::function<std::vector<int>()>& my_gpus);
+
 /// --gpus: "all" (every GPU the driver sees) or a list of ordinals. The workers check the
 /// ordinals against the GPUs there are; "all" without a GPU is the no-GPU case.
 std::vector<int> parse_gpus(const std::string& text, bool device_given) {
@@ -379,6 +386,45 @@ json workers_json(const std::vector<runner::TuneReport::Worker>& workers) {
 }  // namespace
 
 int cmd_tune(const TuneArgs& a) {
+  // Started by mpirun or srun as one of several ranks: rank 0 tunes (strategy, compiles, the
+  // DB), every other rank serves its GPUs to it (tuner/cluster).
+  std::optional<cluster::World> world;
+  if (cluster::launched_as_ranks()) {
+    if (!cluster::built_with_mpi())
+      throw InputError("started as one of several MPI ranks, but this cutune was built without MPI (install "
+                       "libopenmpi-dev and rebuild)");
+    world.emplace();
+  }
+  // Each rank's GPUs: --gpus, else --device, else under MPI the rank's place on its node
+  // (ranks of a node take its GPUs in turn), else GPU 0.
+  auto my_gpus = [&]() -> std::vector<int> {
+    std::vector<int> gpus = parse_gpus(a.gpus, a.device_given);
+    if (!gpus.empty()) return gpus;
+    if (a.device_given || !world) return {a.device};
+    std::string why;
+    const int n = cuda::device_count(&why);
+    return {n > 0 ? cluster::node_local_rank() % n : 0};
+  };
+  if (world && world->rank() != 0) {
+    std::vector<int> gpus;
+    try {
+      gpus = my_gpus();
+    } catch (const std::exception&) {
+      gpus = {0};  // rank 0 reads the same command line and refuses it for every rank
+    }
+    return cluster::serve_rank(*world, gpus);
+  }
+  try {
+    return tune_here(a, world ? &*world : nullptr, my_gpus);
+  } catch (...) {
+    if (world && !world_started_) cluster::refuse_ranks(*world);
+    throw;
+  }
+}
+
+namespace {
+
+int tune_here(const TuneArgs& a, cluster::World* world, const std::function<std::vector<int>()>& my_gpus) {
   KernelProblem p = load_kernel(a.kernel);
   if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
   if (a.higher_is_better && a.lower_is_better)
@@ -394,12 +440,16 @@ int cmd_tune(const TuneArgs& a) {
   o.db = a.db.empty() ? default_db_path() : fs::path(a.db);
   o.kt_cache = a.kt_cache;
   try {
-    o.devices = parse_gpus(a.gpus, a.device_given);
+    o.devices = my_gpus();
   } catch (const cuda::NoDriver& e) {
     std::cerr << fmt::format("cutune tune --gpus all needs a GPU: {}\n", e.what());
     return kNoGpu;
   }
-  if (o.devices.empty()) o.devices = {a.device};
+  if (world)
+    o.start_remote_lanes = [world](const worker::Setup& setup) {
+      world_started_ = true;
+      return cluster::start_ranks(*world, setup);
+    };
   o.measure = measure_options(a.measure);
   o.first = a.first;
   o.objective = a.objective;
@@ -531,6 +581,8 @@ int cmd_tune(const TuneArgs& a) {
   }
   return kOk;
 }
+
+}  // namespace
 
 int cmd_measure(const MeasureConfigArgs& a) {
   KernelProblem p = load_kernel(a.kernel);

@@ -29,8 +29,13 @@ ProgressPrinter::~ProgressPrinter() {
 }
 
 void ProgressPrinter::update(const runner::TuneOptions::Progress& p) {
-  // \r and erase-to-end-of-line: redraw in place.
-  out_ << '\r' << progress_line(p) << "\x1b[K" << std::flush;
+  // Back to the main line (up over the worker lines drawn last time), then \r and
+  // erase-to-end-of-line for each line: redraw in place.
+  if (worker_lines_ > 0) out_ << "\x1b[" << worker_lines_ << 'A';
+  out_ << '\r' << progress_line(p) << "\x1b[K";
+  for (const auto& line : p.workers) out_ << "\n  " << line << "\x1b[K";
+  worker_lines_ = p.workers.size();
+  out_ << std::flush;
   drawn_ = true;
 }
 

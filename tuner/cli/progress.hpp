@@ -1,7 +1,9 @@
 #pragma once
 // The live progress line of `cutune tune` on a terminal: configurations done of
-// the total, failures, best so far and an ETA, redrawn in place. Not on a terminal the
+// the total, failures, best so far and an ETA, redrawn in place, with one line per GPU
+// worker below it when there are several. Not on a terminal the
 // tuner prints one plain line per configuration instead (logs, CI).
+#include <cstddef>
 #include <ostream>
 
 #include "cutune/runner/runner.hpp"
@@ -20,6 +22,7 @@ class ProgressPrinter {
   std::ostream& out_;
   bool live_ = false;
   bool drawn_ = false;
+  std::size_t worker_lines_ = 0;  ///< drawn below the main line last time
 };
 
 /// "[123/396] 2 failed, best 0.0712 ms (256,2,8,4,1,1,0), ETA 0:12": the live line's text.

@@ -208,6 +208,7 @@ void EvaluationLanes::run(Slot& slot) {
       slot.error = std::current_exception();
       slot.failed = true;
     }
+    if (slot.lane) slot.lane->release();
     loop_cv_.notify_all();
     return;
   }
@@ -286,10 +287,13 @@ void EvaluationLanes::run(Slot& slot) {
         worker::Evaluate request{
             worker::Candidate{compiled->config, compiled->result.cubin, compiled->result.lowered_names}, best_ms_,
             false};
+        // In flight before the lock is let go: the loop must not see the lanes idle while
+        // this one is on its way to the worker (it ended a search one result short).
+        slot.in_flight.push_back({std::move(*compiled), Clock::now()});
         lock.unlock();
         lane.submit(request);
         lock.lock();
-        slot.in_flight.push_back({std::move(*compiled), Clock::now()});
+        slot.in_flight.back().submitted = Clock::now();
         continue;
       }
       if (!slot.in_flight.empty()) {

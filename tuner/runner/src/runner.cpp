@@ -189,7 +189,11 @@ void Tuning::prepare() {
     factories.push_back([this, d, measure_options] {
       return std::make_unique<LocalLane>(problem_, options_.problem, d, measure_options, options_.data_seed);
     });
-  for (const auto& remote : options_.remote_lanes) factories.push_back(remote);
+  if (options_.start_remote_lanes) {
+    worker::Setup setup{std::filesystem::absolute(problem_.json_file()).string(), options_.problem, -1,
+                        options_.data_seed, measure_options};
+    for (auto& remote : options_.start_remote_lanes(setup)) factories.push_back(std::move(remote));
+  }
   lanes_.emplace(std::move(factories));
   const std::vector<DeviceIdentity> gpus = lanes().identities();
   // Winners are per GPU model: one tuning runs on one model.

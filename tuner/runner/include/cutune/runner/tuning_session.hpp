@@ -18,6 +18,7 @@
 #include "cutune/model/shard.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/worker/measure_options.hpp"
+#include "cutune/worker/messages.hpp"
 #include "cutune/search/strategy.hpp"
 
 namespace cutune::runner {
@@ -59,8 +60,10 @@ struct TuneOptions {
   /// The GPUs to tune on, one GPU worker each, all of one model (a GPU named twice gets
   /// two workers). Empty: GPU 0.
   std::vector<int> devices;
-  /// Lanes on other ranks (tuner/cluster), after the local ones; empty without MPI.
-  std::vector<std::function<std::unique_ptr<Lane>()>> remote_lanes;
+  /// Lanes on other ranks (tuner/cluster), after the local ones: given the set-up every GPU
+  /// worker gets, starts the other ranks' workers and returns a factory per lane. Unset
+  /// without MPI.
+  std::function<std::vector<std::function<std::unique_ptr<Lane>()>>(const worker::Setup&)> start_remote_lanes;
   worker::MeasureOptions measure;
   std::string command;                  ///< the command line, stored with the run
   std::ostream* log = nullptr;          ///< session lines (nullptr = quiet)

@@ -1,0 +1,51 @@
+#pragma once
+// The MPI world of a tuning started by mpirun or srun: plain point-to-point messages of
+// whole buffers (worker::to_bytes), nothing of our own on the wire. MPI_THREAD_MULTIPLE:
+// each lane's thread sends and receives on its own tag.
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cutune::cluster {
+
+/// Tags: kControl carries the start (Setup, or Shutdown when rank 0 refused its input) and
+/// each rank's lane count; lane i of a rank talks on kLaneBase + i.
+constexpr int kControl = 1;
+constexpr int kLaneBase = 100;
+
+/// Whether this process is one of several ranks started by mpirun or srun (their
+/// environment says so): only then is MPI started.
+bool launched_as_ranks();
+/// Whether this cutune was built against MPI.
+bool built_with_mpi();
+/// The rank's index among the ranks of its node (for its default GPU).
+int node_local_rank();
+
+class World {
+ public:
+  /// MPI_Init_thread with MPI_THREAD_MULTIPLE; throws std::runtime_error when MPI cannot
+  /// give it (or this build has no MPI).
+  World();
+  ~World();  ///< MPI_Finalize
+  World(const World&) = delete;  // one MPI world per process
+  World& operator=(const World&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  void send(int dest, int tag, const std::vector<char>& bytes);
+  /// The next message from `source` on `tag`; nullopt when none came by `deadline` (none:
+  /// waits for ever). Polls, sleeping between polls: a waiting rank costs no core.
+  std::optional<std::vector<char>> receive(int source, int tag,
+                                           std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+  /// A message already there, or nullopt at once.
+  std::optional<std::vector<char>> try_receive(int source, int tag);
+  void send_int(int dest, int tag, std::int64_t value);
+  std::int64_t receive_int(int source, int tag);
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace cutune::cluster
