@@ -50,7 +50,7 @@ def main():
     env.pop("CUTUNE_DB", None)
     tune = [cutune, "tune", "vector_add", "--strategy", "brute_force", "--compile-mode", "thread",
             "--compile-workers", "2", "--cache-dir", os.path.join(tmp, "cubins")]
-    launch = [mpirun, "--oversubscribe", "-np", "4", "-x", "CUTUNE_WORKER", "-x", "FAKE_GPU_WORKER_SLEEP_MS",
+    launch = [mpirun, "--bind-to", "none", "--oversubscribe", "-np", "4", "-x", "CUTUNE_WORKER", "-x", "FAKE_GPU_WORKER_SLEEP_MS",
               "-x", "FAKE_GPU_WORKER_LOG"]
 
     # One process, then four ranks: the same results.
@@ -105,6 +105,42 @@ def main():
     for key, value in final.items():
         if value[0] == "ok":
             assert a[key] == value, (key, a[key], value)
+    # A rank that stops answering (SIGSTOP: a hung node): after the evaluation timeout plus
+    # --rank-timeout its configurations go to the other ranks and the run completes. MPI's
+    # finalisation waits for every rank, so the stopped one is woken once the report is written.
+    silent = os.path.join(tmp, "silent.db")
+    silent_report = os.path.join(tmp, "silent.json")
+    env["FAKE_GPU_WORKER_SLEEP_MS"] = "100"
+    env["FAKE_GPU_WORKER_LOG"] = os.path.join(tmp, "silent.log")
+    job = subprocess.Popen(launch + tune + ["--db", silent, "--report", silent_report, "--timeout", "1",
+                                            "--rank-timeout", "2"],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    stopped = None
+    deadline = time.time() + 120
+    while time.time() < deadline and stopped is None:
+        time.sleep(0.2)
+        if os.path.exists(silent) and len(rows_or_empty(silent)) >= 8:
+            stopped = rank_pid(2)
+    assert stopped, "no rank 2 to stop"
+    os.kill(stopped, signal.SIGSTOP)
+    deadline = time.time() + 300
+    while time.time() < deadline and not os.path.exists(silent_report) and job.poll() is None:
+        time.sleep(0.5)
+    os.kill(stopped, signal.SIGCONT)
+    try:
+        _, err = job.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(job.pid, signal.SIGKILL)
+        raise AssertionError("the job did not end after the silent rank was woken")
+    assert job.returncode == 0, (job.returncode, err[-2000:])
+    rep = json.load(open(silent_report))
+    lost = {w["name"]: w["lost"] for w in rep["workers"]}
+    assert lost == {"GPU 0": False, "rank 1 GPU 0": False, "rank 2 GPU 0": True, "rank 3 GPU 0": False}, lost
+    silent_rows = rows(silent)
+    assert len(silent_rows) == 59, len(silent_rows)
+    assert rep["configs_tried"] == 59, rep["configs_tried"]
+
     print(f"ok: 4 ranks = 1 process ({len(a)} configurations); killed rank resumed: {len(stored)} kept, "
           f"{len(final) - len(stored)} evaluated after")
     shutil.rmtree(tmp, ignore_errors=True)

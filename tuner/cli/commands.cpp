@@ -394,6 +394,8 @@ int cmd_tune(const TuneArgs& a) {
       throw InputError("started as one of several MPI ranks, but this cutune was built without MPI (install "
                        "libopenmpi-dev and rebuild)");
     world.emplace();
+    if (const std::string w = cluster::binding_warning(); !w.empty())
+      std::cerr << fmt::format("warning: rank {}: {}\n", world->rank(), w);
   }
   // Each rank's GPUs: --gpus, else --device, else under MPI the rank's place on its node
   // (ranks of a node take its GPUs in turn), else GPU 0.
@@ -446,9 +448,10 @@ int tune_here(const TuneArgs& a, cluster::World* world, const std::function<std:
     return kNoGpu;
   }
   if (world)
-    o.start_remote_lanes = [world](const worker::Setup& setup) {
+    o.start_remote_lanes = [world, silence_s = a.rank_timeout_s](const worker::Setup& setup) {
       world_started_ = true;
-      return cluster::start_ranks(*world, setup);
+      return cluster::start_ranks(*world, setup,
+                                  std::chrono::milliseconds(static_cast<std::int64_t>(silence_s * 1e3)));
     };
   o.measure = measure_options(a.measure);
   o.first = a.first;

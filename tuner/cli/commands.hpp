@@ -65,6 +65,7 @@ struct TuneArgs {
   int device = 0;
   bool device_given = false;          ///< --device was on the command line
   std::string gpus;                   ///< --gpus all|0,2,3; "" = --device alone
+  double rank_timeout_s = 60.0;       ///< --rank-timeout: silence beyond the evaluation timeout before a rank is lost
   MeasureArgs measure;
   std::vector<std::string> first;
   std::string objective;              ///< "" = the file's General.Objective, else time

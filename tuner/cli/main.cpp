@@ -86,6 +86,10 @@ int main(int argc, char** argv) {
   tune->add_option("--gpus", ta.gpus,
                    "tune on several GPUs of this node, one GPU worker each, fed by one strategy: all, or "
                    "ordinals such as 0,2,3 (all of one model)");
+  tune->add_option("--rank-timeout", ta.rank_timeout_s,
+                   "under MPI: seconds a rank may stay silent beyond the evaluation timeout before its GPUs are "
+                   "dropped and their configurations go to the others")
+      ->check(CLI::PositiveNumber);
   tune->add_option("--cache", ta.kt_cache, "Also append each result to this Kernel Tuner cache file (resumed "
                                           "when it exists)");
   tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file");

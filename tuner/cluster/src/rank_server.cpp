@@ -92,13 +92,15 @@ int serve_rank(World& world, const std::vector<int>& devices) {
   return 0;
 }
 
-std::vector<std::function<std::unique_ptr<runner::Lane>()>> start_ranks(World& world, const worker::Setup& setup) {
+std::vector<std::function<std::unique_ptr<runner::Lane>()>> start_ranks(World& world, const worker::Setup& setup,
+                                                                         std::chrono::milliseconds silence) {
   std::vector<std::function<std::unique_ptr<runner::Lane>()>> lanes;
   for (int r = 1; r < world.size(); ++r) world.send(r, kControl, bytes_of(setup));
   for (int r = 1; r < world.size(); ++r) {
     const std::int64_t n = world.receive_int(r, kControl);
     for (std::int64_t i = 0; i < n; ++i)
-      lanes.push_back([&world, r, i] { return std::make_unique<RemoteLane>(world, r, static_cast<int>(i)); });
+      lanes.push_back(
+          [&world, r, i, silence] { return std::make_unique<RemoteLane>(world, r, static_cast<int>(i), silence); });
   }
   return lanes;
 }

@@ -22,7 +22,8 @@ std::vector<char> bytes_of(const M& m) {
 }
 }  // namespace
 
-RemoteLane::RemoteLane(World& world, int rank, int index) : world_(world), rank_(rank), index_(index) {}
+RemoteLane::RemoteLane(World& world, int rank, int index, std::chrono::milliseconds silence)
+    : world_(world), rank_(rank), index_(index), silence_(silence) {}
 
 std::string RemoteLane::name() const {
   return gpu_.empty() ? fmt::format("rank {} lane {}", rank_, index_) : fmt::format("rank {} {}", rank_, gpu_);
@@ -50,7 +51,8 @@ void RemoteLane::wait_ready() {
 }
 
 void RemoteLane::submit(const worker::Evaluate& request) {
-  world_.send(rank_, kLaneBase + index_, bytes_of(request));
+  // Throws when the rank takes nothing for as long as it may stay silent: the lane is lost.
+  world_.send(rank_, kLaneBase + index_, bytes_of(request), std::chrono::steady_clock::now() + timeout_ + silence_);
   ++in_flight_;
 }
 
@@ -58,7 +60,7 @@ std::optional<GpuEvaluation> RemoteLane::collect() {
   if (in_flight_ == 0) throw std::logic_error("RemoteLane::collect: nothing in flight");
   // The relay's worker kills a hung evaluation after timeout_ and answers; the ones queued
   // before it each may take as long.
-  const auto deadline = std::chrono::steady_clock::now() + timeout_ * static_cast<int>(in_flight_) + kNetworkMargin;
+  const auto deadline = std::chrono::steady_clock::now() + timeout_ * static_cast<int>(in_flight_) + silence_;
   const auto m = world_.receive(rank_, kLaneBase + index_, deadline);
   if (!m) return std::nullopt;  // the rank stopped answering
   --in_flight_;
@@ -74,19 +76,21 @@ std::optional<GpuEvaluation> RemoteLane::collect() {
 }
 
 void RemoteLane::adopt_reference(const worker::Candidate& candidate) {
-  world_.send(rank_, kLaneBase + index_, bytes_of(worker::AdoptReference{candidate}));
+  world_.send(rank_, kLaneBase + index_, bytes_of(worker::AdoptReference{candidate}),
+              std::chrono::steady_clock::now() + timeout_ + silence_);
 }
 
 void RemoteLane::set_timeout(std::chrono::milliseconds timeout) {
   timeout_ = timeout;
-  world_.send(rank_, kLaneBase + index_, bytes_of(worker::SetTimeout{timeout.count()}));
+  world_.send(rank_, kLaneBase + index_, bytes_of(worker::SetTimeout{timeout.count()}),
+              std::chrono::steady_clock::now() + silence_);
 }
 
 void RemoteLane::release() {
   if (released_) return;
   released_ = true;
   try {
-    world_.send(rank_, kLaneBase + index_, bytes_of(worker::Shutdown{}));
+    world_.send(rank_, kLaneBase + index_, bytes_of(worker::Shutdown{}), std::chrono::steady_clock::now() + silence_);
   } catch (const std::exception&) {
     // A rank already gone needs no shutdown.
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -37,10 +38,30 @@ World::World() {
 
 World::~World() { MPI_Finalize(); }
 
-void World::send(int dest, int tag, const std::vector<char>& bytes) {
-  // Blocking standard send: MPI keeps the message order per (source, tag), so a lane's
-  // requests arrive in the order they were sent.
-  check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD), "MPI_Send");
+void World::send(int dest, int tag, const std::vector<char>& bytes,
+                 std::optional<std::chrono::steady_clock::time_point> deadline) {
+  // MPI keeps the message order per (source, tag), so a lane's requests arrive in the order
+  // they were sent. Non-blocking and polled, so that a receiver that stopped (a hung node)
+  // fails the send at `deadline` instead of blocking the lane for ever.
+  auto buffer = std::make_unique<std::vector<char>>(bytes);
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Isend(buffer->data(), static_cast<int>(buffer->size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD, &request),
+        "MPI_Isend");
+  auto pause = std::chrono::microseconds(5);
+  while (true) {
+    int done = 0;
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    if (deadline && std::chrono::steady_clock::now() >= *deadline) break;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
+  // Given up: the request is freed, and its buffer left to it (a rank that wakes up may
+  // still read the message).
+  MPI_Cancel(&request);
+  MPI_Request_free(&request);
+  (void)buffer.release();
+  throw std::runtime_error(fmt::format("rank {} took no message within the deadline", dest));
 }
 
 std::optional<std::vector<char>> World::try_receive(int source, int tag) {

@@ -16,8 +16,9 @@ namespace cutune::cluster {
 
 class RemoteLane : public runner::Lane {
  public:
-  /// Lane `index` of rank `rank`, which was sent the Setup.
-  RemoteLane(World& world, int rank, int index);
+  /// Lane `index` of rank `rank`, which was sent the Setup. `silence`: how long beyond the
+  /// evaluation timeout the rank may stay silent before it counts as lost.
+  RemoteLane(World& world, int rank, int index, std::chrono::milliseconds silence);
   std::string name() const override;
   const DeviceIdentity& wait_identified() override;
   void wait_ready() override;
@@ -32,12 +33,10 @@ class RemoteLane : public runner::Lane {
   std::size_t restarts() const override { return restarts_; }
   void release() override;
 
-  /// Added to the evaluation timeout before the rank counts as lost.
-  static constexpr std::chrono::seconds kNetworkMargin{60};
-
  private:
   World& world_;
   int rank_, index_;
+  std::chrono::milliseconds silence_;
   std::optional<DeviceIdentity> identity_;
   worker::Ready ready_;
   bool is_ready_ = false, released_ = false;
