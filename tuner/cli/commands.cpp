@@ -1,4 +1,5 @@
 #include "commands.hpp"
+#include "report_command.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -403,6 +404,7 @@ int cmd_tune(const TuneArgs& a) {
                            "worker restart(s); timeout {:.1f} s\n",
                            r.wall_s, r.compile.compiled, r.compile_workers, a.pool.mode, r.compile.cache_hits,
                            r.compile.shared, r.worker_restarts, r.timeout_s);
+  std::cout << report_hint(o.db.string(), r.kernel, r.problem_key) << '\n';
 
   if (!a.report.empty()) {
     json j{{"device", cutune::to_json(r.device)},

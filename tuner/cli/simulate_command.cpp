@@ -16,6 +16,7 @@
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/simulation.hpp"
 #include "replay_commands.hpp"
+#include "report_command.hpp"
 
 namespace cutune::cli {
 
@@ -54,6 +55,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   std::optional<db::Store> store;
   std::optional<db::Run> run;
   std::vector<std::pair<Config, search::RecordedResult>> stored;
+  std::string spec_kernel, spec_problem;  // the target, for the report line at the end
   if (!db_path.empty()) {
     store = db::Store::open(db_path, /*create=*/true);
     db::RunSpec spec;
@@ -67,6 +69,8 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     spec.seed = seed;
     spec.command = command;
     run.emplace(store->begin_run(spec));
+    spec_kernel = spec.kernel;
+    spec_problem = spec.problem_key;
     for (const auto& m : run->measurements()) {
       const Configuration c = Configuration::from_key(space, m.config_key);
       const search::RecordedResult* r = recorded.find(c.index());
@@ -151,6 +155,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,
       result.trace.empty() ? 0.0 : result.trace.back().elapsed_s, search::session_end_name(result.end));
   if (std::isfinite(best)) std::cout << fmt::format("best: {} {:.4f}\n", best_key, best);
+  if (run) std::cout << report_hint(db_path, spec_kernel, spec_problem) << '\n';
 
   if (!args.trace.empty()) {
     nlohmann::ordered_json j;
