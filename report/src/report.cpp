@@ -57,8 +57,7 @@ std::string across_gpus_section(const db::Store& store, const std::vector<Target
     // the column GPU's own optimum, 0.5 half its speed.
     std::vector<std::string> names;
     for (const auto* m : with_best) names.push_back(m->gpu_model);
-    const double n = static_cast<double>(with_best.size());
-    svg::Chart c(std::max(560, 220 + 170 * static_cast<int>(with_best.size())), 120 + 46 * static_cast<int>(with_best.size()),
+    svg::Chart c(std::max(860, 300 + 200 * static_cast<int>(with_best.size())), 120 + 46 * static_cast<int>(with_best.size()),
                  fmt::format("{} {}: each GPU's winner on the others", t.kernel, t.problem),
                  "measured on (GPU model)", "");
     c.subtitle("cell: that GPU's best median / the row's winner's median there (1 = its optimum too)");
@@ -101,7 +100,6 @@ std::string across_gpus_section(const db::Store& store, const std::vector<Target
       }
       matrix.push_back({{"winner_of", names[r]}, {"key", winner.first}, {"median_ms", winner.second}, {"relative", row}});
     }
-    (void)n;
     groups.push_back({{"kernel", t.kernel}, {"problem", t.problem}, {"gpu_models", names}, {"rows", matrix}});
     out += fmt::format("<figure id=\"across-{}\">\n{}<figcaption>Rows: the configuration that wins on a GPU "
                        "model; columns: where it was measured or recorded. What a fallback to another GPU's "

@@ -198,6 +198,7 @@ std::string Chart::render() const {
   x.px_hi = width_ - right;
   y.px_lo = height - bottom;
   y.px_hi = top;
+  if (!y_categories_.empty()) std::swap(y.px_lo, y.px_hi);  // categories read top down
 
   std::string o;
   auto out = std::back_inserter(o);
@@ -219,10 +220,10 @@ std::string Chart::render() const {
   if (x_categories_.empty()) {
     for (double t : x.ticks()) {
       const double px = x(t);
-      fmt::format_to(out, "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", coord(px), coord(y.px_hi),
-                     coord(y.px_lo));
+      fmt::format_to(out, "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", coord(px), top,
+                     height - bottom);
       fmt::format_to(lab, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", coord(px),
-                     coord(y.px_lo + 15), number(t, 3));
+                     height - bottom + 15, number(t, 3));
     }
   } else {
     const bool slant = x_categories_.size() > 8;
@@ -230,10 +231,10 @@ std::string Chart::render() const {
       const double px = x(static_cast<double>(i));
       if (slant)
         fmt::format_to(lab, "<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-40 {0} {1})\">{2}</text>\n",
-                       coord(px), coord(y.px_lo + 12), escape(x_categories_[i]));
+                       coord(px), height - bottom + 12, escape(x_categories_[i]));
       else
         fmt::format_to(lab, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", coord(px),
-                       coord(y.px_lo + 15), escape(x_categories_[i]));
+                       height - bottom + 15, escape(x_categories_[i]));
     }
   }
   if (y_categories_.empty()) {
@@ -251,7 +252,7 @@ std::string Chart::render() const {
   }
   o += "</g>\n";
   fmt::format_to(out, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n",
-                 coord(x.px_lo), coord(y.px_hi), coord(x.px_hi - x.px_lo), coord(y.px_lo - y.px_hi));
+                 coord(x.px_lo), top, coord(x.px_hi - x.px_lo), height - bottom - top);
   o += "<g class=\"tick-labels\" fill=\"#333\" font-size=\"11\">\n" + labels + "</g>\n";
   // Axis labels.
   fmt::format_to(out, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", coord((x.px_lo + x.px_hi) / 2),
@@ -309,7 +310,7 @@ std::string Chart::render() const {
   // Legend, in its own column right of the plot.
   if (legend) {
     const double lx = x.px_hi + 14;
-    double ly = y.px_hi + 6;
+    double ly = top + 6;
     o += "<g class=\"legend\" font-size=\"11\">\n";
     auto entry = [&](const std::string& name, const std::string& swatch) {
       o += swatch;

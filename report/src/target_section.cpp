@@ -395,10 +395,13 @@ std::string sensitivity_charts(const TargetView& t, json& data) {
                          svg::number(quantile(m, 0.5), 4)));
       c.segment(x - 0.28, quantile(m, 0.5), x + 0.28, quantile(m, 0.5), "#000", 2);
       // The strip: at most 60 points per value, evenly over the sorted medians, spread
-      // sideways by their rank so that equal times do not hide each other.
+      // sideways (golden-ratio steps: even, and the same every time) so that equal times
+      // do not hide each other.
       const std::size_t stride = std::max<std::size_t>(1, m.size() / 60);
-      for (std::size_t i = 0; i < m.size(); i += stride)
-        strip.xy.emplace_back(x - 0.38 + 0.1 * static_cast<double>((i / stride) % 5) / 4.0 - 0.0, m[i]);
+      for (std::size_t i = 0; i < m.size(); i += stride) {
+        const double jitter = std::fmod(static_cast<double>(i / stride) * 0.6180339887, 1.0);
+        strip.xy.emplace_back(x - 0.42 + 0.12 * jitter, m[i]);
+      }
     }
     c.add(std::move(strip));
     out += figure(c.render(), "sensitivity-" + p.name, fmt::format("{} (box: quartiles; whiskers: range)", html(p.name)));
