@@ -120,7 +120,8 @@ std::string compare_section(const db::Store& store, const std::vector<TargetView
   const db::Store& other = *options.compare;
   std::string out = fmt::format(
       "<p>This DB against <code>{}</code>. A change is reported when the medians' 95% intervals are apart and "
-      "the medians differ by more than {}%; otherwise the two are the same within the noise.</p>\n"
+      "the medians differ by more than {}%; otherwise the two are the same within the noise. A median stored "
+      "without its interval (simulations, some imports) counts as an interval of its own width, zero.</p>\n"
       "<table class=\"compare\">\n<tr><th>kernel</th><th>problem</th><th>GPU model</th><th>best here (ms)</th>"
       "<th>best there (ms)</th><th>there / here</th><th>verdict</th><th>configurations in both: faster / slower "
       "/ same</th></tr>\n",

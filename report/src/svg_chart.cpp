@@ -208,11 +208,10 @@ std::string Chart::render() const {
                  width_, height);
   fmt::format_to(out, "<title>{}</title>\n", escape(title_));
   fmt::format_to(out, "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#fff\"/>\n", width_, height);
-  fmt::format_to(out, "<text x=\"{}\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", left,
-                 escape(title_));
+  // Title and subtitle from the left edge: a wide label column would push them off the right.
+  fmt::format_to(out, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">{}</text>\n", escape(title_));
   if (!subtitle_.empty())
-    fmt::format_to(out, "<text x=\"{}\" y=\"37\" font-size=\"11\" fill=\"#555\">{}</text>\n", left,
-                   escape(subtitle_));
+    fmt::format_to(out, "<text x=\"10\" y=\"37\" font-size=\"11\" fill=\"#555\">{}</text>\n", escape(subtitle_));
   // Grid and ticks.
   o += "<g class=\"axes\" stroke=\"#ddd\" stroke-width=\"1\">\n";
   std::string labels;
