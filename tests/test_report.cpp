@@ -219,6 +219,7 @@ TEST_CASE("report: bad input is one line, exit 2, nothing written", "[report]") 
   expect_bad_input({"report", "--db", db, "-o", dir.path().string()}, {"is a directory"});
   expect_bad_input({"report", "--db", db, "--compare", dir / "other.db", "-o", dir / "x.html"}, {"other.db"});
   expect_bad_input({"report", "--db", db}, {"--output"});
+  expect_bad_input({"report", "--db", db, "-o", db}, {"is the DB"});
   CHECK(files() == before);
 }
 
@@ -357,4 +358,26 @@ TEST_CASE("report: energy's Pareto front, the breakdown of a tuned run, --compar
     CHECK(d2["compare"]["targets"][0]["verdict"] == "same");
     CHECK(d2["compare"]["targets"][0]["configurations"]["same"] == 4);
   }
+}
+
+TEST_CASE("report: names from the DB are text, never markup, in the page and in its data", "[report]") {
+  TempDbs t;
+  {
+    Store s = Store::open(t.path("a.db"), true);
+    RunSpec odd = spec();
+    odd.kernel = "k</script><!--<b>";
+    odd.command = "cutune tune 'a&b' \"</script>\"";
+    Run run = s.begin_run(odd);
+    run.add(measured(64, 1.0, 0.005, 1.0));
+    run.add(measured(128, 2.0, 0.005, 2.0));
+  }
+  const Store a = Store::open(t.path("a.db"), false);
+  const std::string page = cutune::report::render_report(a, {});
+  check_structure(page);
+  CHECK(occurrences(page, "</script>") == 1);
+  CHECK(page.find("<b>") == std::string::npos);
+  CHECK(page.find("k&lt;/script&gt;&lt;!--&lt;b&gt;") != std::string::npos);
+  const json d = page_data(page);
+  CHECK(d["targets"][0]["kernel"] == "k</script><!--<b>");
+  CHECK(d["targets"][0]["runs"][0]["command"] == "cutune tune 'a&b' \"</script>\"");
 }

@@ -229,11 +229,14 @@ std::string render_report(const db::Store& store, const ReportOptions& options) 
     body += "<section id=\"compare\">\n<h2>Compared with another DB</h2>\n" +
             compare_section(store, targets, options, data) + "</section>\n";
 
-  // The data, where a script or a person can read it back. "</" is written "<\/" so that
-  // no string in it can end the script element.
-  std::string payload = data.dump(1);
-  for (std::size_t p = payload.find("</"); p != std::string::npos; p = payload.find("</", p + 3))
-    payload.replace(p, 2, "<\\/");
+  // The data, where a script or a person can read it back. Every "<" (only ever inside a
+  // string: a kernel name, a command) is written \u003c, so that nothing in it can end the
+  // script element or open a comment there.
+  std::string payload;
+  for (char ch : data.dump(1)) {
+    if (ch == '<') payload += "\\u003c";
+    else payload += ch;
+  }
   return fmt::format("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>cutune report: "
                      "{}</title>\n<style>{}</style>\n</head>\n<body>\n{}<script type=\"application/json\" "
                      "id=\"cutune-report-data\">\n{}\n</script>\n</body>\n</html>\n",

@@ -404,7 +404,7 @@ std::string sensitivity_charts(const TargetView& t, json& data) {
       }
     }
     c.add(std::move(strip));
-    out += figure(c.render(), "sensitivity-" + p.name, fmt::format("{} (box: quartiles; whiskers: range)", html(p.name)));
+    out += figure(c.render(), "sensitivity-" + html(p.name), fmt::format("{} (box: quartiles; whiskers: range)", html(p.name)));
   }
   out += "</div>\n";
   if (!fixed.empty()) out += fmt::format("<p>One value only: {}.</p>\n", html(fmt::format("{}", fmt::join(fixed, ", "))));

@@ -25,7 +25,7 @@ CLI::App* add_report(CLI::App& app, ReportArgs& args) {
   report->add_option("--kernel", args.kernel, "Kernel name");
   report->add_option("--problem", args.problem, "Problem key, e.g. n=268435456");
   report->add_option("--gpu", args.gpu, "GPU name or model (substring)");
-  report->add_option("--run", args.run, "Only this run's measurements (its id, as `--json` outputs and the page list)")
+  report->add_option("--run", args.run, "Only this run's measurements (its id: the page's runs table lists them)")
       ->check(CLI::PositiveNumber);
   report->add_option("--compare", args.compare, "Another cutune DB to compare with, per kernel, problem and GPU");
   report->add_option("--threshold", args.threshold,
@@ -74,6 +74,12 @@ int cmd_report(const ReportArgs& args) {
   const std::string page = report::render_report(store, o);
 
   const fs::path out(args.output);
+  // The page must never replace a DB it reads.
+  for (const fs::path& in : {db_path, fs::path(args.compare)}) {
+    std::error_code ec;
+    if (!in.empty() && fs::exists(out) && fs::equivalent(out, in, ec))
+      throw InputError(fmt::format("-o {}: is the DB {} (the report needs a file of its own)", args.output, in.string()));
+  }
   const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   if (!fs::is_directory(dir)) throw InputError(fmt::format("-o {}: the directory {} does not exist", args.output, dir.string()));
   if (fs::is_directory(out)) throw InputError(fmt::format("-o {}: is a directory", args.output));
