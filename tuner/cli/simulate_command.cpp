@@ -119,8 +119,13 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       m.status = e.observation.valid ? Status::Ok : Status::Runtime;
       if (!e.observation.valid) m.error = "failed in the recording";
       m.median_ms = e.observation.valid ? e.observation.objective : 0.0;
-      m.compile_ms = 0.0;
-      m.stats_json = fmt::format(R"({{"simulated_cost_s":{}}})", e.cost_s);
+      // The recording's parts of the cost, as an import stores them: `cutune report` shows
+      // where the simulated time went.
+      const search::RecordedResult* recorded_result = recorded.find(e.config);
+      m.compile_ms = recorded_result ? recorded_result->compile_s * 1e3 : 0.0;
+      m.verify_ms = recorded_result ? recorded_result->verify_s * 1e3 : 0.0;
+      m.stats_json = fmt::format(R"({{"simulated_cost_s":{},"simulated_benchmark_s":{}}})", e.cost_s,
+                                 recorded_result ? recorded_result->benchmark_s : 0.0);
       m.started_at = m.finished_at = db::utc_now_iso();
       run->add(m);
     }
