@@ -1,5 +1,4 @@
 #include "commands.hpp"
-#include "report_command.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -21,6 +20,7 @@
 #include "cutune/model/verification.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "interop_commands.hpp"
+#include "report_command.hpp"
 #include "progress.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/search/strategy.hpp"
