@@ -23,6 +23,8 @@ LAYERS = {
     # The replay target in db/formats (recorded spaces for simulation) reads search's
     # model of a recording; the formats target itself links no search.
     "db/formats": ["model", "db/store", "search"],
+    # cutune report: the store's rows as charts; the scoring's random-search expectation.
+    "report": ["model", "db/store", "search"],
     "tuner/process": [],
     "tuner/jit": ["model"],
     "tuner/cuda": ["model"],
@@ -33,8 +35,8 @@ LAYERS = {
     "tuner/loader": ["model", "db/store", "db/formats", "kernel_templates", "tuner/jit", "tuner/cuda"],
     "tuner/cluster": ["model", "tuner/cuda", "tuner/jit", "tuner/process", "tuner/worker", "tuner/runner",
                       "search", "db/store", "db/formats", "kernel_templates", "tuner/measure"],
-    "tuner/cli": ["model", "search", "db/store", "db/formats", "kernel_templates", "tuner/jit", "tuner/cuda",
-                  "tuner/measure", "tuner/process", "tuner/worker", "tuner/runner", "tuner/cluster"],
+    "tuner/cli": ["model", "search", "db/store", "db/formats", "report", "kernel_templates", "tuner/jit",
+                  "tuner/cuda", "tuner/measure", "tuner/process", "tuner/worker", "tuner/runner", "tuner/cluster"],
 }
 # Users of everything: they are not layers, nothing includes them.
 TOP = ["bench", "tests", "examples"]

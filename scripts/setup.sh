@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 packages=(cmake ninja-build g++ pkg-config libsqlite3-dev nlohmann-json3-dev catch2 libcli11-dev libfmt-dev zlib1g-dev libeigen3-dev
           python3 python3-venv   # python3-venv: scripts/kt_venv.sh and the scoring cross-check (tests only)
           python3-numpy          # scripts/cutune-capture: the Kernel Tuner scripts it runs build numpy arrays
-          libopenmpi-dev openmpi-bin)  # tuning across MPI ranks (mpirun/srun), and its CTest test
+          libopenmpi-dev openmpi-bin   # tuning across MPI ranks (mpirun/srun), and its CTest test
+          chromium)              # tests only: renders `cutune report`'s page to a PNG (report_renders_in_chromium)
 # CUTUNE_FUZZ=1: also clang with libFuzzer and the sanitizer runtimes (libclang-rt-14-dev)
 # and llvm-symbolizer (llvm) for tests/fuzz/README.md. CI and the default build need none.
 if [ "${CUTUNE_FUZZ:-0}" = 1 ]; then packages+=(clang libclang-rt-14-dev llvm); fi

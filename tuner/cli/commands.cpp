@@ -23,6 +23,7 @@
 #include "cutune/model/verification.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "interop_commands.hpp"
+#include "report_command.hpp"
 #include "progress.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/search/strategy.hpp"
@@ -516,6 +517,7 @@ int tune_here(const TuneArgs& a, cluster::World* world, const std::function<std:
                                "{} restart(s){}\n",
                                w.name, w.evaluations, w.evaluate_ms, w.sampling_ms, w.idle_ms, w.restarts,
                                w.lost ? ", lost" : "");
+  std::cout << report_hint(o.db.string(), r.kernel, r.problem_key) << '\n';
 
   if (!a.report.empty()) {
     json j{{"device", cutune::to_json(r.device)},

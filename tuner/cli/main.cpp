@@ -8,6 +8,7 @@
 #include "interop_commands.hpp"
 #include "merge_command.hpp"
 #include "replay_commands.hpp"
+#include "report_command.hpp"
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/search/strategy.hpp"
@@ -176,6 +177,8 @@ int main(int argc, char** argv) {
   auto* export_cmd = add_export(app, ea);
   MergeArgs mga;
   auto* merge = add_merge(app, mga);
+  ReportArgs ra;
+  auto* report = add_report(app, ra);
 
   // CLI11 would report "a subcommand is required" for a misspelt one; name it instead.
   auto is_subcommand = [&](const std::string& name) {
@@ -185,7 +188,7 @@ int main(int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
     std::cerr << "cutune: unknown subcommand '" << argv[1]
-              << "' (devices, kernels, space, compile, tune, measure, query, import, export, merge, score; see --help)\n";
+              << "' (devices, kernels, space, compile, tune, measure, query, import, export, merge, score, report; see --help)\n";
     return kBadInput;
   }
   try {
@@ -229,6 +232,7 @@ int main(int argc, char** argv) {
     }
     if (*export_cmd) return cmd_export(ea);
     if (*merge) return cmd_merge(mga);
+    if (*report) return cmd_report(ra);
     if (*measure) {
       ma.command = command_line(argc, argv);
       return cmd_measure(ma);

@@ -16,6 +16,7 @@
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/simulation.hpp"
 #include "replay_commands.hpp"
+#include "report_command.hpp"
 
 namespace cutune::cli {
 
@@ -54,6 +55,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   std::optional<db::Store> store;
   std::optional<db::Run> run;
   std::vector<std::pair<Config, search::RecordedResult>> stored;
+  std::string spec_kernel, spec_problem;  // the target, for the report line at the end
   if (!db_path.empty()) {
     store = db::Store::open(db_path, /*create=*/true);
     db::RunSpec spec;
@@ -67,6 +69,8 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     spec.seed = seed;
     spec.command = command;
     run.emplace(store->begin_run(spec));
+    spec_kernel = spec.kernel;
+    spec_problem = spec.problem_key;
     for (const auto& m : run->measurements()) {
       const Configuration c = Configuration::from_key(space, m.config_key);
       const search::RecordedResult* r = recorded.find(c.index());
@@ -115,8 +119,13 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       m.status = e.observation.valid ? Status::Ok : Status::Runtime;
       if (!e.observation.valid) m.error = "failed in the recording";
       m.median_ms = e.observation.valid ? e.observation.objective : 0.0;
-      m.compile_ms = 0.0;
-      m.stats_json = fmt::format(R"({{"simulated_cost_s":{}}})", e.cost_s);
+      // The recording's parts of the cost, as an import stores them: `cutune report` shows
+      // where the simulated time went.
+      const search::RecordedResult* recorded_result = recorded.find(e.config);
+      m.compile_ms = recorded_result ? recorded_result->compile_s * 1e3 : 0.0;
+      m.verify_ms = recorded_result ? recorded_result->verify_s * 1e3 : 0.0;
+      m.stats_json = fmt::format(R"({{"simulated_cost_s":{},"simulated_benchmark_s":{}}})", e.cost_s,
+                                 recorded_result ? recorded_result->benchmark_s : 0.0);
       m.started_at = m.finished_at = db::utc_now_iso();
       run->add(m);
     }
@@ -151,6 +160,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,
       result.trace.empty() ? 0.0 : result.trace.back().elapsed_s, search::session_end_name(result.end));
   if (std::isfinite(best)) std::cout << fmt::format("best: {} {:.4f}\n", best_key, best);
+  if (run) std::cout << report_hint(db_path, spec_kernel, spec_problem) << '\n';
 
   if (!args.trace.empty()) {
     nlohmann::ordered_json j;

@@ -80,6 +80,9 @@ search::RecordedSpace build(const std::string& name, const std::vector<std::stri
     // T4 files from Kernel Tuner have no "benchmark" time: the timed runs stand in for it.
     const double benchmark_ms = e.benchmark_time_ms ? *e.benchmark_time_ms
                                                     : std::accumulate(e.times_ms.begin(), e.times_ms.end(), 0.0);
+    r.result.compile_s = e.compile_time_ms.value_or(0.0) / 1e3;
+    r.result.verify_s = e.verification_time_ms.value_or(0.0) / 1e3;
+    r.result.benchmark_s = benchmark_ms / 1e3;
     r.result.cost_s = (e.compile_time_ms.value_or(0.0) + benchmark_ms + e.verification_time_ms.value_or(0.0)) / 1e3;
     out.push_back(std::move(r));
   }

@@ -315,7 +315,7 @@ namespace detail {
 
 const char* const kMeasurementColumns =
     "id, config_key, config_json, status, error, median_ms, samples_ms, compile_ms, "
-    "verify_ms, started_at, finished_at, stats_json, metrics_json";
+    "verify_ms, started_at, finished_at, stats_json, metrics_json, run_id";
 
 Measurement read_measurement(const Statement& st, const fs::path& path) {
   Measurement m;
@@ -341,6 +341,7 @@ Measurement read_measurement(const Statement& st, const fs::path& path) {
   if (stats.is_object() && stats.contains("energy_mj_per_launch") && stats["energy_mj_per_launch"].is_number())
     m.energy_mj_per_launch = stats["energy_mj_per_launch"].get<double>();
   m.metrics = metrics_from_json(st.column_text(12), path, id);
+  m.run_id = st.column_int64(13);  // NULL (imported without a run) reads as 0
   return m;
 }
 

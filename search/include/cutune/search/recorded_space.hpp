@@ -19,6 +19,9 @@ struct RecordedResult {
   /// Compile + benchmark + verification time, seconds: what evaluating it costs in
   /// simulated time.
   double cost_s = 0.0;
+  /// Its parts as recorded, seconds (cost_s is their sum): what a simulated run stores as
+  /// the configuration's compile, verification and benchmark time.
+  double compile_s = 0.0, verify_s = 0.0, benchmark_s = 0.0;
 };
 
 class RecordedSpace {

@@ -48,6 +48,9 @@ struct Measurement {
   /// configuration and its median, in declaration order; empty for failures. A metric that
   /// could not be evaluated for it is absent.
   std::vector<std::pair<std::string, double>> metrics;
+  /// The run that stored it, as read back (0: none, e.g. data imported before runs had
+  /// one); Run::add ignores it and records its own.
+  std::int64_t run_id = 0;
 };
 
 /// The figure a stored measurement ranks by for `objective`: its median (time), its energy
