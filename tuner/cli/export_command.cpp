@@ -14,6 +14,7 @@
 #include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
 #include "interop_commands.hpp"
+#include "option_checks.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
@@ -141,7 +142,7 @@ CLI::App* add_export(CLI::App& app, ExportArgs& a) {
   cmd->add_option("--gpu", a.gpu, "GPU name or model (substring)");
   cmd->add_option("--problem", a.problem, "Problem key, e.g. n=268435456");
   cmd->add_option("--db", a.db, "SQLite database (default as for tune)");
-  cmd->add_option("-o,--output", a.output, "File to write")->required();
+  cmd->add_option("-o,--output", a.output, "File to write")->required()->check(directory_exists_for_output());
   return cmd;
 }
 
@@ -171,10 +172,22 @@ int cmd_export(const ExportArgs& a) {
         x.param_names.push_back(it.key());
   }
   x.objective = export_objective(store, x, a.objective);
-  switch (format) {
-    case ExportFormat::Cache: write_cache(x, a.output); break;
-    case ExportFormat::T4: write_t4_results(x, a.output, a.t4_version); break;
-    case ExportFormat::Wisdom: break;  // answered above
+  try {
+    switch (format) {
+      case ExportFormat::Cache: write_cache(x, a.output); break;
+      case ExportFormat::T4: write_t4_results(x, a.output, a.t4_version); break;
+      case ExportFormat::Wisdom: break;  // answered above
+    }
+  } catch (const std::exception& e) {
+    // The file is written under a temporary name beside the output; a failure (a folder
+    // without write permission, a full disk) is about the output the user named.
+    const std::string tmp = temporary_beside(a.output).string();
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    std::string why = e.what();
+    for (auto pos = why.find(tmp); pos != std::string::npos; pos = why.find(tmp, pos + a.output.size()))
+      why.replace(pos, tmp.size(), a.output);
+    throw InputError(fmt::format("-o {}: cannot be written ({})", a.output, why));
   }
   std::cout << fmt::format("{}: {} configurations of {} as {}\n", a.output, x.entries.size(), describe(x.target),
                            format == ExportFormat::Cache ? "a Kernel Tuner cache" : "T4 " + a.t4_version);

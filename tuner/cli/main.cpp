@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "interop_commands.hpp"
 #include "merge_command.hpp"
+#include "option_checks.hpp"
 #include "replay_commands.hpp"
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
@@ -39,7 +40,8 @@ int main(int argc, char** argv) {
   auto* space = app.add_subcommand("space", "Show a kernel's search space: sizes, restrictions, configurations");
   space->add_option("KERNEL", space_kernel, "Built-in template name or T1 .json file")->required();
   space->add_option("--problem", space_problem, "Problem variables, e.g. n=1000000");
-  space->add_option("--t1", space_t1, "Also write the problem as a T1 file Kernel Tuner reads");
+  space->add_option("--t1", space_t1, "Also write the problem as a T1 file Kernel Tuner reads")
+      ->check(directory_exists_for_output());
   space->add_option("--show", space_show, "How many valid configurations to print")->check(CLI::Range(0, 1000000));
   bool space_keys = false, space_json = false;
   long long space_max_threads = 0;
@@ -64,7 +66,8 @@ int main(int argc, char** argv) {
     cmd->add_flag("--no-cache", a.no_cache, "Neither read nor write the cubin cache");
   };
   pool_options(compile, ca.pool, "--workers", "--mode", "one per core, at most 16");
-  compile->add_option("--json", ca.json, "With --all, write the throughput figures to this file");
+  compile->add_option("--json", ca.json, "With --all, write the throughput figures to this file")
+      ->check(directory_exists_for_output());
 
   TuneArgs ta;
   auto* tune = app.add_subcommand("tune", "Tune a kernel on a GPU and store every measurement");
@@ -74,18 +77,22 @@ int main(int argc, char** argv) {
                    fmt::format("One of {} (default {})", fmt::join(cutune::search::strategy_names(), ", "),
                                cutune::search::kDefaultStrategy));
   tune->add_option("--budget", ta.budget,
-                   "Evaluate at most N new configurations (what the DB holds for the target is reused, not counted)");
+                   "Evaluate at most N new configurations (what the DB holds for the target is reused, not counted)")
+      ->check(whole_number(1));
   tune->add_flag("--resume", ta.resume,
                  "Finish an interrupted run: the measurements the DB holds count against --budget and --time-budget");
   tune->add_option("--shard", ta.shard,
                    "i/N: evaluate only the configurations whose position in the space's order is i mod N "
                    "(brute_force and random; each shard into its own DB, then `cutune merge`)");
-  tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
-  tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");
+  tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)")->check(whole_number());
+  tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)")
+      ->check(directory_exists_for_output());
   tune->add_option("--device", ta.device, "GPU ordinal");
   tune->add_option("--cache", ta.kt_cache, "Also append each result to this Kernel Tuner cache file (resumed "
-                                          "when it exists)");
-  tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file");
+                                          "when it exists)")
+      ->check(directory_exists_for_output());
+  tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file")
+      ->check(directory_exists_for_output());
   auto measure_options = [](CLI::App* cmd, MeasureArgs& m) {
     cmd->add_option("--l2", m.l2, "cold: no data in L2 at each sample (flush, or rotated argument sets when "
                                   "the data fits in L2); flush: always the flush; warm: back to back on the same data")
@@ -151,7 +158,8 @@ int main(int argc, char** argv) {
                       "Also time about this many seconds of back-to-back launches (warm) as an independent check")
       ->check(CLI::Range(0.0, 60.0));
   measure->add_option("--device", ma.device, "GPU ordinal");
-  measure->add_option("--json", ma.json, "Write the statistics and raw samples as JSON to this file");
+  measure->add_option("--json", ma.json, "Write the statistics and raw samples as JSON to this file")
+      ->check(directory_exists_for_output());
   measure_options(measure, ma.measure);
 
   QueryArgs qa;
@@ -209,7 +217,13 @@ int main(int argc, char** argv) {
       ta.command = command_line(argc, argv);
       sa.resume = ta.resume;
       sa.shard = ta.shard;
-      if (!sa.cache.empty()) return cmd_simulate(sa, ta.strategy, ta.budget, ta.seed, ta.db, ta.command);
+      if (!sa.cache.empty()) {
+        if (!ta.kernel.empty())
+          throw cutune::InputError(fmt::format("tune: KERNEL '{}' with --simulate {}: the recording is the kernel; "
+                                               "give one of them",
+                                               ta.kernel, sa.cache));
+        return cmd_simulate(sa, ta.strategy, ta.budget, ta.seed, ta.db, ta.command);
+      }
       if (ta.kernel.empty()) throw cutune::InputError("tune: KERNEL is required (or --simulate CACHE)");
       ta.time_budget_s = sa.time_budget_s;
       return cmd_tune(ta);

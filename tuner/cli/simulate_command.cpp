@@ -15,6 +15,7 @@
 #include "cutune/runner/tuning_session.hpp"
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/simulation.hpp"
+#include "option_checks.hpp"
 #include "replay_commands.hpp"
 
 namespace cutune::cli {
@@ -26,8 +27,9 @@ void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
   tune->add_option("--time-budget", args.time_budget_s,
                    "Stop proposing once the evaluations have cost S seconds (compile + verify + benchmark; "
                    "simulated time with --simulate)")
-      ->check(CLI::PositiveNumber);
-  tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file");
+      ->check(positive_seconds());
+  tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file")
+      ->check(directory_exists_for_output());
 }
 
 int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std::optional<std::uint64_t> budget,
@@ -54,6 +56,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   std::optional<db::Store> store;
   std::optional<db::Run> run;
   std::vector<std::pair<Config, search::RecordedResult>> stored;
+  std::string run_kernel, run_problem, run_device;
   if (!db_path.empty()) {
     store = db::Store::open(db_path, /*create=*/true);
     db::RunSpec spec;
@@ -67,6 +70,9 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     spec.seed = seed;
     spec.command = command;
     run.emplace(store->begin_run(spec));
+    run_kernel = spec.kernel;
+    run_problem = spec.problem_key;
+    run_device = spec.device.name;
     for (const auto& m : run->measurements()) {
       const Configuration c = Configuration::from_key(space, m.config_key);
       const search::RecordedResult* r = recorded.find(c.index());
@@ -151,6 +157,9 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,
       result.trace.empty() ? 0.0 : result.trace.back().elapsed_s, search::session_end_name(result.end));
   if (std::isfinite(best)) std::cout << fmt::format("best: {} {:.4f}\n", best_key, best);
+  if (run)  // under the recording's names, which are not the file's: say how to find them
+    std::cout << fmt::format("stored in {} as kernel {}, problem {}, GPU {}: cutune query --db {} --kernel {}\n",
+                             db_path, run_kernel, run_problem, run_device, db_path, run_kernel);
 
   if (!args.trace.empty()) {
     nlohmann::ordered_json j;
