@@ -138,9 +138,9 @@ CLI::App* add_export(CLI::App& app, ExportArgs& a) {
                   "wisdom: the winners for this objective (time, energy or a metric; default: all); cache/t4: the "
                   "objective the file names (default: the stored winner's, else time)");
   cmd->add_option("--t4-version", a.t4_version, "T4 version to write")->check(CLI::IsMember({"1.0.0", "1.1.0"}));
-  cmd->add_option("--kernel", a.kernel, "Kernel name");
-  cmd->add_option("--gpu", a.gpu, "GPU name or model (substring)");
-  cmd->add_option("--problem", a.problem, "Problem key, e.g. n=268435456");
+  cmd->add_option("--kernel", a.kernel, "Kernel name (default: any; one target must match)");
+  cmd->add_option("--gpu", a.gpu, "GPU name or model (substring; default: any)");
+  cmd->add_option("--problem", a.problem, "Problem key, e.g. n=268435456 (default: any)");
   cmd->add_option("--db", a.db, "SQLite database (default as for tune)");
   cmd->add_option("-o,--output", a.output, "File to write")->required()->check(directory_exists_for_output());
   return cmd;

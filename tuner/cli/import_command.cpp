@@ -144,11 +144,15 @@ CLI::App* add_import(CLI::App& app, ImportArgs& a) {
   cmd->add_option("FILE", a.file, "Cache or T4 file")->required();
   cmd->add_option("--db", a.db, "SQLite database (default as for tune)")->check(directory_exists_for_output());
   cmd->add_option("--kernel", a.kernel, "Check every configuration against this kernel's space (built-in "
-                                        "template or T1 .json) and store under it");
+                                        "template or T1 .json) and store under it (default: store under the "
+                                        "file's kernel name, unchecked)");
   cmd->add_option("--problem", a.problem, "With --kernel: its problem variables (n=2**24); without: the "
-                                          "problem key to store under (default: the file's problem_size)");
-  cmd->add_option("--kernel-name", a.kernel_name, "Kernel name for a file that names none (T4), without --kernel");
-  cmd->add_option("--device-name", a.device_name, "GPU name for a file that names none (T4 without metadata.device)");
+                                          "problem key to store under, n=VALUE,... or ProblemSize=AxB (default: "
+                                          "the file's problem_size)");
+  cmd->add_option("--kernel-name", a.kernel_name,
+                  "Kernel name for a file that names none (T4), without --kernel (default: the file's)");
+  cmd->add_option("--device-name", a.device_name,
+                  "GPU name for a file that names none (T4 without metadata.device; default: the file's)");
   return cmd;
 }
 

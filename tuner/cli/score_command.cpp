@@ -134,6 +134,11 @@ int cmd_score(const ScoreArgs& a) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::cout << search::format_score_table(table);
+  // A reader of the table needs the scale: a strategy below 0 is not broken, it is slower to
+  // good configurations than picking at random (brute force, which walks the space in order).
+  std::cout << "score: the mean over the window of (best so far - random) / (optimum - random): 1 = the optimum "
+               "from the start, 0 = as good as the calculated random search, below 0 = worse than random search "
+               "(e.g. brute force, which walks the space in order); a sampled random run scatters around 0\n";
   std::cout << fmt::format("{} repeats per strategy and space, window T({})..T({}){}, {} points, S(t): {}; {:.1f} s\n",
                            a.repeats, o.scoring.p_start, o.scoring.p_end,
                            o.workers == 1 ? std::string() : fmt::format(" / {} workers", o.workers), o.scoring.points,
