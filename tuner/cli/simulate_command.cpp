@@ -159,7 +159,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       result.trace.empty() ? 0.0 : result.trace.back().elapsed_s, search::session_end_name(result.end));
   if (std::isfinite(best)) std::cout << fmt::format("best: {} {:.4f}\n", best_key, best);
   if (run)  // under the recording's names, which are not the file's: say how to find them
-    std::cout << fmt::format("stored in {} as kernel {}, problem {}, GPU {}: cutune query --db {} --kernel {}\n",
+    std::cout << fmt::format("in {} under kernel {}, problem {}, GPU {}: cutune query --db {} --kernel {}\n",
                              db_path, run_kernel, run_problem, run_device, db_path, run_kernel);
 
   if (!args.trace.empty()) {
