@@ -643,7 +643,8 @@ int cmd_query(const QueryArgs& a) {
   const auto print = [&](const std::array<std::string, 8>& cells, const std::string& config) {
     std::string line;
     for (std::size_t c = 0; c < cells.size(); ++c)
-      line += c < 4 || c == 7 ? fmt::format("{:<{}}  ", cells[c], width[c]) : fmt::format("{:>{}}  ", cells[c], width[c]);
+      line += c < 4 || c == 7 ? fmt::format("{:<{}}  ", cells[c], width[c])  // text left, numbers right
+                              : fmt::format("{:>{}}  ", cells[c], width[c]);
     std::cout << line << config << '\n';
   };
   print(head, "configuration");

@@ -58,7 +58,9 @@ int main(int argc, char** argv) {
   auto* cfg = compile->add_option("--config", ca.config, "k=v,... (others take their default)");
   compile->add_flag("--all", ca.all, "Compile every valid configuration")->excludes(cfg);
   compile->add_option("--arch", ca.arch, "Target architecture (real, e.g. sm_90)");
-  compile->add_flag("--quiet", ca.quiet, "With --all, print failures, progress (a line per tenth, or a live line on a terminal) and the summary");
+  compile->add_flag("--quiet", ca.quiet,
+                    "With --all, print failures, progress (a line per tenth, or a live line on a terminal) and "
+                    "the summary");
   auto pool_options = [](CLI::App* cmd, CompilePoolArgs& a, const char* what, const char* mode, const char* zero) {
     cmd->add_option(what, a.workers, std::string("Compile workers (0: ") + zero + ")")->check(CLI::Range(0, 256));
     cmd->add_option(mode, a.mode, "Workers are processes (NVRTC serialises inside a process) or threads")
@@ -74,17 +76,20 @@ int main(int argc, char** argv) {
   TuneArgs ta;
   auto* tune = app.add_subcommand("tune", "Tune a kernel on a GPU and store every measurement");
   tune->add_option("KERNEL", ta.kernel, "Built-in template name or T1 .json file (required unless --simulate)");
-  tune->add_option("--problem", ta.problem, "Problem variables, e.g. n=268435456 (or n=2**28; default: the kernel's defaults)");
+  tune->add_option("--problem", ta.problem,
+                   "Problem variables, e.g. n=268435456 (or n=2**28; default: the kernel's defaults)");
   tune->add_option("--strategy", ta.strategy,
                    fmt::format("One of {}", fmt::join(cutune::search::strategy_names(), ", ")));
   tune->add_option("--budget", ta.budget,
-                   "Evaluate at most N new configurations (what the DB holds for the target is reused, not counted; default: no limit, the strategy or --time-budget ends the run)")
+                   "Evaluate at most N new configurations (what the DB holds for the target is reused, not "
+                   "counted; default: no limit, the strategy or --time-budget ends the run)")
       ->check(whole_number(1));
   tune->add_flag("--resume", ta.resume,
                  "Finish an interrupted run: the measurements the DB holds count against --budget and --time-budget");
   tune->add_option("--shard", ta.shard,
                    "i/N: evaluate only the configurations whose position in the space's order is i mod N "
-                   "(brute_force and random; each shard into its own DB, then `cutune merge`; default: the whole space)");
+                   "(brute_force and random; each shard into its own DB, then `cutune merge`; default: the whole "
+                   "space)");
   tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)")->check(whole_number());
   tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)")
       ->check(directory_exists_for_output());

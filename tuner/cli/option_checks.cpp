@@ -16,7 +16,8 @@ CLI::Validator whole_number(std::uint64_t min) {
         const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
           return c >= '0' && c <= '9';
         });
-        const std::string wanted = min == 0 ? "a whole number (0 or more)" : fmt::format("a whole number, at least {}", min);
+        const std::string wanted =
+            min == 0 ? "a whole number (0 or more)" : fmt::format("a whole number, at least {}", min);
         if (!digits) return fmt::format("{} is not {}", text, wanted);
         errno = 0;
         const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
