@@ -28,7 +28,9 @@ if ! "$PY" -m venv "$VENV" >/dev/null 2>&1; then
   rm -rf "$VENV"
   exit 0
 fi
-if ! "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --timeout 30 "${PINS[@]}"; then
+echo "kt_venv: installing ${PINS[*]} from PyPI into $VENV (pip's lines below; a minute or so)"
+if ! "$VENV/bin/python" -m pip install --progress-bar off --disable-pip-version-check --timeout 30 "${PINS[@]}" \
+    | { grep --line-buffered -E '^(Collecting|Installing|Successfully|Requirement|ERROR)' || true; }; then
   echo "kt_venv: pip could not install ${PINS[*]} (PyPI unreachable?): the kt-interop tests will be SKIPPED"
   rm -rf "$VENV"
   exit 0

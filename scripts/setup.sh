@@ -17,11 +17,20 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Progress is shown, not hidden: on a fresh machine the install and the first build take
+# minutes, and a silent script looked hung. apt's own lines are cut to one per package.
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
+  echo "setup: installing ${#missing[@]} Debian packages: ${missing[*]}"
   if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "setup: apt-get update"
+  $sudo apt-get update -q | grep --line-buffered -E '^(Hit|Get|Err|W:|E:)' || true
+  echo "setup: apt-get install (one line per package set up)"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" \
+    | grep --line-buffered -E '^(Setting up|E:|W:)' || true
+  for p in "${missing[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+      { echo "setup: $p did not install (see apt-get's messages above)" >&2; exit 1; }
+  done
 fi
 
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -32,6 +41,8 @@ if [ ! -f /usr/local/cuda/include/nvrtc.h ] && ! command -v nvcc >/dev/null; the
   exit 1
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="${CUTUNE_BUILD_TYPE:-RelWithDebInfo}" >/dev/null
+echo "setup: configuring build/ (cmake; warnings and errors only)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="${CUTUNE_BUILD_TYPE:-RelWithDebInfo}" --log-level=NOTICE
+echo "setup: building (ninja's [done/total] lines)"
 cmake --build build -j "$(nproc)"
 echo "setup: built build/tuner/cli/cutune"

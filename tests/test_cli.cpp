@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include "cutune/db/store.hpp"
 
@@ -373,4 +374,255 @@ TEST_CASE("cli: tune killed with SIGKILL at any point resumes and finishes the s
   CHECK(a["configs_tried"] == 0);
   CHECK(a["configs_resumed"] == a["space_valid"]);
   CHECK(cutune::db::Store::open(db, false).integrity_ok());
+}
+
+// What a new user hit on a fresh machine: input that was accepted and acted on, and
+// messages that did not say what was wrong.
+namespace {
+
+const fs::path kRecorded = fs::path(CUTUNE_SHARED_DIR) / "data/spaces/convolution_A100.json.gz";
+
+// A DB of a simulated tuning of the recorded convolution space: 5 evaluations, its winner.
+void simulate_into(const std::string& db) {
+  const std::vector<std::string> args{"tune", "--simulate", kRecorded.string(), "--budget", "5", "--db", db};
+  const CliResult r = run_cli(args);
+  INFO(describe(args, r));
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("in " + db + " under kernel convolution_kernel, problem recorded:convolution_A100"));
+}
+
+// The lines of `cutune SUB --help` that describe an option, each with its description
+// lines joined.
+std::vector<std::string> help_options(const std::string& sub) {
+  const CliResult r = run_cli({sub, "--help"});
+  REQUIRE(r.status == 0);
+  std::vector<std::string> options;
+  std::istringstream in(r.out);
+  bool in_options = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Options:", 0) == 0) in_options = true;
+    else if (!in_options || line.empty()) continue;
+    else if (line.rfind("  -", 0) == 0) options.push_back(line);
+    else if (line.rfind("      ", 0) == 0 && !options.empty()) options.back() += " " + line;
+  }
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("cli: a new user's bad input is refused in one line and writes nothing", "[cli]") {
+  CliTempDir dir;
+  const std::string db = dir / "new.db";
+  const std::string rec = kRecorded.string();
+  const auto before = dir.listing();
+
+  SECTION("negative numbers for unsigned options (CLI11 read -5 as 2^64 - 5)") {
+    expect_bad_input({"tune", "--simulate", rec, "--budget", "-5", "--db", db}, {"--budget", "-5", "at least 1"});
+    expect_bad_input({"tune", "--simulate", rec, "--budget", "0", "--db", db}, {"--budget", "0"});
+    expect_bad_input({"tune", "--simulate", rec, "--seed", "-1", "--db", db}, {"--seed", "-1"});
+    expect_bad_input({"tune", "vector_add", "--seed", "-1", "--db", db}, {"--seed", "-1"});
+    expect_bad_input({"tune", "--simulate", rec, "--seed", "1e3", "--db", db}, {"--seed", "1e3"});
+    expect_bad_input({"score", "--spaces", rec, "--seed", "-1"}, {"--seed", "-1"});
+    expect_bad_input({"score", "--spaces", rec, "--threads", "-2"}, {"--threads", "-2"});
+  }
+  SECTION("--time-budget -3 says what it wants, without a 300-digit bound") {
+    const auto r = expect_bad_input({"tune", "--simulate", rec, "--time-budget", "-3", "--db", db},
+                                    {"--time-budget", "-3", "seconds above 0"});
+    CHECK(r.err.size() < 120);
+    expect_bad_input({"tune", "vector_add", "--time-budget", "0", "--db", db}, {"--time-budget", "0"});
+  }
+  SECTION("a KERNEL beside --simulate CACHE (it was ignored)") {
+    expect_bad_input({"tune", "--simulate", rec, "vector_add", "--db", db}, {"vector_add", "--simulate"});
+    expect_bad_input({"tune", "vector_add", "--simulate", rec, "--db", db}, {"vector_add", "--simulate"});
+  }
+  SECTION("--problem with a repeated name, a division by zero, an overflow, a syntax error, a float") {
+    expect_bad_input({"space", "vector_add", "--problem", "n=100,n=200"}, {"n=100", "n=200", "given twice"});
+    expect_bad_input({"tune", "vector_add", "--problem", "n=100,n=200", "--db", db}, {"given twice"});
+    expect_bad_input({"space", "vector_add", "--problem", "n=1/0"}, {"n='1/0'", "division by zero"});
+    expect_bad_input({"space", "vector_add", "--problem", "n=2**100"}, {"n='2**100'", "overflow"});
+    expect_bad_input({"space", "vector_add", "--problem", "n=2**"}, {"n='2**'", "SyntaxError"});
+    expect_bad_input({"space", "vector_add", "--problem", "n=1.5"}, {"n='1.5'", "not an integer"});
+    const auto r = expect_bad_input({"space", "vector_add", "--problem", "n=1/0"}, {"n"});
+    CHECK_THAT(r.err, !Contains("is not an integer"));  // it is not a type problem
+  }
+  SECTION("an output in a missing directory (--db made it silently; export named its temporary file)") {
+    const std::string missing = dir / "no_such_dir";
+    expect_bad_input({"tune", "--simulate", rec, "--budget", "2", "--db", missing + "/x.db"},
+                     {"--db", "no_such_dir", "does not exist"});
+    expect_bad_input({"tune", "vector_add", "--db", missing + "/x.db"}, {"--db", "no_such_dir"});
+    expect_bad_input({"import", rec, "--db", missing + "/x.db"}, {"--db", "no_such_dir"});
+    expect_bad_input({"merge", db, "-o", missing + "/x.db"}, {"no_such_dir"});
+    expect_bad_input({"tune", "--simulate", rec, "--trace", missing + "/t.json"}, {"--trace", "no_such_dir"});
+    expect_bad_input({"export", "--db", db, "-o", missing + "/out.json"}, {"no_such_dir", "does not exist"});
+    const auto r = expect_bad_input({"export", "--db", db, "-o", dir.path().string()}, {"is a directory"});
+    CHECK_THAT(r.err, !Contains("cutune-tmp"));
+    CHECK_FALSE(fs::exists(missing));
+  }
+  SECTION("--traces that is not JSON: where, not the library's text") {
+    const std::string file = dir.write("notjson.json", "not json {").string();
+    const auto r = expect_bad_input({"score", "--spaces", rec, "--traces", file}, {file, "malformed JSON", "line 1"});
+    CHECK_THAT(r.err, !Contains("json.exception"));
+    fs::remove(file);
+  }
+  CHECK_FALSE(fs::exists(db));
+  CHECK(dir.listing() == before);
+}
+
+TEST_CASE("cli: query after tune --simulate --db shows the winner readably", "[cli]") {
+  CliTempDir dir;
+  const std::string db = dir / "sim.db";
+  simulate_into(db);
+  const CliResult q = run_cli({"query", "--db", db});
+  INFO(describe({"query", "--db", db}, q));
+  REQUIRE(q.status == 0);
+  // The device of a recording has no compute capability: its name, not "NAME/sm_00"; no
+  // default was measured: "-", not "0.0000" and "0.000x".
+  CHECK_THAT(q.out, Contains("NVIDIA A100-PCIE-40GB "));
+  CHECK_THAT(q.out, !Contains("sm_00"));
+  CHECK_THAT(q.out, !Contains("0.000x"));
+  CHECK_THAT(q.out, !Contains("0.0000 "));
+  // Columns stay in line with a kernel name longer than the old fixed width (16).
+  std::istringstream lines(q.out);
+  std::string head, row;
+  std::getline(lines, head);
+  std::getline(lines, row);
+  REQUIRE(row.rfind("convolution_kernel", 0) == 0);
+  for (const char* column : {"problem", "gpu", "verdict", "configuration"}) {
+    INFO(column);
+    const auto at = head.find(column);
+    REQUIRE(at != std::string::npos);
+    CHECK(row[at - 1] == ' ');
+    CHECK(row[at] != ' ');
+    CHECK(row[at - 2] == ' ');  // at least two spaces between columns
+  }
+}
+
+TEST_CASE("cli: query says what is stored when no winner matches", "[cli]") {
+  CliTempDir dir;
+  const std::string db = dir / "sim.db";
+  simulate_into(db);
+  SECTION("a kernel name that is not the stored one (the recording's file name)") {
+    const CliResult q = run_cli({"query", "--db", db, "--kernel", "convolution_A100"});
+    INFO(q.out);
+    REQUIRE(q.status == 0);
+    CHECK_THAT(q.out, Contains("no winner stored"));
+    CHECK_THAT(q.out, Contains("--kernel convolution_kernel --problem recorded:convolution_A100"));
+    CHECK_THAT(q.out, Contains("5 measurements, a winner for time"));
+  }
+  SECTION("an objective nobody tuned for") {
+    const CliResult q = run_cli({"query", "--db", db, "--objective", "energy"});
+    REQUIRE(q.status == 0);
+    CHECK_THAT(q.out, Contains("a winner for time"));
+    CHECK_THAT(q.out, Contains("--objective"));
+  }
+  SECTION("measurements without a winner (an interrupted run)") {
+    {
+      sqlite3* raw = nullptr;
+      REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
+      CHECK(sqlite3_exec(raw, "DELETE FROM winners", nullptr, nullptr, nullptr) == SQLITE_OK);
+      sqlite3_close(raw);
+    }
+    const CliResult q = run_cli({"query", "--db", db});
+    INFO(q.out);
+    REQUIRE(q.status == 0);
+    CHECK_THAT(q.out, Contains("5 measurements, no winner"));
+    CHECK_THAT(q.out, Contains("--resume"));
+  }
+}
+
+TEST_CASE("cli: query and export only read: no -wal or -shm left, and a read-only folder is fine", "[cli]") {
+  CliTempDir dir;
+  const fs::path folder = dir.path() / "readonly";
+  fs::create_directories(folder);
+  const std::string db = (folder / "sim.db").string();
+  simulate_into(db);
+  REQUIRE_FALSE(fs::exists(db + "-wal"));  // the writer's last close removed it
+  const std::string before = slurp(db);
+  fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                              fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  // As root the folder's mode stops no write: the reads are then checked for side files only.
+  const bool enforced = !std::ofstream(folder / "probe");
+  if (!enforced) {
+    fs::remove(folder / "probe");
+    WARN("running as root: a read-only folder does not stop writes here; checking that nothing is written");
+  }
+  const auto listing = dir.listing();
+  const CliResult q = run_cli({"query", "--db", db});
+  INFO(describe({"query", "--db", db}, q));
+  CHECK(q.status == 0);
+  CHECK_THAT(q.out, Contains("convolution_kernel"));
+  const CliResult j = run_cli({"query", "--db", db, "--json"});
+  CHECK(j.status == 0);
+  const std::string out = dir / "export.json";
+  const CliResult e = run_cli({"export", "--db", db, "-o", out});
+  INFO(describe({"export", "--db", db, "-o", out}, e));
+  CHECK(e.status == 0);
+  CHECK_FALSE(fs::exists(db + "-wal"));
+  CHECK_FALSE(fs::exists(db + "-shm"));
+  CHECK(slurp(db) == before);
+  fs::remove(out);
+  CHECK(dir.listing() == listing);
+  fs::permissions(folder, fs::perms::owner_all);
+}
+
+TEST_CASE("cli: --help shows every default and what --time-budget counts", "[cli]") {
+  // Options whose value is a file to write or read have no default: not giving them is the default.
+  const std::set<std::string> files{"--t1", "--json", "--report", "--cache", "--trace", "-o,--output",
+                                    "--simulate", "--spaces", "--traces", "--config", "--db"};
+  for (const char* sub : {"space", "compile", "tune", "measure", "query", "import", "export", "merge", "score"}) {
+    for (const auto& line : help_options(sub)) {
+      const std::string name = line.substr(2, line.find(' ', 2) - 2);
+      const bool takes_value = line.find(" TEXT") != std::string::npos || line.find(" INT") != std::string::npos ||
+                               line.find(" UINT") != std::string::npos || line.find(" FLOAT") != std::string::npos;
+      if (!takes_value || files.count(name)) continue;
+      INFO(sub << ": " << line);
+      const std::string type_part = line.substr(0, line.find("  ", 2 + name.size() + 1));
+      const bool shown = type_part.find('=') != std::string::npos || line.find("default") != std::string::npos ||
+                         line.find("(0: ") != std::string::npos;
+      CHECK(shown);
+    }
+  }
+  const CliResult tune = run_cli({"tune", "--help"});
+  CHECK_THAT(tune.out, Contains("--seed UINT:UINT=1"));
+  CHECK_THAT(tune.out, Contains("--samples INT:INT in [1 - 100000]=10"));
+  CHECK_THAT(tune.out, Contains("wall-clock seconds since the tuning began on a GPU"));
+  CHECK_THAT(tune.out, Contains("with --simulate, the recorded costs"));
+}
+
+TEST_CASE("cli: score says what its numbers mean", "[cli]") {
+  const std::vector<std::string> args{"score", "--spaces", kRecorded.string(), "--strategies", "random,brute_force",
+                                      "--repeats", "3"};
+  const CliResult r = run_cli(args);
+  INFO(describe(args, r));
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("brute_force"));
+  CHECK_THAT(r.out, Contains("0 = as good as the calculated random search"));
+  CHECK_THAT(r.out, Contains("below 0 = worse than random search"));
+}
+
+TEST_CASE("cli: compile --all --quiet shows progress", "[cli]") {
+  CliTempDir t1;
+  t1.write("clitiny.cu", "extern \"C\" __global__ void clitiny(float* x) {}\n");
+  const std::string file = t1.write("clitiny.json", kCliT1).string();
+  const std::vector<std::string> args{"compile", file, "--all", "--quiet", "--no-cache", "--mode", "thread"};
+  const CliResult r = run_cli(args);
+  INFO(describe(args, r));
+  REQUIRE(r.status == 0);
+  // Not a terminal here: a line per tenth (each of the 3), then the summary.
+  CHECK_THAT(r.out, Contains("compiled [1/3] 0 failed"));
+  CHECK_THAT(r.out, Contains("compiled [2/3] 0 failed"));
+  CHECK_THAT(r.out, Contains("3 ok, 0 failed"));
+  CHECK_THAT(r.out, !Contains("ok 32"));  // quiet: no line per configuration
+}
+
+TEST_CASE("cli: without a driver the reason names libcuda.so.1 once", "[cli]") {
+  if (gpu_driver_present()) {
+    WARN("skipped: this machine has /dev/nvidia0 or a loadable libcuda.so.1");
+    return;
+  }
+  const CliResult r = run_cli({"devices"});
+  INFO(r.out);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("libcuda.so.1"));
+  CHECK_THAT(r.out, !Contains("libcuda.so.1: libcuda.so.1"));
 }

@@ -66,7 +66,7 @@ void write_vector_add_cache(const fs::path& path, const std::vector<std::int64_t
 TEST_CASE("import: a Kernel Tuner cache, failures included, once however often", "[interop]") {
   CliTempDir dir;
   const std::string db = dir / "kt.db";
-  const auto r = ok({"import", strategies_cache().string(), "--db", db});
+  const auto r = ok({"import", strategies_cache().string(), "--db", db, "--problem", "n=1000"});
   CHECK_THAT(r.out, Contains("15 configurations, 15 stored now"));
   {
     const db::Store s = db::Store::open(db, false);
@@ -89,7 +89,7 @@ TEST_CASE("import: a Kernel Tuner cache, failures included, once however often",
     CHECK(!run->finished_at.empty());
     CHECK(s.winners({"vector_add", "", "", "time"}).size() == 1);
   }
-  const auto again = ok({"import", strategies_cache().string(), "--db", db});
+  const auto again = ok({"import", strategies_cache().string(), "--db", db, "--problem", "n=1000"});
   CHECK_THAT(again.out, Contains("0 stored now (0 failed), 15 already stored"));
   const db::Store s = db::Store::open(db, false);
   CHECK(!s.run(2));  // the second import kept no run either
@@ -125,7 +125,7 @@ TEST_CASE("import: bad input exits 2 with one line and leaves the DB as it was",
     CHECK(!fs::exists(db));
   }
   SECTION("a cache that disagrees with the named kernel's space") {
-    ok({"import", strategies_cache().string(), "--db", db});
+    ok({"import", strategies_cache().string(), "--db", db, "--problem", "n=1000"});
     const std::string before = slurp(db);
     expect_bad_input({"import", strategies_cache().string(), "--db", db, "--kernel", "vector_add"},
                      {"test_cache_file.json", "tune_params_keys"});
@@ -141,12 +141,40 @@ TEST_CASE("import: bad input exits 2 with one line and leaves the DB as it was",
   SECTION("a T4 file that names no device or kernel") {
     const auto t4 = dir.write("r.json", R"({"schema_version": "1.0.0", "results": [{"configuration": {"a": 1},
       "times": {"runtimes": [1.0]}, "invalidity": "correct", "correctness": 1}]})");
-    expect_bad_input({"import", t4.string(), "--db", db}, {"r.json", "device"});
-    expect_bad_input({"import", t4.string(), "--db", db, "--device-name", "GPU X"}, {"r.json", "kernel"});
+    // Everything the file does not say, asked for in one line (one flag per run took three).
+    expect_bad_input({"import", t4.string(), "--db", db},
+                     {"r.json", "names no device, kernel or problem size", "--device-name", "--kernel-name", "--problem"});
+    const auto r2 = expect_bad_input({"import", t4.string(), "--db", db, "--device-name", "GPU X"},
+                                     {"r.json", "names no kernel or problem size", "--kernel-name", "--problem"});
+    CHECK_THAT(r2.err, !Contains("--device-name"));
+    expect_bad_input({"import", t4.string(), "--db", db, "--device-name", "GPU X", "--kernel-name", "k"},
+                     {"r.json", "names no problem size", "--problem"});
     CHECK(!fs::exists(db));
-    const auto r = ok({"import", t4.string(), "--db", db, "--device-name", "GPU X", "--kernel-name", "k"});
+    // The problem is stored under its canonical key, as tune and query write it.
+    const auto r = ok({"import", t4.string(), "--db", db, "--device-name", "GPU X", "--kernel-name", "k", "--problem",
+                       "n=2**24"});
     CHECK_THAT(r.out, Contains("1 stored now"));
-    CHECK_THAT(r.out, Contains("problem ProblemSize=unknown"));
+    CHECK_THAT(r.out, Contains("problem n=16777216"));
+    CHECK_THAT(r.out, !Contains("unknown"));
+    CHECK_THAT(ok({"query", "--db", db, "--problem", "n=16777216"}).out, Contains("GPU X"));
+  }
+  SECTION("a cache without problem_size (older Kernel Tuner) asks for the problem") {
+    expect_bad_input({"import", strategies_cache().string(), "--db", db},
+                     {"test_cache_file.json", "names no problem size", "--problem"});
+    CHECK(!fs::exists(db));
+    const auto r = ok({"import", strategies_cache().string(), "--db", db, "--problem", "ProblemSize=4096x4096"});
+    CHECK_THAT(r.out, Contains("problem ProblemSize=4096x4096"));
+  }
+  SECTION("a --problem that is not name=integer items, without --kernel") {
+    // Each was stored as a problem key nobody could name again.
+    const std::string cache = strategies_cache().string();
+    expect_bad_input({"import", cache, "--db", db, "--problem", "n=1/0"}, {"n='1/0'", "division by zero"});
+    expect_bad_input({"import", cache, "--db", db, "--problem", "n=2**"}, {"n='2**'", "SyntaxError"});
+    expect_bad_input({"import", cache, "--db", db, "--problem", "n=2**100"}, {"n='2**100'", "overflow"});
+    expect_bad_input({"import", cache, "--db", db, "--problem", "n=100,n=200"}, {"n", "given twice"});
+    expect_bad_input({"import", cache, "--db", db, "--problem", "recorded"}, {"recorded", "name=value"});
+    expect_bad_input({"import", cache, "--db", db, "--problem", "ProblemSize=40x0"}, {"ProblemSize=40x0"});
+    CHECK(!fs::exists(db));
   }
 }
 
@@ -199,7 +227,7 @@ TEST_CASE("export: bad input exits 2", "[interop]") {
   CliTempDir dir;
   const std::string db = dir / "two.db";
   expect_bad_input({"export", "--db", db, "-o", dir / "o.json"}, {"two.db"});
-  ok({"import", strategies_cache().string(), "--db", db});
+  ok({"import", strategies_cache().string(), "--db", db, "--problem", "n=1000"});
   ok({"import", recorded("dedispersion_A100.json.gz").string(), "--db", db});
   expect_bad_input({"export", "--db", db, "-o", dir / "o.json"}, {"2 kernel/problem/GPU targets", "--kernel"});
   expect_bad_input({"export", "--db", db, "--kernel", "nosuch", "-o", dir / "o.json"}, {"nosuch"});

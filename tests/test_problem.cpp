@@ -1105,3 +1105,27 @@ TEST_CASE("problem: unsupported languages, types and fields are one line naming 
   require_load_error(replace_once(kTinyT1, R"("OutputFormat": "JSON")", R"("OutputFormat": "JSON", "Minimize": "yes")"),
                      {"General.Minimize", "yes"});
 }
+
+TEST_CASE("problem text: canonical keys, and why an item is refused", "[problem]") {
+  CHECK(cutune::problem_key_of("n=2**24") == "n=16777216");
+  CHECK(cutune::problem_key_of(" m = 7 ,n=2**3") == "m=7,n=8");  // sorted by name, as ProblemInstance::key
+  CHECK(cutune::problem_key_of("ProblemSize=4096x4096") == "ProblemSize=4096x4096");
+  CHECK(cutune::parse_problem_assignments("").empty());
+  const auto message = [](const std::string& text) {
+    try {
+      cutune::problem_key_of(text);
+    } catch (const cutune::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK_THAT(message("n=100,n=200"), Catch::Matchers::Contains("given twice"));
+  CHECK_THAT(message("n=1/0"), Catch::Matchers::Contains("ZeroDivisionError: division by zero"));
+  CHECK_THAT(message("n=2**100"), Catch::Matchers::Contains("OverflowError"));
+  CHECK_THAT(message("n=2**"), Catch::Matchers::Contains("SyntaxError"));
+  CHECK_THAT(message("n=0.5"), Catch::Matchers::Contains("not an integer (it is 0.5)"));
+  CHECK_THAT(message("=3"), Catch::Matchers::Contains("no name"));
+  CHECK_THAT(message("recorded"), Catch::Matchers::Contains("not name=value"));
+  CHECK_THAT(message("ProblemSize=4096x"), Catch::Matchers::Contains("not a size"));
+  CHECK_THAT(message("ProblemSize=0"), Catch::Matchers::Contains("not a size"));
+}

@@ -68,40 +68,84 @@ std::string ProblemInstance::json() const {
   return j.dump();
 }
 
-ProblemInstance KernelProblem::instantiate(const std::string& overrides) const {
-  Loader L{json_file_};
-  ProblemInstance inst;
-  for (const auto& v : variables_) inst.variables[v.name] = v.default_value;
-  std::string_view text = overrides;
+std::vector<std::pair<std::string, std::int64_t>> parse_problem_assignments(
+    const std::string& text, const std::function<void(const std::string&)>& check_name) {
+  std::vector<std::pair<std::string, std::int64_t>> out;
   std::size_t start = 0;
   MapScope none;
   while (start < text.size()) {
     std::size_t end = text.find(',', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string item(text.substr(start, end - start));
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
     start = end + 1;
-    auto eq = item.find('=');
-    if (eq == std::string::npos)
-      throw InputError(fmt::format("--problem: '{}' is not name=value", item));
-    std::string name = item.substr(0, eq);
-    while (!name.empty() && name.back() == ' ') name.pop_back();
-    while (!name.empty() && name.front() == ' ') name.erase(0, 1);
-    auto var = std::find_if(variables_.begin(), variables_.end(),
-                            [&](const ProblemVariable& v) { return v.name == name; });
-    if (var == variables_.end()) {
-      std::string known;
-      for (const auto& v : variables_) known += (known.empty() ? "" : ", ") + v.name;
-      throw InputError(fmt::format("--problem: '{}' is not a problem variable of {} (known: {})",
-                                   name, name_, known.empty() ? "none" : known));
-    }
-    std::int64_t value = 0;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw InputError(fmt::format("--problem: '{}' is not name=value", item));
+    const std::string name = trimmed(item.substr(0, eq));
+    const std::string value_text = item.substr(eq + 1);
+    if (name.empty()) throw InputError(fmt::format("--problem: '{}' has no name before '='", item));
+    for (const auto& [seen, v] : out)
+      if (seen == name)
+        throw InputError(fmt::format("--problem: {} is given twice ({}={} and {}={}): give it once", name, name, v,
+                                     name, trimmed(value_text)));
+    if (check_name) check_name(name);
+    Value v;
     try {
-      Value v = Expression::parse(item.substr(eq + 1)).evaluate(none);
-      if (!v.is_int()) throw ExpressionError("not an integer");
-      value = v.as_int();
-    } catch (const ExpressionError&) {
-      throw InputError(fmt::format("--problem: {}='{}' is not an integer", name, item.substr(eq + 1)));
+      v = Expression::parse(value_text).evaluate(none);
+    } catch (const ExpressionError& e) {
+      // The evaluator's message starts with the expression's text, which the item already
+      // shows: keep what went wrong (division by zero, overflow, a syntax error).
+      std::string why = e.what();
+      if (const auto colon = why.find("': "); colon != std::string::npos) why = why.substr(colon + 3);
+      throw InputError(fmt::format("--problem: {}='{}': {}", name, trimmed(value_text), why));
     }
+    if (!v.is_int())
+      throw InputError(fmt::format("--problem: {}='{}' is not an integer (it is {})", name, trimmed(value_text),
+                                   v.str()));
+    out.emplace_back(name, v.as_int());
+  }
+  return out;
+}
+
+std::string problem_key_of(const std::string& text) {
+  ProblemInstance inst;
+  // "ProblemSize=4096x4096": the key of a problem named by its sizes only (key() above), as
+  // an import of a cache stores it, so a T4 file of the same space can be stored beside it.
+  if (const std::string prefix = "ProblemSize="; text.rfind(prefix, 0) == 0) {
+    std::size_t start = prefix.size();
+    while (start <= text.size()) {
+      std::size_t end = text.find('x', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string dim = text.substr(start, end - start);
+      const bool digits = !dim.empty() && dim.size() < 19 &&
+                          std::all_of(dim.begin(), dim.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits || std::stoll(dim) < 1)
+        throw InputError(fmt::format("--problem {}: '{}' is not a size (ProblemSize=AxBxC, each at least 1)", text,
+                                     dim));
+      inst.problem_size.push_back(std::stoll(dim));
+      start = end + 1;
+    }
+    return inst.key();
+  }
+  for (const auto& [name, value] : parse_problem_assignments(text)) inst.variables[name] = value;
+  return inst.key();
+}
+
+ProblemInstance KernelProblem::instantiate(const std::string& overrides) const {
+  Loader L{json_file_};
+  ProblemInstance inst;
+  for (const auto& v : variables_) inst.variables[v.name] = v.default_value;
+  const auto variable = [&](const std::string& name) {
+    return std::find_if(variables_.begin(), variables_.end(), [&](const ProblemVariable& v) { return v.name == name; });
+  };
+  const auto known_variable = [&](const std::string& name) {
+    if (variable(name) != variables_.end()) return;
+    std::string known;
+    for (const auto& v : variables_) known += (known.empty() ? "" : ", ") + v.name;
+    throw InputError(fmt::format("--problem: '{}' is not a problem variable of {} (known: {})", name, name_,
+                                 known.empty() ? "none" : known));
+  };
+  for (const auto& [name, value] : parse_problem_assignments(overrides, known_variable)) {
+    const auto var = variable(name);
     if (value < var->min_value || value > var->max_value)
       throw InputError(fmt::format("--problem: {}={} is outside [{}, {}]", name, value,
                                    var->min_value, var->max_value));

@@ -197,8 +197,10 @@ def case_formats(cu, shared, tmp):
     files += [shared / "formats/kernel_tuner/proposed/cache/small_cache.json"]
     for i, f in enumerate(files):
         db = tmp / f"f{i}.db"
-        extra = ["--device-name", "unknown GPU", "--kernel-name", f.name.split(".")[0], "--problem", "recorded"] \
+        extra = ["--device-name", "unknown GPU", "--kernel-name", f.name.split(".")[0], "--problem", "ProblemSize=4096x4096"] \
             if "_T4" in f.name else []
+        if f.suffix == ".json" and "problem_size" not in load_json(f):
+            extra = ["--problem", "n=1"]  # an older cache names no problem size: import asks for one
         out = cu.run("import", f, "--db", db, *extra)
         check(" stored now" in out, f"{f.name} imports: {out.splitlines()[0]}")
         # What cutune writes of it validates.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 #include <iterator>
 
 #include "cutune/cluster/rank_server.hpp"
@@ -113,6 +115,52 @@ std::string values_text(const Parameter& p) {
   return "[" + join(v, ", ") + "]";
 }
 
+/// A GPU model key for people: an imported or simulated device whose compute capability
+/// the file did not give is keyed "NAME/sm_00"; show it as its name.
+std::string gpu_label(const std::string& model_key) {
+  constexpr std::string_view unknown_arch = "/sm_00";
+  if (model_key.size() > unknown_arch.size() && model_key.ends_with(unknown_arch))
+    return model_key.substr(0, model_key.size() - unknown_arch.size());
+  return model_key;
+}
+
+/// What `query` says when no winner matches: what the DB does hold for the query (or at
+/// all), and how a winner comes about. A DB full of measurements answered "no winners
+/// stored", which read as an empty DB.
+std::string no_winner_text(const db::Store& store, const QueryArgs& a, const fs::path& path) {
+  const bool filtered = !a.kernel.empty() || !a.gpu.empty() || !a.problem.empty() || !a.objective.empty();
+  auto targets = store.measurement_targets({a.kernel, a.gpu, a.problem, ""});
+  const bool matching = !targets.empty();
+  if (!matching) targets = store.measurement_targets({});
+  if (targets.empty()) return fmt::format("{} holds no measurements and no winners yet\n", path.string());
+  std::string out = fmt::format("no winner stored in {}{}; ", path.string(), filtered ? " for that query" : "");
+  out += matching ? "it holds measurements of:\n" : "what it holds (query with these names):\n";
+  for (std::size_t i = 0; i < targets.size() && i < 20; ++i) {
+    const auto& t = targets[i];
+    std::vector<std::string> objectives;
+    for (const auto& w : store.winners({t.kernel, "", t.problem_key, ""}))
+      if (w.gpu_model == t.gpu_model) objectives.push_back(w.objective.name());
+    out += fmt::format("  --kernel {} --problem {} --gpu '{}': {} measurements, {}\n", t.kernel, t.problem_key,
+                       gpu_label(t.gpu_model), t.count,
+                       objectives.empty() ? std::string("no winner")
+                                          : "a winner for " + join(objectives, ", "));
+  }
+  if (targets.size() > 20) out += fmt::format("  ... and {} more\n", targets.size() - 20);
+  const bool every_target_has_one = std::all_of(targets.begin(), targets.end(), [&](const auto& t) {
+    for (const auto& w : store.winners({t.kernel, "", t.problem_key, ""}))
+      if (w.gpu_model == t.gpu_model) return true;
+    return false;
+  });
+  if (matching && every_target_has_one && !a.objective.empty())
+    out += fmt::format("Their winners are for the objectives listed, not {}: give one of those to --objective, or "
+                       "leave it out.\n",
+                       a.objective);
+  else if (matching)
+    out += "A winner is stored when a run ends (tune, tune --simulate --db, import); a run that was interrupted "
+           "has none: run the same tune again with --resume to finish it. Without a winner, `cutune export "
+           "--format cache` writes every measurement.\n";
+  return out;
+}
 
 }  // namespace
 
@@ -285,6 +333,23 @@ int cmd_compile(const CompileArgs& a) {
   runner::CompilePool pool(p, a.arch, pool_options(a.pool));
   std::uint64_t total = 0, failed = 0;
   auto t0 = std::chrono::steady_clock::now();
+  // With --quiet nothing was printed for the minutes a large space takes (94 s for the
+  // reduction's 720 on 2 cores): the live line on a terminal, else a line per tenth.
+  ProgressPrinter live(std::cerr);
+  runner::TuneOptions::Progress progress;
+  progress.total = s.count_valid();
+  std::uint64_t next_tenth = 1;
+  const auto show_progress = [&] {
+    progress.done = total;
+    progress.failed = failed;
+    progress.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (live.live()) {
+      live.update(progress);
+    } else if (total * 10 >= next_tenth * progress.total && total < progress.total) {
+      std::cout << fmt::format("compiled {}\n", progress_line(progress)) << std::flush;
+      while (total * 10 >= next_tenth * progress.total) ++next_tenth;
+    }
+  };
   Config cursor;
   bool more = true;
   while (true) {
@@ -305,7 +370,9 @@ int cmd_compile(const CompileArgs& a) {
                                done->result.compile_ms,
                                done->shared ? ", shared" : done->result.from_cache ? ", cached" : "");
     }
+    if (a.quiet) show_progress();
   }
+  live.end();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto st = pool.stats();
   std::cout << fmt::format("{}: {} configurations for {}: {} ok, {} failed; {} compiled, {} from the cache, {} "
@@ -661,22 +728,45 @@ int cmd_query(const QueryArgs& a) {
     return kOk;
   }
   if (winners.empty()) {
-    std::cout << fmt::format("no winners stored in {} for that query\n", path.string());
+    std::cout << no_winner_text(store, a, path);
     return kOk;
   }
-  std::cout << fmt::format("{:<16} {:<26} {:<20} {:<9} {:>11} {:>11} {:>8} {:>9}  {}\n", "kernel", "problem", "gpu",
-                           "objective", "median_ms", "default_ms", "speedup", "verdict", "configuration");
+  // Columns as wide as their longest entry: a kernel or GPU name longer than a fixed width
+  // pushed the rest of its row out of line.
+  struct Row {
+    std::array<std::string, 8> cells;
+    std::string config;
+  };
+  const std::array<std::string, 8> head{"kernel", "problem", "gpu", "objective", "median_ms", "default_ms", "speedup",
+                                        "verdict"};
+  std::vector<Row> rows;
   for (const auto& w : winners) {
     const std::string objective =
         w.objective.is_energy() ? fmt::format("{:.3g} mJ", w.objective_value)
         : w.objective.is_time() ? w.objective.name()
                                 : fmt::format("{} {:.6g} ({})", w.objective.name(), w.objective_value,
                                               w.objective.higher_is_better ? "max" : "min");
-    std::cout << fmt::format("{:<16} {:<26} {:<20} {:<9} {:>11.4f} {:>11.4f} {:>7.3f}x {:>9}  {}\n", w.kernel,
-                             w.problem_key, w.gpu_model, objective, w.median_ms, w.default_ms,
-                             w.default_ms > 0 ? w.default_ms / w.median_ms : 0.0, verdict_name(w.verdict),
-                             w.config_json);
+    // No default measured (an import, a simulation, a default that failed): "-", not 0.
+    const bool has_default = w.default_ms > 0 && w.median_ms > 0;
+    rows.push_back({{w.kernel, w.problem_key, gpu_label(w.gpu_model), objective, fmt::format("{:.4f}", w.median_ms),
+                     has_default ? fmt::format("{:.4f}", w.default_ms) : "-",
+                     has_default ? fmt::format("{:.3f}x", w.default_ms / w.median_ms) : "-", verdict_name(w.verdict)},
+                    w.config_json});
   }
+  std::array<std::size_t, 8> width{};
+  for (std::size_t c = 0; c < width.size(); ++c) {
+    width[c] = head[c].size();
+    for (const auto& r : rows) width[c] = std::max(width[c], r.cells[c].size());
+  }
+  const auto print = [&](const std::array<std::string, 8>& cells, const std::string& config) {
+    std::string line;
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      line += c < 4 || c == 7 ? fmt::format("{:<{}}  ", cells[c], width[c])  // text left, numbers right
+                              : fmt::format("{:>{}}  ", cells[c], width[c]);
+    std::cout << line << config << '\n';
+  };
+  print(head, "configuration");
+  for (const auto& r : rows) print(r.cells, r.config);
   return kOk;
 }
 

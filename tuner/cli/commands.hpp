@@ -73,7 +73,7 @@ struct TuneArgs {
   std::string command;
   CompilePoolArgs pool;
   double timeout_s = 5.0;             ///< floor of the per-configuration hang timeout
-  std::optional<double> time_budget_s;  ///< --time-budget: sum of evaluation costs, seconds
+  std::optional<double> time_budget_s;  ///< --time-budget: wall-clock seconds since the tuning began
   bool resume = false;                ///< --resume: stored measurements count against the budget
   std::string shard;                  ///< --shard i/N; "" = the whole space
 };

@@ -14,6 +14,7 @@
 #include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
 #include "interop_commands.hpp"
+#include "option_checks.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
@@ -137,11 +138,11 @@ CLI::App* add_export(CLI::App& app, ExportArgs& a) {
                   "wisdom: the winners for this objective (time, energy or a metric; default: all); cache/t4: the "
                   "objective the file names (default: the stored winner's, else time)");
   cmd->add_option("--t4-version", a.t4_version, "T4 version to write")->check(CLI::IsMember({"1.0.0", "1.1.0"}));
-  cmd->add_option("--kernel", a.kernel, "Kernel name");
-  cmd->add_option("--gpu", a.gpu, "GPU name or model (substring)");
-  cmd->add_option("--problem", a.problem, "Problem key, e.g. n=268435456");
+  cmd->add_option("--kernel", a.kernel, "Kernel name (default: any; one target must match)");
+  cmd->add_option("--gpu", a.gpu, "GPU name or model (substring; default: any)");
+  cmd->add_option("--problem", a.problem, "Problem key, e.g. n=268435456 (default: any)");
   cmd->add_option("--db", a.db, "SQLite database (default as for tune)");
-  cmd->add_option("-o,--output", a.output, "File to write")->required();
+  cmd->add_option("-o,--output", a.output, "File to write")->required()->check(directory_exists_for_output());
   return cmd;
 }
 
@@ -171,10 +172,22 @@ int cmd_export(const ExportArgs& a) {
         x.param_names.push_back(it.key());
   }
   x.objective = export_objective(store, x, a.objective);
-  switch (format) {
-    case ExportFormat::Cache: write_cache(x, a.output); break;
-    case ExportFormat::T4: write_t4_results(x, a.output, a.t4_version); break;
-    case ExportFormat::Wisdom: break;  // answered above
+  try {
+    switch (format) {
+      case ExportFormat::Cache: write_cache(x, a.output); break;
+      case ExportFormat::T4: write_t4_results(x, a.output, a.t4_version); break;
+      case ExportFormat::Wisdom: break;  // answered above
+    }
+  } catch (const std::exception& e) {
+    // The file is written under a temporary name beside the output; a failure (a folder
+    // without write permission, a full disk) is about the output the user named.
+    const std::string tmp = temporary_beside(a.output).string();
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    std::string why = e.what();
+    for (auto pos = why.find(tmp); pos != std::string::npos; pos = why.find(tmp, pos + a.output.size()))
+      why.replace(pos, tmp.size(), a.output);
+    throw InputError(fmt::format("-o {}: cannot be written ({})", a.output, why));
   }
   std::cout << fmt::format("{}: {} configurations of {} as {}\n", a.output, x.entries.size(), describe(x.target),
                            format == ExportFormat::Cache ? "a Kernel Tuner cache" : "T4 " + a.t4_version);

@@ -12,6 +12,7 @@
 #include "cutune/model/problem.hpp"
 #include "cutune/runner/runner.hpp"
 #include "interop_commands.hpp"
+#include "option_checks.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
@@ -73,21 +74,18 @@ Target target_of(const ImportArgs& a, const db::kt::ResultsFile& rf) {
     return t;
   }
   t.kernel = !rf.kernel_name.empty() ? rf.kernel_name : a.kernel_name;
-  if (t.kernel.empty())
-    throw InputError(fmt::format("{}: {} names no kernel: give --kernel (a template or T1 file) or --kernel-name",
-                                 file, rf.format));
   // No source to hash: an imported kernel is identified by its parameters.
   t.source_hash = "imported:" + joined(rf.param_names);
   json pj = json::object();
   if (!a.problem.empty()) {
-    t.problem_key = a.problem;
+    // The key the rows are found by (query --problem, tune's own keys): n=2**24 is stored as
+    // n=16777216, and "n=1/0" is refused rather than stored as a problem nobody can name.
+    t.problem_key = problem_key_of(a.problem);
   } else if (const auto sizes = sizes_of(rf.problem_size)) {
     for (auto d : *sizes) t.problem_key += (t.problem_key.empty() ? "" : "x") + std::to_string(d);
     t.problem_key = "ProblemSize=" + t.problem_key;
-  } else if (!rf.problem_size.is_null()) {
-    t.problem_key = "ProblemSize=" + db::python_str(rf.problem_size);
   } else {
-    t.problem_key = "ProblemSize=unknown";  // older caches and T4 name none; said in the output
+    t.problem_key = "ProblemSize=" + db::python_str(rf.problem_size);  // cmd_import asked when it is null
   }
   if (!rf.problem_size.is_null()) pj["ProblemSize"] = rf.problem_size;
   // Kept so that an export can write the file's parameter lists back (a cache header).
@@ -144,13 +142,17 @@ CLI::App* add_import(CLI::App& app, ImportArgs& a) {
   auto* cmd = app.add_subcommand("import", "Import a Kernel Tuner cache (.json, .json.gz) or T4 results file "
                                            "into the database");
   cmd->add_option("FILE", a.file, "Cache or T4 file")->required();
-  cmd->add_option("--db", a.db, "SQLite database (default as for tune)");
+  cmd->add_option("--db", a.db, "SQLite database (default as for tune)")->check(directory_exists_for_output());
   cmd->add_option("--kernel", a.kernel, "Check every configuration against this kernel's space (built-in "
-                                        "template or T1 .json) and store under it");
+                                        "template or T1 .json) and store under it (default: store under the "
+                                        "file's kernel name, unchecked)");
   cmd->add_option("--problem", a.problem, "With --kernel: its problem variables (n=2**24); without: the "
-                                          "problem key to store under (default: the file's problem_size)");
-  cmd->add_option("--kernel-name", a.kernel_name, "Kernel name for a file that names none (T4), without --kernel");
-  cmd->add_option("--device-name", a.device_name, "GPU name for a file that names none (T4 without metadata.device)");
+                                          "problem key to store under, n=VALUE,... or ProblemSize=AxB (default: "
+                                          "the file's problem_size)");
+  cmd->add_option("--kernel-name", a.kernel_name,
+                  "Kernel name for a file that names none (T4), without --kernel (default: the file's)");
+  cmd->add_option("--device-name", a.device_name,
+                  "GPU name for a file that names none (T4 without metadata.device; default: the file's)");
   return cmd;
 }
 
@@ -160,13 +162,36 @@ int cmd_import(const ImportArgs& a) {
   DeviceIdentity device;
   if (rf.device) device = *rf.device;
   else device.name = !rf.device_name.empty() ? rf.device_name : a.device_name;
-  if (device.name.empty())
-    throw InputError(fmt::format("{}: {} names no device: give --device-name", a.file, rf.format));
+  // What the file does not say and the flags do not give, asked for in one line: T4 names
+  // neither device, kernel nor problem, and one flag per run took three runs. A problem left
+  // unnamed was stored as "ProblemSize=unknown", where files of different sizes would mix.
+  std::vector<std::string> unnamed, flags;
+  if (device.name.empty()) {
+    unnamed.push_back("device");
+    flags.push_back("--device-name GPU");
+  }
+  if (a.kernel.empty() && rf.kernel_name.empty() && a.kernel_name.empty()) {
+    unnamed.push_back("kernel");
+    flags.push_back("--kernel-name NAME (or --kernel TEMPLATE|T1.json)");
+  }
+  if (a.kernel.empty() && a.problem.empty() && rf.problem_size.is_null()) {
+    unnamed.push_back("problem size");
+    flags.push_back("--problem n=VALUE,... (or ProblemSize=AxB)");
+  }
+  if (!unnamed.empty()) {
+    std::string what;
+    for (std::size_t i = 0; i < unnamed.size(); ++i)
+      what += (i == 0 ? "" : i + 1 == unnamed.size() ? " or " : ", ") + unnamed[i];
+    std::string give;
+    for (std::size_t i = 0; i < flags.size(); ++i) give += (i == 0 ? "" : " ") + flags[i];
+    throw InputError(fmt::format("{}: {} names no {}: give {}", a.file, rf.format, what, give));
+  }
   const Target t = target_of(a, rf);
   const std::vector<db::Measurement> ms = measurements_of(a, rf, t);
 
   const fs::path db_path = a.db.empty() ? default_db_path() : fs::path(a.db);
-  if (db_path.has_parent_path()) fs::create_directories(db_path.parent_path());
+  // The default DB's folder is made on first use; a --db folder must exist (option_checks.hpp).
+  if (a.db.empty() && db_path.has_parent_path()) fs::create_directories(db_path.parent_path());
   db::Store store = db::Store::open(db_path, /*create=*/true);
   std::size_t added = 0, failed = 0;
   store.transaction([&] {

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "interop_commands.hpp"
 #include "merge_command.hpp"
+#include "option_checks.hpp"
 #include "replay_commands.hpp"
 #include "report_command.hpp"
 #include "cutune/cuda/driver.hpp"
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   CLI::App app{"cutune: a CUDA kernel autotuner (NVRTC + SQLite). Bad input exits with 2."};
   app.set_version_flag("--version", std::string("cutune ") + CUTUNE_VERSION);
   app.require_subcommand(1);
+  // Every option's default in --help (subcommands take these settings when they are added).
+  app.option_defaults()->always_capture_default();
 
   bool devices_json = false;
   auto* devices = app.add_subcommand("devices", "List the GPUs with their structured identity");
@@ -39,8 +42,9 @@ int main(int argc, char** argv) {
   int space_show = 8;
   auto* space = app.add_subcommand("space", "Show a kernel's search space: sizes, restrictions, configurations");
   space->add_option("KERNEL", space_kernel, "Built-in template name or T1 .json file")->required();
-  space->add_option("--problem", space_problem, "Problem variables, e.g. n=1000000");
-  space->add_option("--t1", space_t1, "Also write the problem as a T1 file Kernel Tuner reads");
+  space->add_option("--problem", space_problem, "Problem variables, e.g. n=1000000 (default: the kernel's defaults)");
+  space->add_option("--t1", space_t1, "Also write the problem as a T1 file Kernel Tuner reads")
+      ->check(directory_exists_for_output());
   space->add_option("--show", space_show, "How many valid configurations to print")->check(CLI::Range(0, 1000000));
   bool space_keys = false, space_json = false;
   long long space_max_threads = 0;
@@ -55,7 +59,9 @@ int main(int argc, char** argv) {
   auto* cfg = compile->add_option("--config", ca.config, "k=v,... (others take their default)");
   compile->add_flag("--all", ca.all, "Compile every valid configuration")->excludes(cfg);
   compile->add_option("--arch", ca.arch, "Target architecture (real, e.g. sm_90)");
-  compile->add_flag("--quiet", ca.quiet, "With --all, print failures and the summary only");
+  compile->add_flag("--quiet", ca.quiet,
+                    "With --all, print failures, progress (a line per tenth, or a live line on a terminal) and "
+                    "the summary");
   auto pool_options = [](CLI::App* cmd, CompilePoolArgs& a, const char* what, const char* mode, const char* zero) {
     cmd->add_option(what, a.workers, std::string("Compile workers (0: ") + zero + ")")->check(CLI::Range(0, 256));
     cmd->add_option(mode, a.mode, "Workers are processes (NVRTC serialises inside a process) or threads")
@@ -65,35 +71,42 @@ int main(int argc, char** argv) {
     cmd->add_flag("--no-cache", a.no_cache, "Neither read nor write the cubin cache");
   };
   pool_options(compile, ca.pool, "--workers", "--mode", "one per core, at most 16");
-  compile->add_option("--json", ca.json, "With --all, write the throughput figures to this file");
+  compile->add_option("--json", ca.json, "With --all, write the throughput figures to this file")
+      ->check(directory_exists_for_output());
 
   TuneArgs ta;
   auto* tune = app.add_subcommand("tune", "Tune a kernel on a GPU and store every measurement");
   tune->add_option("KERNEL", ta.kernel, "Built-in template name or T1 .json file (required unless --simulate)");
-  tune->add_option("--problem", ta.problem, "Problem variables, e.g. n=268435456 (or n=2**28)");
+  tune->add_option("--problem", ta.problem,
+                   "Problem variables, e.g. n=268435456 (or n=2**28; default: the kernel's defaults)");
   tune->add_option("--strategy", ta.strategy,
-                   fmt::format("One of {} (default {})", fmt::join(cutune::search::strategy_names(), ", "),
-                               cutune::search::kDefaultStrategy));
+                   fmt::format("One of {}", fmt::join(cutune::search::strategy_names(), ", ")));
   tune->add_option("--budget", ta.budget,
-                   "Evaluate at most N new configurations (what the DB holds for the target is reused, not counted)");
+                   "Evaluate at most N new configurations (what the DB holds for the target is reused, not "
+                   "counted; default: no limit, the strategy or --time-budget ends the run)")
+      ->check(whole_number(1));
   tune->add_flag("--resume", ta.resume,
                  "Finish an interrupted run: the measurements the DB holds count against --budget and --time-budget");
   tune->add_option("--shard", ta.shard,
                    "i/N: evaluate only the configurations whose position in the space's order is i mod N "
-                   "(brute_force and random; each shard into its own DB, then `cutune merge`)");
-  tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)");
-  tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)");
+                   "(brute_force and random; each shard into its own DB, then `cutune merge`; default: the whole "
+                   "space)");
+  tune->add_option("--seed", ta.seed, "Strategy seed (stored with the run)")->check(whole_number());
+  tune->add_option("--db", ta.db, "SQLite database (default: $CUTUNE_DB, else ~/.local/share/cutune/cutune.db)")
+      ->check(directory_exists_for_output());
   auto* tune_device = tune->add_option("--device", ta.device, "GPU ordinal");
   tune->add_option("--gpus", ta.gpus,
                    "tune on several GPUs of this node, one GPU worker each, fed by one strategy: all, or "
-                   "ordinals such as 0,2,3 (all of one model)");
+                   "ordinals such as 0,2,3 (all of one model); default: --device alone");
   tune->add_option("--rank-timeout", ta.rank_timeout_s,
                    "under MPI: seconds a rank may stay silent beyond the evaluation timeout before its GPUs are "
                    "dropped and their configurations go to the others")
       ->check(CLI::PositiveNumber);
   tune->add_option("--cache", ta.kt_cache, "Also append each result to this Kernel Tuner cache file (resumed "
-                                          "when it exists)");
-  tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file");
+                                          "when it exists)")
+      ->check(directory_exists_for_output());
+  tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file")
+      ->check(directory_exists_for_output());
   auto measure_options = [](CLI::App* cmd, MeasureArgs& m) {
     cmd->add_option("--l2", m.l2, "cold: no data in L2 at each sample (flush, or rotated argument sets when "
                                   "the data fits in L2); flush: always the flush; warm: back to back on the same data")
@@ -101,7 +114,7 @@ int main(int argc, char** argv) {
     cmd->add_option("--samples", m.samples, "Screening: at most N samples per configuration")
         ->check(CLI::Range(1, 100000));
     cmd->add_option("--screening-min", m.screening_min, "Screening: at least N samples per configuration "
-                                                        "(default 5, or --samples if fewer)")
+                                                        "(0: 5, or --samples if fewer)")
         ->check(CLI::Range(1, 100000));
     cmd->add_option("--min-samples", m.min_samples, "Thorough: samples before any statistical exit")
         ->check(CLI::Range(1, 100000));
@@ -110,10 +123,10 @@ int main(int argc, char** argv) {
     cmd->add_option("--time-cap", m.time_cap_s, "Thorough: seconds per configuration at most")
         ->check(CLI::Range(0.001, 3600.0));
     cmd->add_flag("--energy", m.energy, "Measure energy per launch (NVML) for every configuration");
-    cmd->add_option("--timer", m.timer, "events (default): a CUDA event pair around the launches; activity: the "
+    cmd->add_option("--timer", m.timer, "events: a CUDA event pair around the launches; activity: the "
                                         "GPU's own start/end timestamps of the work (CUPTI; excludes ~1 us of launch)")
         ->check(CLI::IsMember({"activity", "events"}));
-    cmd->add_option("--flush-size", m.flush_size, "The L2 flush reads this many times the L2's size (default 1.5)")
+    cmd->add_option("--flush-size", m.flush_size, "The L2 flush reads this many times the L2's size")
         ->check(CLI::Range(0.25, 16.0));
     cmd->add_option("--verify", m.verify,
                     "How outputs are verified: reference (cutune.Reference / ReferenceArguments), default (the "
@@ -150,7 +163,7 @@ int main(int argc, char** argv) {
   MeasureConfigArgs ma;
   auto* measure = app.add_subcommand("measure", "Measure one configuration thoroughly (verified first)");
   measure->add_option("KERNEL", ma.kernel, "Built-in template name or T1 .json file")->required();
-  measure->add_option("--problem", ma.problem, "Problem variables, e.g. n=2**24");
+  measure->add_option("--problem", ma.problem, "Problem variables, e.g. n=2**24 (default: the kernel's defaults)");
   measure->add_option("--config", ma.configs,
                       "k=v,... (others take their default); repeat it to measure several, interleaved")
       ->take_all()
@@ -159,14 +172,15 @@ int main(int argc, char** argv) {
                       "Also time about this many seconds of back-to-back launches (warm) as an independent check")
       ->check(CLI::Range(0.0, 60.0));
   measure->add_option("--device", ma.device, "GPU ordinal");
-  measure->add_option("--json", ma.json, "Write the statistics and raw samples as JSON to this file");
+  measure->add_option("--json", ma.json, "Write the statistics and raw samples as JSON to this file")
+      ->check(directory_exists_for_output());
   measure_options(measure, ma.measure);
 
   QueryArgs qa;
   auto* query = app.add_subcommand("query", "Show the stored winners");
-  query->add_option("--kernel", qa.kernel, "Kernel name");
-  query->add_option("--gpu", qa.gpu, "GPU name or model (substring)");
-  query->add_option("--problem", qa.problem, "Problem key, e.g. n=268435456");
+  query->add_option("--kernel", qa.kernel, "Kernel name (default: every kernel)");
+  query->add_option("--gpu", qa.gpu, "GPU name or model (substring; default: every GPU)");
+  query->add_option("--problem", qa.problem, "Problem key, e.g. n=268435456 (default: every problem)");
   query->add_option("--db", qa.db, "SQLite database (default as for tune)");
   query->add_option("--objective", qa.objective, "time, energy or a metric's name (default: every objective)");
   query->add_flag("--json", qa.json, "Print JSON");
@@ -219,7 +233,13 @@ int main(int argc, char** argv) {
       ta.command = command_line(argc, argv);
       sa.resume = ta.resume;
       sa.shard = ta.shard;
-      if (!sa.cache.empty()) return cmd_simulate(sa, ta.strategy, ta.budget, ta.seed, ta.db, ta.command);
+      if (!sa.cache.empty()) {
+        if (!ta.kernel.empty())
+          throw cutune::InputError(fmt::format("tune: KERNEL '{}' with --simulate {}: the recording is the kernel; "
+                                               "give one of them",
+                                               ta.kernel, sa.cache));
+        return cmd_simulate(sa, ta.strategy, ta.budget, ta.seed, ta.db, ta.command);
+      }
       if (ta.kernel.empty()) throw cutune::InputError("tune: KERNEL is required (or --simulate CACHE)");
       ta.time_budget_s = sa.time_budget_s;
       ta.device_given = tune_device->count() > 0;

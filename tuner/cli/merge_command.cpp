@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/model/errors.hpp"
 
@@ -23,7 +24,8 @@ CLI::App* add_merge(CLI::App& app, MergeArgs& args) {
                                        "output's own comes first, then the first DB named")
       ->required();
   merge->add_option("-o,--output", args.output, "The DB to merge into (created when missing; may be an input)")
-      ->required();
+      ->required()
+      ->check(directory_exists_for_output());
   return merge;
 }
 
@@ -37,7 +39,6 @@ int cmd_merge(const MergeArgs& args) {
   // A new DB is built under a temporary name and renamed when complete, so that a failure
   // leaves no half-merged file behind; an existing one takes the merge as one transaction.
   const fs::path target = exists ? out : fs::path(out.string() + fmt::format(".merging-{}", ::getpid()));
-  if (!exists && out.has_parent_path()) fs::create_directories(out.parent_path());
   db::Store::MergeStats total;
   try {
     std::optional<db::Store> store(db::Store::open(target, /*create=*/true));

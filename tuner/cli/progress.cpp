@@ -24,8 +24,11 @@ ProgressPrinter::ProgressPrinter(std::ostream& out) : out_(out) {
   live_ = &out == &std::cerr && ::isatty(STDERR_FILENO);
 }
 
-ProgressPrinter::~ProgressPrinter() {
+ProgressPrinter::~ProgressPrinter() { end(); }
+
+void ProgressPrinter::end() {
   if (drawn_) out_ << '\n' << std::flush;
+  drawn_ = false;
 }
 
 void ProgressPrinter::update(const runner::TuneOptions::Progress& p) {

@@ -15,6 +15,7 @@ class ProgressPrinter {
   /// Live only when `out` is stderr and stderr is a terminal.
   explicit ProgressPrinter(std::ostream& out);
   ~ProgressPrinter();  ///< ends the live line
+  void end();          ///< ends the live line now (before a summary on stdout)
   bool live() const { return live_; }
   void update(const runner::TuneOptions::Progress& p);
 

@@ -14,6 +14,7 @@
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/scoring_table.hpp"
 #include "cutune/search/simulation.hpp"
+#include "option_checks.hpp"
 #include "replay_commands.hpp"
 
 namespace cutune::cli {
@@ -37,7 +38,12 @@ std::vector<search::ExternalRuns> read_traces(const std::string& file,
   try {
     j = nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: not JSON ({})", file, e.what()));
+    // nlohmann's message starts "[json.exception.parse_error.101] parse error at line 1, column 2: ...":
+    // the part in brackets is the library's, not the user's.
+    std::string why = e.what();
+    if (const auto pos = why.find("] "); why.rfind("[json.exception", 0) == 0 && pos != std::string::npos)
+      why = why.substr(pos + 2);
+    throw InputError(fmt::format("{}: malformed JSON: {}", file, why));
   }
   if (!j.is_object() || !j.contains("traces") || !j["traces"].is_array())
     throw InputError(fmt::format("{}: expected an object with a \"traces\" list", file));
@@ -83,12 +89,13 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
       ->expected(1, -1);
   score->add_option("--strategies", a.strategies, "Comma-separated strategy names (default: all)");
   score->add_option("--repeats", a.repeats, "Runs per strategy and space")->check(CLI::Range(1u, 100000u));
-  score->add_option("--seed", a.seed, "Run r of every strategy uses seed + r");
+  score->add_option("--seed", a.seed, "Run r of every strategy uses seed + r")->check(whole_number());
   score->add_option("--traces", a.traces, "Other tools' runs (JSON: {\"traces\": [{space, strategy, runs}]}), "
                                           "scored beside cutune's")
       ->expected(1, -1);
-  score->add_option("--json", a.json, "Write the table, spaces and settings as JSON to this file");
-  score->add_option("--threads", a.threads, "Simulation threads (default: one per core)");
+  score->add_option("--json", a.json, "Write the table, spaces and settings as JSON to this file")
+      ->check(directory_exists_for_output());
+  score->add_option("--threads", a.threads, "Simulation threads (0: one per core)")->check(whole_number());
   score->add_option("--workers", a.workers,
                     "Evaluators (GPUs) at once in each simulated run; the baseline is random search with as "
                     "many, the window T(p) / workers of simulated wall time")
@@ -127,6 +134,11 @@ int cmd_score(const ScoreArgs& a) {
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::cout << search::format_score_table(table);
+  // A reader of the table needs the scale: a strategy below 0 is not broken, it is slower to
+  // good configurations than picking at random (brute force, which walks the space in order).
+  std::cout << "score: the mean over the window of (best so far - random) / (optimum - random): 1 = the optimum "
+               "from the start, 0 = as good as the calculated random search, below 0 = worse than random search "
+               "(e.g. brute force, which walks the space in order); a sampled random run scatters around 0\n";
   std::cout << fmt::format("{} repeats per strategy and space, window T({})..T({}){}, {} points, S(t): {}; {:.1f} s\n",
                            a.repeats, o.scoring.p_start, o.scoring.p_end,
                            o.workers == 1 ? std::string() : fmt::format(" / {} workers", o.workers), o.scoring.points,

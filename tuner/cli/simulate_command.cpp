@@ -15,6 +15,7 @@
 #include "cutune/runner/tuning_session.hpp"
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/simulation.hpp"
+#include "option_checks.hpp"
 #include "replay_commands.hpp"
 #include "report_command.hpp"
 
@@ -25,10 +26,12 @@ void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
                    "Replay a recorded space (Kernel Tuner cache or T4 file, .json[.gz]) instead of a GPU: "
                    "each evaluation returns its recorded result and costs its recorded time (no KERNEL)");
   tune->add_option("--time-budget", args.time_budget_s,
-                   "Stop proposing once the evaluations have cost S seconds (compile + verify + benchmark; "
-                   "simulated time with --simulate)")
-      ->check(CLI::PositiveNumber);
-  tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file");
+                   "Stop proposing new configurations after S seconds: wall-clock seconds since the tuning "
+                   "began on a GPU (as Kernel Tuner's time_limit); with --simulate, the recorded costs (compile + "
+                   "verify + benchmark) of the evaluations replayed (default: no limit)")
+      ->check(positive_seconds());
+  tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file")
+      ->check(directory_exists_for_output());
 }
 
 int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std::optional<std::uint64_t> budget,
@@ -55,7 +58,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   std::optional<db::Store> store;
   std::optional<db::Run> run;
   std::vector<std::pair<Config, search::RecordedResult>> stored;
-  std::string spec_kernel, spec_problem;  // the target, for the report line at the end
+  std::string run_kernel, run_problem, run_device;
   if (!db_path.empty()) {
     store = db::Store::open(db_path, /*create=*/true);
     db::RunSpec spec;
@@ -69,8 +72,9 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     spec.seed = seed;
     spec.command = command;
     run.emplace(store->begin_run(spec));
-    spec_kernel = spec.kernel;
-    spec_problem = spec.problem_key;
+    run_kernel = spec.kernel;
+    run_problem = spec.problem_key;
+    run_device = spec.device.name;
     for (const auto& m : run->measurements()) {
       const Configuration c = Configuration::from_key(space, m.config_key);
       const search::RecordedResult* r = recorded.find(c.index());
@@ -160,7 +164,11 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,
       result.trace.empty() ? 0.0 : result.trace.back().elapsed_s, search::session_end_name(result.end));
   if (std::isfinite(best)) std::cout << fmt::format("best: {} {:.4f}\n", best_key, best);
-  if (run) std::cout << report_hint(db_path, spec_kernel, spec_problem) << '\n';
+  if (run) {  // under the recording's names, which are not the file's: say how to find them
+    std::cout << fmt::format("in {} under kernel {}, problem {}, GPU {}: cutune query --db {} --kernel {}\n",
+                             db_path, run_kernel, run_problem, run_device, db_path, run_kernel);
+    std::cout << report_hint(db_path, run_kernel, run_problem) << '\n';
+  }
 
   if (!args.trace.empty()) {
     nlohmann::ordered_json j;

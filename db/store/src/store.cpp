@@ -10,9 +10,11 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -30,6 +32,28 @@ using detail::read_measurement;
 namespace fs = std::filesystem;
 
 namespace {
+
+/// True for a WAL-mode DB that no connection has open: the header says WAL (bytes 18 and
+/// 19 are 2) and there is no -wal file beside it (the last connection to close removes it).
+bool wal_at_rest(const fs::path& path) {
+  std::error_code ec;
+  if (fs::exists(path.string() + "-wal", ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 20> header{};
+  if (!in.read(header.data(), header.size())) return false;
+  return std::string_view(header.data(), 16) == std::string_view("SQLite format 3\0", 16) && header[18] == 2 &&
+         header[19] == 2;
+}
+
+/// "file:" URI of a path (sqlite3_open_v2 with SQLITE_OPEN_URI): '%', '?' and '#' escaped.
+std::string file_uri(const fs::path& path, const char* query) {
+  std::string uri = "file:";
+  for (const char c : path.string()) {
+    if (c == '%' || c == '?' || c == '#') uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else uri += c;
+  }
+  return uri + "?" + query;
+}
 
 /// PRAGMA application_id of every cutune DB ("CTUN"): tells our files from other
 /// applications' SQLite files whatever their user_version says.
@@ -405,9 +429,21 @@ Store Store::open(const fs::path& path, bool create) {
   if (fs::is_directory(st)) throw InputError(fmt::format("{}: is a directory", where));
 
   // Read-only opens use SQLITE_OPEN_READONLY, so nothing they do can write the file.
-  const int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+  // A WAL-mode DB at rest is opened immutable besides: a plain read-only connection to it
+  // creates -wal and -shm files and, being unable to checkpoint, leaves them beside the DB
+  // (query and export did), and in a folder it may not write it cannot open it at all
+  // (SQLite's "Read-Only Databases" in wal.html). Immutable reads the main file without
+  // locks or side files; with no -wal file no writer is connected, and one that connects
+  // meanwhile writes to its own -wal, reaching the main file only at a checkpoint (1000
+  // pages, or its close) -- a window a query's milliseconds rarely meet. With a -wal file
+  // (a tuning in progress, or one killed) the plain read-only open reads what it holds.
+  const bool immutable = !create && wal_at_rest(path);
+  const int flags = create      ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                    : immutable ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+                                : SQLITE_OPEN_READONLY;
+  const std::string name = immutable ? file_uri(path, "immutable=1") : where;
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(where.c_str(), &raw, flags, nullptr);
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   Store store(raw);  // owns the handle even when the open failed (SQLite wants it closed)
   store.path_ = path;
   store.read_only_ = !create;

@@ -19,7 +19,10 @@ const Loaded& loaded() {
     // Never closed: the driver stays loaded for the life of the process.
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-      l.error = fmt::format("no CUDA driver on this machine (libcuda.so.1: {})", dlerror());
+      // dlerror() names the library itself: "libcuda.so.1: cannot open shared object file: ...".
+      std::string why = dlerror();
+      if (why.find("libcuda.so.1") == std::string::npos) why = "libcuda.so.1: " + why;
+      l.error = fmt::format("no CUDA driver on this machine ({})", why);
       return l;
     }
     // Each symbol is looked up under the name cuda.h's macros give it (cuMemAlloc ->

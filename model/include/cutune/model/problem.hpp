@@ -90,6 +90,19 @@ struct Metric {
   Expression expression;
 };
 
+/// The items of a --problem text, "n=2**24,m=7", as (name, value) in the order given.
+/// `check_name` (when set) sees each name before its value is evaluated, so that an unknown
+/// name is reported as such. Throws InputError naming the item for one that is not
+/// name=value, a name given twice (n=100,n=200 would otherwise silently keep one), or a value
+/// that is not an integer expression, saying why: "ZeroDivisionError: division by zero",
+/// "OverflowError: ...", a syntax error, or a float.
+std::vector<std::pair<std::string, std::int64_t>> parse_problem_assignments(
+    const std::string& text, const std::function<void(const std::string&)>& check_name = {});
+/// The canonical key of a --problem text for a kernel cutune does not load (an import without
+/// --kernel): "m=7,n=2**24" -> "m=7,n=16777216", as ProblemInstance::key writes it; also
+/// "ProblemSize=4096x4096", the key of a problem known by its sizes only.
+std::string problem_key_of(const std::string& text);
+
 /// Values of the problem variables for one tuning instance, plus derived sizes.
 struct ProblemInstance {
   std::map<std::string, std::int64_t> variables;  ///< name -> value

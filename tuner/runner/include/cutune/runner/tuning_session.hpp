@@ -37,7 +37,8 @@ struct TuneOptions {
   /// Evaluate this share of the space only (brute_force and random; see shard.hpp). The
   /// default configuration and --try are still evaluated first: they are the run's baseline.
   std::optional<Shard> shard;
-  /// Stop proposing once the evaluations (compile + verify + samples) have cost this much.
+  /// Stop proposing once this many wall-clock seconds have passed since the tuning began (as
+  /// Kernel Tuner's time_limit; Tuning::record tells the session the wall clock's steps).
   std::optional<double> time_budget_s;
   std::uint64_t seed = 1;               ///< strategy seed (stored with the run)
   /// Configurations ("k=v,...", others default) evaluated right after the default and
