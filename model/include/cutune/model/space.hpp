@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,10 @@
 #include "cutune/model/value.hpp"
 
 namespace cutune {
+
+namespace detail {
+class RestrictionProgram;
+}
 
 struct Parameter {
   std::string name;
@@ -101,6 +106,16 @@ class Space {
 
  private:
   bool check(const std::vector<std::uint32_t>& partial, std::size_t depth) const;
+  /// The depth-first walk from `config` at `depth` (descend: check the value there first;
+  /// else advance it first) to the next valid configuration, leaving `depth` at the last
+  /// level; false (config emptied) at the end.
+  bool walk(Config& config, std::size_t& depth, bool descend) const;
+  /// Whether r holds for the (partial) configuration: its compiled program where that is
+  /// sure, else the tree evaluator (which also raises the restriction's error).
+  bool holds(const Restriction& r, const detail::RestrictionProgram* program, const std::vector<std::uint32_t>& partial,
+             std::size_t assigned, const char* kind, const std::string& text) const;
+  /// Compiles every restriction and the block limit (a missing program: the tree evaluator).
+  void compile_programs();
 
   std::vector<Parameter> parameters_;
   std::vector<Restriction> restrictions_;
@@ -109,6 +124,9 @@ class Space {
   std::function<bool(const Config&)> membership_;   ///< empty: every valid configuration
   std::optional<Restriction> block_limit_;          ///< checked at its check_at, after the others
   std::string block_limit_text_;
+  /// Per restriction its compiled form, or null; immutable once built, so copies share it.
+  std::vector<std::shared_ptr<const detail::RestrictionProgram>> programs_;
+  std::shared_ptr<const detail::RestrictionProgram> block_program_;
 };
 
 }  // namespace cutune
