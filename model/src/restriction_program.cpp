@@ -219,6 +219,7 @@ std::optional<RestrictionProgram> RestrictionProgram::compile(const Expression& 
   } catch (const ProgramBuilder::Unsupported&) {
     return std::nullopt;
   }
+  p.build_int_code();
   std::vector<std::uint32_t> read;
   for (const Node& x : p.nodes_)
     if (x.kind == Node::Kind::Param && std::find(read.begin(), read.end(), x.slot) == read.end()) read.push_back(x.slot);
@@ -238,20 +239,215 @@ std::optional<RestrictionProgram> RestrictionProgram::compile(const Expression& 
   return p;
 }
 
-RestrictionProgram::Result RestrictionProgram::evaluate(const std::uint32_t* index) const {
-  std::uint64_t cell = 0;
-  if (table_) {
-    for (std::size_t i = 0; i < table_params_.size(); ++i) cell += index[table_params_[i]] * table_strides_[i];
-    const std::uint8_t known = table_[cell].load(std::memory_order_relaxed);
-    if (known != 0) return known == 2 ? Result::True : Result::False;
+RestrictionProgram::Result RestrictionProgram::compute(const std::uint32_t* index, std::uint64_t cell) const {
+  bool holds = false;
+  std::int64_t i = 0;
+  if (!int_code_.empty() && run_int(index, i)) {
+    holds = i != 0;
+  } else {
+    const WorkBudget budget;  // `in` a constant list charges its scan, as the tree evaluator does
+    Num v;
+    // Unsure is not kept: the tree evaluator decides it (and raises Python's error) each time.
+    if (!eval(static_cast<std::uint32_t>(nodes_.size() - 1), index, v)) return Result::Unsure;
+    holds = truthy(v);
   }
-  const WorkBudget budget;  // `in` a constant list charges its scan, as the tree evaluator does
-  Num v;
-  // Unsure is not kept: the tree evaluator decides it (and raises Python's error) each time.
-  if (!eval(static_cast<std::uint32_t>(nodes_.size() - 1), index, v)) return Result::Unsure;
-  const bool holds = truthy(v);
   if (table_) table_[cell].store(holds ? 2 : 1, std::memory_order_relaxed);
   return holds ? Result::True : Result::False;
+}
+
+void RestrictionProgram::build_int_code() {
+  // Which nodes give an int: kids come before their parents in nodes_.
+  std::vector<bool> is_int(nodes_.size(), false);
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    const Node& x = nodes_[n];
+    const std::uint32_t* kid = kid_index_.data() + x.first;
+    bool kids_int = true;
+    for (std::uint32_t i = 0; i < x.count; ++i) kids_int = kids_int && is_int[kid[i]];
+    switch (x.kind) {
+      case Node::Kind::Const:
+        is_int[n] = x.value.kind != Value::Kind::Float;
+        break;
+      case Node::Kind::Param: {
+        const auto& nums = *(*numbers_)[x.slot];
+        is_int[n] = std::all_of(nums.begin(), nums.end(), [](const Num& v) { return v.kind != Value::Kind::Float; });
+        break;
+      }
+      case Node::Kind::Binary:
+        is_int[n] = kids_int && (x.bin == BinOp::Add || x.bin == BinOp::Sub || x.bin == BinOp::Mul ||
+                                 x.bin == BinOp::FloorDiv || x.bin == BinOp::Mod);
+        break;
+      case Node::Kind::Compare:
+        is_int[n] = kids_int && std::all_of(cmps_.begin() + x.cmps, cmps_.begin() + x.cmps + x.count - 1,
+                                            [](CmpOp c) { return c != CmpOp::In && c != CmpOp::NotIn; });
+        break;
+      case Node::Kind::Call:
+        is_int[n] = kids_int && (x.fn == Builtin::Min || x.fn == Builtin::Max || x.fn == Builtin::Abs);
+        break;
+      case Node::Kind::ConstList:
+        break;
+      default:  // Neg, Pos, Invert, Not, And, Or, Cond
+        is_int[n] = kids_int;
+        break;
+    }
+  }
+  if (!is_int.back()) return;
+  emit_int(static_cast<std::uint32_t>(nodes_.size() - 1));
+}
+
+// Emits code leaving node n's value in register n.
+void RestrictionProgram::emit_int(std::uint32_t n) {
+  using Op = IntInstr::Op;
+  const Node& x = nodes_[n];
+  const std::uint32_t* kid = kid_index_.data() + x.first;
+  const auto add = [&](Op op, std::uint32_t a = 0, std::uint32_t b = 0) {
+    IntInstr in;
+    in.op = op;
+    in.dst = n;
+    in.a = a;
+    in.b = b;
+    int_code_.push_back(in);
+    return int_code_.size() - 1;
+  };
+  // Jumps to the end of n's code: patched once it is known.
+  std::vector<std::size_t> to_end;
+  switch (x.kind) {
+    case Node::Kind::Const:
+      int_code_[add(Op::Const)].imm = x.value.i;
+      return;
+    case Node::Kind::Param: {
+      const std::size_t at = add(Op::Param, x.slot);
+      int_code_[at].values = x.values;
+      return;
+    }
+    case Node::Kind::ConstList:
+      return;
+    case Node::Kind::Neg:
+    case Node::Kind::Pos:
+    case Node::Kind::Invert:
+    case Node::Kind::Not:
+      emit_int(kid[0]);
+      add(x.kind == Node::Kind::Neg ? Op::Neg : x.kind == Node::Kind::Pos ? Op::Move
+                                                : x.kind == Node::Kind::Invert ? Op::Invert : Op::Not, kid[0]);
+      return;
+    case Node::Kind::Binary: {
+      emit_int(kid[0]);
+      emit_int(kid[1]);
+      const Op op = x.bin == BinOp::Add   ? Op::Add
+                    : x.bin == BinOp::Sub ? Op::Sub
+                    : x.bin == BinOp::Mul ? Op::Mul
+                    : x.bin == BinOp::FloorDiv ? Op::FloorDiv
+                                               : Op::Mod;
+      add(op, kid[0], kid[1]);
+      return;
+    }
+    case Node::Kind::And:
+    case Node::Kind::Or:
+      for (std::uint32_t i = 0; i < x.count; ++i) {
+        emit_int(kid[i]);
+        add(Op::Move, kid[i]);
+        if (i + 1 < x.count) to_end.push_back(add(x.kind == Node::Kind::And ? Op::JumpIfZero : Op::JumpIfNonZero, n));
+      }
+      break;
+    case Node::Kind::Cond: {
+      emit_int(kid[1]);
+      const std::size_t to_else = add(Op::JumpIfZero, kid[1]);
+      emit_int(kid[0]);
+      add(Op::Move, kid[0]);
+      to_end.push_back(add(Op::Jump));
+      int_code_[to_else].b = static_cast<std::uint32_t>(int_code_.size());
+      emit_int(kid[2]);
+      add(Op::Move, kid[2]);
+      break;
+    }
+    case Node::Kind::Compare:
+      emit_int(kid[0]);
+      for (std::uint32_t i = 0; i + 1 < x.count; ++i) {
+        emit_int(kid[i + 1]);
+        const CmpOp c = cmps_[x.cmps + i];
+        const Op op = c == CmpOp::Lt ? Op::Lt : c == CmpOp::Le ? Op::Le : c == CmpOp::Gt ? Op::Gt
+                      : c == CmpOp::Ge ? Op::Ge : c == CmpOp::Eq ? Op::Eq : Op::Ne;
+        add(op, kid[i], kid[i + 1]);
+        if (i + 2 < x.count) to_end.push_back(add(Op::JumpIfZero, n));
+      }
+      break;
+    case Node::Kind::Call:
+      if (x.fn == Builtin::Abs) {
+        emit_int(kid[0]);
+        add(Op::Abs, kid[0]);
+        return;
+      }
+      for (std::uint32_t i = 0; i < x.count; ++i) emit_int(kid[i]);
+      add(Op::Move, kid[0]);
+      // Python keeps the first of equal extremes; equal ints are indistinguishable here.
+      for (std::uint32_t i = 1; i < x.count; ++i) add(x.fn == Builtin::Min ? Op::Min : Op::Max, n, kid[i]);
+      return;
+  }
+  // Jump targets are in `b`; conditional jumps test register `a`.
+  for (std::size_t at : to_end) int_code_[at].b = static_cast<std::uint32_t>(int_code_.size());
+}
+
+// false: Unsure (an overflow or a division by zero, where Python raises or leaves 64 bits).
+bool RestrictionProgram::run_int(const std::uint32_t* index, std::int64_t& out) const {
+  using Op = IntInstr::Op;
+  std::int64_t small[64];
+  std::vector<std::int64_t> big;
+  std::int64_t* r = small;
+  if (nodes_.size() > 64) {
+    big.resize(nodes_.size());
+    r = big.data();
+  }
+  const IntInstr* code = int_code_.data();
+  const std::size_t size = int_code_.size();
+  for (std::size_t pc = 0; pc < size; ++pc) {
+    const IntInstr& in = code[pc];
+    std::int64_t& d = r[in.dst];
+    switch (in.op) {
+      case Op::Param: d = in.values[index[in.a]].i; break;
+      case Op::Const: d = in.imm; break;
+      case Op::Add: if (__builtin_add_overflow(r[in.a], r[in.b], &d)) return false; break;
+      case Op::Sub: if (__builtin_sub_overflow(r[in.a], r[in.b], &d)) return false; break;
+      case Op::Mul: if (__builtin_mul_overflow(r[in.a], r[in.b], &d)) return false; break;
+      case Op::FloorDiv: {
+        const std::int64_t a = r[in.a];
+        const std::int64_t b = r[in.b];
+        if (b == 0 || b == -1) return false;
+        d = a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+        break;
+      }
+      case Op::Mod: {
+        const std::int64_t b = r[in.b];
+        if (b == 0 || b == -1) return false;
+        std::int64_t m = r[in.a] % b;
+        if (m != 0 && ((m < 0) != (b < 0))) m += b;
+        d = m;
+        break;
+      }
+      case Op::Neg:
+        if (r[in.a] == std::numeric_limits<std::int64_t>::min()) return false;
+        d = -r[in.a];
+        break;
+      case Op::Invert: d = ~r[in.a]; break;
+      case Op::Not: d = r[in.a] == 0; break;
+      case Op::Lt: d = r[in.a] < r[in.b]; break;
+      case Op::Le: d = r[in.a] <= r[in.b]; break;
+      case Op::Gt: d = r[in.a] > r[in.b]; break;
+      case Op::Ge: d = r[in.a] >= r[in.b]; break;
+      case Op::Eq: d = r[in.a] == r[in.b]; break;
+      case Op::Ne: d = r[in.a] != r[in.b]; break;
+      case Op::Move: d = r[in.a]; break;
+      case Op::JumpIfZero: if (r[in.a] == 0) pc = in.b - 1; break;
+      case Op::JumpIfNonZero: if (r[in.a] != 0) pc = in.b - 1; break;
+      case Op::Jump: pc = in.b - 1; break;
+      case Op::Min: if (r[in.b] < r[in.a]) d = r[in.b]; break;
+      case Op::Max: if (r[in.b] > r[in.a]) d = r[in.b]; break;
+      case Op::Abs:
+        if (r[in.a] == std::numeric_limits<std::int64_t>::min()) return false;
+        d = r[in.a] < 0 ? -r[in.a] : r[in.a];
+        break;
+    }
+  }
+  out = r[nodes_.size() - 1];
+  return true;
 }
 
 // false: Unsure (Python would raise, or the result is not a number); the caller then runs

@@ -151,6 +151,11 @@ void Space::compile_programs() {
   programs_.clear();
   for (const auto& r : restrictions_) programs_.push_back(compile(r));
   block_program_ = block_limit_ ? compile(*block_limit_) : nullptr;
+  plan_.assign(parameters_.size(), {});
+  for (std::size_t d = 0; d < parameters_.size(); ++d) {
+    for (std::size_t r : checks_at_[d]) plan_[d].push_back({programs_[r].get(), r});
+    if (block_limit_ && block_limit_->check_at == d) plan_[d].push_back({block_program_.get(), kBlockLimit});
+  }
 }
 
 bool Space::holds(const Restriction& r, const detail::RestrictionProgram* program,
@@ -190,22 +195,28 @@ std::uint64_t Space::cartesian_size() const {
 }
 
 bool Space::check(const std::vector<std::uint32_t>& partial, std::size_t depth) const {
-  for (std::size_t r : checks_at_[depth]) {
-    const Restriction& restriction = restrictions_[r];
-    if (!holds(restriction, programs_[r].get(), partial, depth + 1,
-               "restriction", restriction.expression.text()))
+  for (const Check& c : plan_[depth]) {
+    if (c.program != nullptr) {
+      const auto result = c.program->evaluate(partial.data());
+      if (result == detail::RestrictionProgram::Result::True) continue;
+      if (result == detail::RestrictionProgram::Result::False) return false;
+    }
+    const bool block = c.restriction == kBlockLimit;
+    if (!holds(block ? *block_limit_ : restrictions_[c.restriction], nullptr, partial, depth + 1,
+               block ? "thread-block limit" : "restriction",
+               block ? block_limit_text_ : restrictions_[c.restriction].expression.text()))
       return false;
   }
-  if (block_limit_ && block_limit_->check_at == depth)
-    return holds(*block_limit_, block_program_.get(), partial, depth + 1,
-                 "thread-block limit", block_limit_text_);
   return true;
 }
 
 void Space::set_block_limit(const std::vector<Expression>& block_dimensions, std::int64_t max_threads) {
   block_limit_.reset();
   block_limit_text_.clear();
-  if (block_dimensions.empty() || parameters_.empty()) return;
+  if (block_dimensions.empty() || parameters_.empty()) {
+    compile_programs();
+    return;
+  }
   std::string text;
   for (const auto& e : block_dimensions) {
     if (!text.empty()) text += " * ";

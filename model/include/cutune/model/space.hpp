@@ -127,6 +127,13 @@ class Space {
   /// Per restriction its compiled form, or null; immutable once built, so copies share it.
   std::vector<std::shared_ptr<const detail::RestrictionProgram>> programs_;
   std::shared_ptr<const detail::RestrictionProgram> block_program_;
+  /// What check() runs at each depth, in order: the restrictions, then the block limit.
+  struct Check {
+    const detail::RestrictionProgram* program;  ///< owned by programs_/block_program_; may be null
+    std::size_t restriction;                    ///< index into restrictions_, or kBlockLimit
+  };
+  static constexpr std::size_t kBlockLimit = static_cast<std::size_t>(-1);
+  std::vector<std::vector<Check>> plan_;
 };
 
 }  // namespace cutune
