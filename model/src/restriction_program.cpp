@@ -93,7 +93,6 @@ class ProgramBuilder {
         return add(x, kids);
       case Op::Compare: {
         x.kind = NodeKind::Compare;
-        x.cmps = static_cast<std::uint32_t>(p_.cmps_.size());
         for (std::size_t i = 0; i < n.kids.size(); ++i) {
           // `in` a constant list, as the last link only: a list never becomes a left operand.
           const bool in_right = i > 0 && i + 1 == n.kids.size() &&
@@ -106,6 +105,8 @@ class ProgramBuilder {
             if (in_right && p_.nodes_[kids.back()].kind != NodeKind::ConstList) throw Unsupported{};
           }
         }
+        // After the kids: a comparison inside them appends its own operators first.
+        x.cmps = static_cast<std::uint32_t>(p_.cmps_.size());
         p_.cmps_.insert(p_.cmps_.end(), n.cmps.begin(), n.cmps.end());
         return add(x, kids);
       }
