@@ -2,7 +2,10 @@
 // The configuration space: parameters with value lists and Kernel Tuner-style restrictions.
 // Valid configurations are enumerated lazily, depth first in declared parameter order, and
 // each restriction is checked as soon as the last parameter it reads has been assigned,
-// so whole subtrees are pruned without ever building the Cartesian product.
+// so whole subtrees are pruned without ever building the Cartesian product. Restrictions
+// on numbers run compiled (restriction_program.hpp), with a table of the results per
+// combination of the values they read; anything the compiled form is unsure of goes to the
+// tree evaluator, so the valid set, its order and the errors are Python's.
 #include <cstdint>
 #include <functional>
 #include <map>
