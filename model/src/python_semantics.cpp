@@ -15,6 +15,25 @@ void int_overflow(const char* what) {
   fail(std::string("OverflowError: integer overflow in ") + what + " (cutune integers are 64-bit)");
 }
 
+void float_divmod(double vx, double wx, double& floordiv, double& mod) {
+  mod = std::fmod(vx, wx);
+  double div = (vx - mod) / wx;
+  if (mod != 0) {
+    if ((wx < 0) != (mod < 0)) {
+      mod += wx;
+      div -= 1.0;
+    }
+  } else {
+    mod = std::copysign(0.0, wx);
+  }
+  if (div != 0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > 0.5) floordiv += 1.0;
+  } else {
+    floordiv = std::copysign(0.0, vx / wx);
+  }
+}
+
 namespace {
 
 using Kind = Value::Kind;
@@ -115,26 +134,6 @@ double float_pow(double iv, double iw) {
   const double r = std::pow(iv, iw);
   if (std::isinf(r)) fail("OverflowError: (34, 'Numerical result out of range')");
   return r;
-}
-
-// CPython's float divmod: the remainder takes the divisor's sign.
-void float_divmod(double vx, double wx, double& floordiv, double& mod) {
-  mod = std::fmod(vx, wx);
-  double div = (vx - mod) / wx;
-  if (mod != 0) {
-    if ((wx < 0) != (mod < 0)) {
-      mod += wx;
-      div -= 1.0;
-    }
-  } else {
-    mod = std::copysign(0.0, wx);
-  }
-  if (div != 0) {
-    floordiv = std::floor(div);
-    if (div - floordiv > 0.5) floordiv += 1.0;
-  } else {
-    floordiv = std::copysign(0.0, vx / wx);
-  }
 }
 
 Value int_pow(std::int64_t base, std::int64_t exp) {

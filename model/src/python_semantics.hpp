@@ -27,6 +27,9 @@ inline std::int64_t int_of(const Value& v) {
 /// operation.
 [[noreturn]] void int_overflow(const char* what);
 
+/// CPython's float divmod: the remainder takes the divisor's sign; wx must not be 0.
+void float_divmod(double vx, double wx, double& floordiv, double& mod);
+
 /// a <op> b.
 Value binary(BinOp op, const Value& a, const Value& b);
 /// a <op> b for one link of a comparison chain (`in` tests a in b).

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "cutune/model/errors.hpp"
+#include "restriction_program.hpp"
 
 namespace cutune {
 namespace {
@@ -118,6 +119,58 @@ Space::Space(std::vector<Parameter> parameters, const std::vector<std::string>& 
     checks_at_[r.check_at].push_back(restrictions_.size());
     restrictions_.push_back(std::move(r));
   }
+  compile_programs();
+}
+
+void Space::compile_programs() {
+  auto numbers = std::make_shared<std::vector<std::optional<std::vector<detail::Num>>>>();
+  for (const auto& p : parameters_) {
+    std::vector<detail::Num> nums;
+    for (const Value& v : p.values) {
+      if (v.is_bool()) nums.push_back({Value::Kind::Bool, v.as_bool() ? 1 : 0, 0});
+      else if (v.is_int()) nums.push_back({Value::Kind::Int, v.as_int(), 0});
+      else if (v.is_float()) nums.push_back({Value::Kind::Float, 0, v.as_float()});
+      else break;
+    }
+    if (nums.size() == p.values.size()) numbers->emplace_back(std::move(nums));
+    else numbers->emplace_back(std::nullopt);
+  }
+  const detail::RestrictionProgram::ParameterNumbers shared = numbers;
+  const auto index = [this](std::string_view name) {
+    for (std::size_t i = 0; i < parameters_.size(); ++i)
+      if (parameters_[i].name == name) return static_cast<int>(i);
+    return -1;
+  };
+  const std::vector<std::uint32_t> none;
+  const PartialScope constants(parameters_, none, 0, constants_);
+  const auto compile = [&](const Restriction& r) -> std::shared_ptr<const detail::RestrictionProgram> {
+    auto p = detail::RestrictionProgram::compile(r.expression, index, shared, constants);
+    if (!p) return nullptr;
+    return std::make_shared<const detail::RestrictionProgram>(std::move(*p));
+  };
+  programs_.clear();
+  for (const auto& r : restrictions_) programs_.push_back(compile(r));
+  block_program_ = block_limit_ ? compile(*block_limit_) : nullptr;
+  plan_.assign(parameters_.size(), {});
+  for (std::size_t d = 0; d < parameters_.size(); ++d) {
+    for (std::size_t r : checks_at_[d]) plan_[d].push_back({programs_[r].get(), r});
+    if (block_limit_ && block_limit_->check_at == d) plan_[d].push_back({block_program_.get(), kBlockLimit});
+  }
+}
+
+bool Space::holds(const Restriction& r, const detail::RestrictionProgram* program,
+                  const std::vector<std::uint32_t>& partial, std::size_t assigned, const char* kind,
+                  const std::string& text) const {
+  if (program != nullptr) {
+    const auto result = program->evaluate(partial.data());
+    if (result != detail::RestrictionProgram::Result::Unsure) return result == detail::RestrictionProgram::Result::True;
+  }
+  PartialScope scope(parameters_, partial, assigned, constants_);
+  try {
+    return r.expression.evaluate(scope).truthy();
+  } catch (const ExpressionError& e) {
+    throw InputError(fmt::format("{} \"{}\": {}", kind, text, e.what()));
+  }
 }
 
 bool Space::has_parameter(std::string_view name) const {
@@ -142,21 +195,17 @@ std::uint64_t Space::cartesian_size() const {
 }
 
 bool Space::check(const std::vector<std::uint32_t>& partial, std::size_t depth) const {
-  PartialScope scope(parameters_, partial, depth + 1, constants_);
-  for (std::size_t r : checks_at_[depth]) {
-    const auto& expr = restrictions_[r].expression;
-    try {
-      if (!expr.evaluate(scope).truthy()) return false;
-    } catch (const ExpressionError& e) {
-      throw InputError(fmt::format("restriction \"{}\": {}", expr.text(), e.what()));
+  for (const Check& c : plan_[depth]) {
+    if (c.program != nullptr) {
+      const auto result = c.program->evaluate(partial.data());
+      if (result == detail::RestrictionProgram::Result::True) continue;
+      if (result == detail::RestrictionProgram::Result::False) return false;
     }
-  }
-  if (block_limit_ && block_limit_->check_at == depth) {
-    try {
-      if (!block_limit_->expression.evaluate(scope).truthy()) return false;
-    } catch (const ExpressionError& e) {
-      throw InputError(fmt::format("thread-block limit \"{}\": {}", block_limit_text_, e.what()));
-    }
+    const bool block = c.restriction == kBlockLimit;
+    if (!holds(block ? *block_limit_ : restrictions_[c.restriction], nullptr, partial, depth + 1,
+               block ? "thread-block limit" : "restriction",
+               block ? block_limit_text_ : restrictions_[c.restriction].expression.text()))
+      return false;
   }
   return true;
 }
@@ -164,7 +213,10 @@ bool Space::check(const std::vector<std::uint32_t>& partial, std::size_t depth) 
 void Space::set_block_limit(const std::vector<Expression>& block_dimensions, std::int64_t max_threads) {
   block_limit_.reset();
   block_limit_text_.clear();
-  if (block_dimensions.empty() || parameters_.empty()) return;
+  if (block_dimensions.empty() || parameters_.empty()) {
+    compile_programs();
+    return;
+  }
   std::string text;
   for (const auto& e : block_dimensions) {
     if (!text.empty()) text += " * ";
@@ -184,6 +236,7 @@ void Space::set_block_limit(const std::vector<Expression>& block_dimensions, std
   r.check_at = r.parameters.empty() ? 0 : r.parameters.back();
   block_limit_ = std::move(r);
   block_limit_text_ = std::move(text);
+  compile_programs();
 }
 
 void Space::set_default(const Config& config) {
@@ -194,16 +247,18 @@ bool Space::next_valid(Config& config) const {
   if (parameters_.empty()) return false;
   const std::size_t last = parameters_.size() - 1;
   std::size_t depth = 0;
-  bool descend;  // true: check the value at `depth`; false: advance it first
   if (config.index.empty()) {
     config.index.assign(parameters_.size(), 0);
-    descend = true;
-  } else {
-    // Resume after `config`: find the first level whose restrictions fail (the config may
-    // be invalid) and advance there; a valid config advances at the last level.
-    while (depth < last && check(config.index, depth)) ++depth;
-    descend = false;
+    return walk(config, depth, true);
   }
+  // Resume after `config`: find the first level whose restrictions fail (the config may
+  // be invalid) and advance there; a valid config advances at the last level.
+  while (depth < last && check(config.index, depth)) ++depth;
+  return walk(config, depth, false);
+}
+
+bool Space::walk(Config& config, std::size_t& depth, bool descend) const {
+  const std::size_t last = parameters_.size() - 1;
   // Depth-first walk: check the restrictions that become decidable at `depth`, descend on
   // success, advance the value at `depth` on failure, backtracking over exhausted levels.
   while (true) {
@@ -230,9 +285,18 @@ bool Space::next_valid(Config& config) const {
 }
 
 void Space::for_each_valid(const std::function<bool(const Config&)>& visit) const {
+  if (parameters_.empty()) return;
+  // One walk, resumed where it stopped: next_valid would re-check the whole prefix of
+  // every valid configuration (on the CLBlast GEMM space, 116,928 configurations times
+  // eight restrictions, most of the enumeration's time).
   Config config;
-  while (next_valid(config))
+  config.index.assign(parameters_.size(), 0);
+  std::size_t depth = 0;
+  bool descend = true;
+  while (walk(config, depth, descend)) {
     if (!visit(config)) return;
+    descend = false;
+  }
 }
 
 std::uint64_t Space::count_valid() const {
@@ -249,21 +313,15 @@ std::string Space::violated_restriction(const Config& config) const {
   for (std::size_t d = 0; d < parameters_.size(); ++d) {
     if (config.index[d] >= parameters_[d].values.size()) return "<value index out of range>";
   }
-  PartialScope scope(parameters_, config.index, parameters_.size(), constants_);
-  for (const auto& r : restrictions_) {
-    try {
-      if (!r.expression.evaluate(scope).truthy()) return r.expression.text();
-    } catch (const ExpressionError& e) {
-      throw InputError(fmt::format("restriction \"{}\": {}", r.expression.text(), e.what()));
-    }
+  for (std::size_t i = 0; i < restrictions_.size(); ++i) {
+    const Restriction& r = restrictions_[i];
+    if (!holds(r, programs_[i].get(), config.index, parameters_.size(),
+               "restriction", r.expression.text()))
+      return r.expression.text();
   }
-  if (block_limit_) {
-    try {
-      if (!block_limit_->expression.evaluate(scope).truthy()) return block_limit_text_;
-    } catch (const ExpressionError& e) {
-      throw InputError(fmt::format("thread-block limit \"{}\": {}", block_limit_text_, e.what()));
-    }
-  }
+  if (block_limit_ && !holds(*block_limit_, block_program_.get(), config.index, parameters_.size(),
+                             "thread-block limit", block_limit_text_))
+    return block_limit_text_;
   if (membership_ && !membership_(config)) return "<not a member>";
   return "";
 }

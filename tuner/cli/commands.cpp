@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <array>
@@ -233,11 +234,52 @@ int cmd_kernels() {
 
 int cmd_space(const std::string& kernel, const std::string& problem, int show, const std::string& t1,
               const std::string& listing, long long max_threads) {
+  using clock = std::chrono::steady_clock;
+  const auto ms_since = [](clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+  };
+  const auto start = clock::now();
   KernelProblem p = load_kernel(kernel);
   if (max_threads > 0) p.set_max_threads_per_block(max_threads);
   ProblemInstance inst = p.instantiate(problem);
   if (!t1.empty()) write_t1(p, inst, t1);
   const Space& s = p.space();
+  if (listing == "timing") {
+    // What a tuning waits for before its first evaluation (load, then the first valid
+    // configuration), and what listing the whole valid set costs; the enumeration is lazy,
+    // so its memory does not grow with the Cartesian size (peak_rss_kib says so).
+    const double load_ms = ms_since(start);
+    const auto first_start = clock::now();
+    Config first;
+    const bool any = s.next_valid(first);
+    const double first_ms = ms_since(first_start);
+    const auto count_start = clock::now();
+    const std::uint64_t valid = s.count_valid();
+    const double count_ms = ms_since(count_start);
+    // VmHWM, the high-water mark of this process image: getrusage's ru_maxrss keeps the
+    // parent's across fork and exec (a benchmark script that held 400 MiB made every
+    // cutune it started report 469 MiB).
+    long peak_kib = -1;
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmHWM:", 0) == 0) peak_kib = std::strtol(line.c_str() + 6, nullptr, 10);
+    if (peak_kib < 0) {
+      struct rusage usage {};
+      getrusage(RUSAGE_SELF, &usage);
+      peak_kib = usage.ru_maxrss;
+    }
+    json j;
+    j["kernel"] = p.name();
+    j["cartesian"] = s.cartesian_size();
+    j["valid"] = valid;
+    j["first_valid"] = any ? s.key(first) : "";
+    j["load_ms"] = load_ms;
+    j["first_valid_ms"] = first_ms;
+    j["count_ms"] = count_ms;
+    j["peak_rss_kib"] = peak_kib;
+    std::cout << j.dump() << '\n';
+    return kOk;
+  }
   if (listing == "keys") {
     s.for_each_valid([&](const Config& c) {
       std::cout << s.key(c) << '\n';

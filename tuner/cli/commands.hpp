@@ -23,8 +23,10 @@ std::filesystem::path default_db_path();
 int cmd_devices(bool json);
 int cmd_kernels();
 /// t1: "" or a file to write the problem to as T1 (write_t1).
-/// `listing`: "" (the summary), "keys" (every valid key, one a line) or "json" (the same
-/// as one object); `max_threads` > 0 replaces the thread-block limit (1024).
+/// `listing`: "" (the summary), "keys" (every valid key, one a line), "json" (the same
+/// as one object) or "timing" (how long loading, the first valid configuration and the
+/// whole enumeration took, as one JSON line); `max_threads` > 0 replaces the thread-block
+/// limit (1024).
 int cmd_space(const std::string& kernel, const std::string& problem, int show, const std::string& t1 = "",
               const std::string& listing = "", long long max_threads = 0);
 /// The compile pool (tune, compile --all): runner::CompilePoolOptions.

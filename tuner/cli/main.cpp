@@ -49,7 +49,15 @@ int main(int argc, char** argv) {
   bool space_keys = false, space_json = false;
   long long space_max_threads = 0;
   auto* keys_flag = space->add_flag("--keys", space_keys, "Print every valid configuration's key, one a line");
-  space->add_flag("--json", space_json, "Print the parameters and every valid key as JSON")->excludes(keys_flag);
+  auto* json_flag =
+      space->add_flag("--json", space_json, "Print the parameters and every valid key as JSON")->excludes(keys_flag);
+  bool space_timing = false;
+  space
+      ->add_flag("--timing", space_timing,
+                 "Time building the space: load, first valid configuration, enumerating every valid one "
+                 "(one JSON line, with the peak memory)")
+      ->excludes(keys_flag)
+      ->excludes(json_flag);
   space->add_option("--max-threads", space_max_threads, "Threads per block the device allows (default 1024)")
       ->check(CLI::Range(1LL, 1LL << 30));
 
@@ -223,7 +231,7 @@ int main(int argc, char** argv) {
     if (*kernels) return cmd_kernels();
     if (*space)
       return cmd_space(space_kernel, space_problem, space_show, space_t1,
-                       space_keys ? "keys" : space_json ? "json" : "", space_max_threads);
+                       space_keys ? "keys" : space_json ? "json" : space_timing ? "timing" : "", space_max_threads);
     if (*compile) return cmd_compile(ca);
     if (*score) {
       sca.command = command_line(argc, argv);

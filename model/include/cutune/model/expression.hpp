@@ -58,6 +58,10 @@ class Expression {
 
   const std::string& text() const { return text_; }
 
+  /// The parsed tree, for the model's own passes over it (the space compiles restrictions
+  /// from it); nullptr for a default-constructed expression.
+  const detail::ExprNode* tree() const { return root_.get(); }
+
  private:
   std::string text_;
   std::shared_ptr<const detail::ExprNode> root_;

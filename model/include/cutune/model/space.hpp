@@ -2,10 +2,14 @@
 // The configuration space: parameters with value lists and Kernel Tuner-style restrictions.
 // Valid configurations are enumerated lazily, depth first in declared parameter order, and
 // each restriction is checked as soon as the last parameter it reads has been assigned,
-// so whole subtrees are pruned without ever building the Cartesian product.
+// so whole subtrees are pruned without ever building the Cartesian product. Restrictions
+// on numbers run compiled (restriction_program.hpp), with a table of the results per
+// combination of the values they read; anything the compiled form is unsure of goes to the
+// tree evaluator, so the valid set, its order and the errors are Python's.
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +19,10 @@
 #include "cutune/model/value.hpp"
 
 namespace cutune {
+
+namespace detail {
+class RestrictionProgram;
+}
 
 struct Parameter {
   std::string name;
@@ -101,6 +109,16 @@ class Space {
 
  private:
   bool check(const std::vector<std::uint32_t>& partial, std::size_t depth) const;
+  /// The depth-first walk from `config` at `depth` (descend: check the value there first;
+  /// else advance it first) to the next valid configuration, leaving `depth` at the last
+  /// level; false (config emptied) at the end.
+  bool walk(Config& config, std::size_t& depth, bool descend) const;
+  /// Whether r holds for the (partial) configuration: its compiled program where that is
+  /// sure, else the tree evaluator (which also raises the restriction's error).
+  bool holds(const Restriction& r, const detail::RestrictionProgram* program, const std::vector<std::uint32_t>& partial,
+             std::size_t assigned, const char* kind, const std::string& text) const;
+  /// Compiles every restriction and the block limit (a missing program: the tree evaluator).
+  void compile_programs();
 
   std::vector<Parameter> parameters_;
   std::vector<Restriction> restrictions_;
@@ -109,6 +127,16 @@ class Space {
   std::function<bool(const Config&)> membership_;   ///< empty: every valid configuration
   std::optional<Restriction> block_limit_;          ///< checked at its check_at, after the others
   std::string block_limit_text_;
+  /// Per restriction its compiled form, or null; immutable once built, so copies share it.
+  std::vector<std::shared_ptr<const detail::RestrictionProgram>> programs_;
+  std::shared_ptr<const detail::RestrictionProgram> block_program_;
+  /// What check() runs at each depth, in order: the restrictions, then the block limit.
+  struct Check {
+    const detail::RestrictionProgram* program;  ///< owned by programs_/block_program_; may be null
+    std::size_t restriction;                    ///< index into restrictions_, or kBlockLimit
+  };
+  static constexpr std::size_t kBlockLimit = static_cast<std::size_t>(-1);
+  std::vector<std::vector<Check>> plan_;
 };
 
 }  // namespace cutune
