@@ -274,10 +274,12 @@ TEST_CASE("strategies with 7 results pending do not fall back to random proposal
     return static_cast<double>(worse) / static_cast<double>(late);
   };
   const double alone = worse_half(false), with_pending = worse_half(true);
+  // Measured (batches of 8 / 7 pending): genetic_algorithm 0.34 / 0.22 (0.39 with the random
+  // fallback), pso 0.33 / 0.28 (0.39), diff_evo 0.29 / 0.23 (0.33), bayes_opt 0.34 / 0.34
+  // (0.50 with the best value as the lie), bandit_portfolio 0.29 / 0.30 (0.32).
   INFO(name << ": worse half " << alone << " in batches of 8, " << with_pending << " with 7 pending");
-  WARN(name << ": worse half " << alone << " in batches of 8, " << with_pending << " with 7 pending");
-  CHECK(with_pending < 0.5);  // better than random
-  CHECK(with_pending <= alone + 0.05);
+  CHECK(with_pending < 0.45);  // random proposals: 0.5
+  CHECK(with_pending <= alone + 0.02);
 }
 
 TEST_CASE("repair moves to the nearest valid configuration") {

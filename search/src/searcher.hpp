@@ -39,10 +39,10 @@ class Searcher : public Strategy {
   virtual void learn(const Config& config, double fitness) = 0;
   /// The search keeps proposing what it has seen: perturb or restart it.
   virtual void restart() = 0;
-  /// Work for an evaluator that would otherwise idle while propose() waits for results
-  /// (with N evaluators, N - 1 results are pending at every ask). Unseen, or nullopt for a
-  /// random unseen configuration. Reached only while results are pending, so a batch asked
-  /// with nothing in flight (one evaluator) is propose()'s alone, as before.
+  /// Work for an evaluator that would otherwise idle while propose() waits for results:
+  /// with N evaluators N - 1 results are pending at every ask, and even with one the
+  /// session fills a batch of 8 by asking again (a GA's generation of 20 went out as 8, 8,
+  /// 4 and 4 random). Unseen, or nullopt for a random unseen configuration.
   virtual std::optional<Config> propose_while_waiting() { return std::nullopt; }
 
   std::optional<Config> random_unseen();

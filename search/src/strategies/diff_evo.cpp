@@ -4,11 +4,12 @@
 // random, rounded and repaired; the trial replaces its target when it is at least as good.
 // Generations are synchronous: the next one is built once every trial is told.
 //
-// With N evaluators that is a barrier: once the 20 trials are handed out, up to N - 1 are
-// still running, and an evaluator that asked meanwhile got a random configuration
-// (results/strategies_parallel.md: 0.463 at N = 1, 0.417 at N = 8). It now gets an extra
-// trial for the next target in turn, made the same way from the best member told so far;
-// an extra trial told by the next selection replaces its target when at least as good.
+// That is a barrier: once the 20 trials are handed out, some are still running (N - 1 with
+// N evaluators; with one, the rest of the session's batch of 8), and an ask meanwhile got
+// a random configuration (results/strategies_parallel.md: 0.463 at N = 1, 0.417 at N = 8).
+// It now gets an extra trial for the next target in turn, made the same way from the best
+// member told so far; an extra trial told by the next selection replaces its target when
+// at least as good.
 #include <algorithm>
 
 #include "../searcher.hpp"
@@ -69,7 +70,7 @@ class DifferentialEvolution final : public Searcher {
   }
 
   // Trials that are at least as good replace their targets: the generation's, then the
-  // extra ones told by now (none with one evaluator).
+  // extra ones told by now.
   void select() {
     auto f = [&](const Config& c) { return *memory_.fitness(c); };
     if (trials_) {

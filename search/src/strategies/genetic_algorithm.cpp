@@ -3,10 +3,10 @@
 // children, and the best kElites carried over unchanged (elitism: ours, Kernel Tuner keeps
 // none). A converged population (only known children) restarts around the best.
 //
-// With N evaluators the generation is a barrier: once its 20 members are handed out, up to
-// N - 1 of them are still running, and an evaluator that asks meanwhile got a random
-// configuration (results/strategies_parallel.md: 0.458 at N = 1, 0.316 at N = 8, with 7 of
-// every 27 proposals random). It now gets an extra child, bred the same way from the
+// The generation is a barrier: once its 20 members are handed out, some are still running
+// (N - 1 with N evaluators; with one, the rest of the batch of 8 the session fills), and an
+// ask meanwhile got a random configuration (results/strategies_parallel.md: 0.458 at N = 1,
+// 0.316 at N = 8, with 7 of every 27 proposals random). It now gets an extra child, bred the same way from the
 // members told so far (and the previous generation); extras told by the time the next
 // generation is bred compete in its selection like members.
 #include <algorithm>
@@ -107,25 +107,17 @@ class GeneticAlgorithm final : public Searcher {
   }
 
   void breed() {
-    // The members (in their order: one evaluator breeds exactly as before) and the extras told.
+    // The members and the extras told by now compete together.
     std::vector<Config> all = generation_.members();
     const std::vector<Config> extras = told_extras();
     all.insert(all.end(), extras.begin(), extras.end());
     std::erase_if(extras_, [&](const Config& c) { return memory_.is_told(c); });
-    const std::vector<Config> ranked = extras.empty() ? stable_ranked(generation_.members()) : rank(std::move(all));
+    const std::vector<Config> ranked = rank(std::move(all));
     std::discrete_distribution<std::size_t> pick = selection(ranked.size());
     std::vector<Config> next(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(std::min(kElites, ranked.size())));
     while (next.size() < kPopulation) next.push_back(child_of(ranked, pick));
     previous_ = generation_.members();
     generation_.reset(std::move(next));
-  }
-
-  // The generation ranked with its duplicates kept (the selection one evaluator always had).
-  std::vector<Config> stable_ranked(std::vector<Config> ranked) const {
-    std::stable_sort(ranked.begin(), ranked.end(), [&](const Config& a, const Config& b) {
-      return *memory_.fitness(a) < *memory_.fitness(b);
-    });
-    return ranked;
   }
 
   std::vector<Config> extras_;    ///< bred while waiting, not yet taken into a selection

@@ -4,12 +4,13 @@
 // position was repaired continues from the repaired configuration. Generations are
 // synchronous: every particle moves once all positions of the swarm are told.
 //
-// With N evaluators a swarm step is a barrier: once its 20 positions are handed out, up to
-// N - 1 are still running, and an evaluator that asked meanwhile got a random configuration
-// (results/strategies_parallel.md: 0.485 at N = 1, 0.395 at N = 8). It now gets a probe: a
-// particle whose personal best is known makes a tentative step (the same velocity rule,
-// fresh r1 and r2, towards the best personal best known), without moving; a probe that
-// turns out better than its particle's personal best becomes it at the next step.
+// A swarm step is a barrier: once its 20 positions are handed out, some are still running
+// (N - 1 with N evaluators; with one, the rest of the session's batch of 8), and an ask
+// meanwhile got a random configuration (results/strategies_parallel.md: 0.485 at N = 1,
+// 0.395 at N = 8). It now gets a probe: a particle whose personal best is known makes a
+// tentative step (the same velocity rule, fresh r1 and r2, towards the best personal best
+// known), without moving; a probe better than its particle's personal best becomes it at
+// the next step.
 #include <algorithm>
 #include <cmath>
 
@@ -88,7 +89,7 @@ class ParticleSwarm final : public Searcher {
     auto f = [&](const Config& c) { return *memory_.fitness(c); };
     for (auto& p : swarm_)
       if (f(p.at) < f(p.best)) p.best = p.at;
-    // Probes told since the last step (none with one evaluator) improve their particle's best.
+    // Probes told since the last step improve their particle's best.
     std::erase_if(probes_, [&](const std::pair<Config, std::size_t>& probe) {
       const auto fp = memory_.fitness(probe.first);
       if (!fp) return false;
