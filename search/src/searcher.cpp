@@ -22,7 +22,8 @@ std::vector<Config> Searcher::ask(std::size_t max) {
     std::optional<Config> c = propose();
     if (!c) {
       if (!out.empty()) break;  // waiting: what is proposed already is enough
-      c = random_unseen();
+      c = propose_while_waiting();
+      if (!c || memory_.seen(*c)) c = random_unseen();
       if (!c) break;
     } else if (memory_.seen(*c)) {
       if (auto f = memory_.fitness(*c)) learn(*c, *f);

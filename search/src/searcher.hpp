@@ -17,8 +17,9 @@ namespace cutune::search {
 ///   stored value at once (a revisit costs no evaluation);
 /// - a proposal still in flight is skipped (its result arrives through tell);
 /// - while the strategy waits for results (propose() returns nullopt) and nothing else was
-///   proposed in this batch, a random configuration not seen yet keeps the compile pool
-///   busy (exploration instead of idling);
+///   proposed in this batch, an evaluator would idle: propose_while_waiting() fills it (an
+///   informed guess: the GP's pick with the pending results as lies, a child of the
+///   members told so far...), and a random configuration not seen yet when it has none;
 /// - kStaleLimit proposals in a row that were all seen mean the search has converged:
 ///   restart() is called and a random unseen configuration is proposed.
 /// ask() is empty only when every valid configuration has been proposed or told.
@@ -38,6 +39,11 @@ class Searcher : public Strategy {
   virtual void learn(const Config& config, double fitness) = 0;
   /// The search keeps proposing what it has seen: perturb or restart it.
   virtual void restart() = 0;
+  /// Work for an evaluator that would otherwise idle while propose() waits for results:
+  /// with N evaluators N - 1 results are pending at every ask, and even with one the
+  /// session fills a batch of 8 by asking again (a GA's generation of 20 went out as 8, 8,
+  /// 4 and 4 random). Unseen, or nullopt for a random unseen configuration.
+  virtual std::optional<Config> propose_while_waiting() { return std::nullopt; }
 
   std::optional<Config> random_unseen();
 
