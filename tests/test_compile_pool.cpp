@@ -9,6 +9,7 @@
 
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/model/errors.hpp"
+#include "space_helpers.hpp"
 #include "test_paths.hpp"
 
 using namespace cutune;
@@ -16,14 +17,6 @@ using cutune::testing::TempPath;
 
 namespace {
 
-std::vector<Config> all_valid(const Space& s) {
-  std::vector<Config> out;
-  s.for_each_valid([&](const Config& c) {
-    out.push_back(c);
-    return true;
-  });
-  return out;
-}
 
 std::vector<runner::CompiledConfig> compile_all(runner::CompilePool& pool, const std::vector<Config>& configs) {
   for (const auto& c : configs) pool.submit(c);
@@ -56,7 +49,7 @@ TEST_CASE("the compile pool returns the first submission first, then each config
   o.capacity = 2;  // smaller than the worker count: the bound must hold without deadlock
   o.mode = mode;
   runner::CompilePool pool(p, "sm_90", o);
-  const auto submitted = all_valid(s);
+  const auto submitted = testing::valid_configs(s);
   REQUIRE(submitted.size() >= 8);
   const auto done = compile_all(pool, submitted);
   REQUIRE(done.size() == submitted.size());
@@ -81,7 +74,7 @@ TEST_CASE("a second pool over the same space compiles nothing: the persistent cu
   runner::CompilePoolOptions o;
   o.workers = 2;
   o.cache_dir = cache.path();
-  auto configs = all_valid(p.space());
+  auto configs = testing::valid_configs(p.space());
   if (configs.size() > 12) configs.resize(12);
   std::vector<runner::CompiledConfig> first, second;
   {
@@ -111,7 +104,7 @@ TEST_CASE("a second pool over the same space compiles nothing: the persistent cu
 TEST_CASE("configurations that differ only in launch-only parameters share one compile", "[runner][jit]") {
   KernelProblem p = KernelProblem::load(testing::test_data_dir() / "launch_only/launch_only.json");
   REQUIRE_FALSE(p.launch_only_parameters().empty());
-  const auto configs = all_valid(p.space());
+  const auto configs = testing::valid_configs(p.space());
   std::set<std::string> sources;
   for (const auto& c : configs) sources.insert(p.configured_source(c));
   REQUIRE(sources.size() < configs.size());
@@ -165,7 +158,7 @@ TEST_CASE("drop_pending: nothing submitted before comes out, and the pool compil
   // A tuning out of time drops its queue and then compiles its finalists in the same pool:
   // next() once returned a configuration queued before the drop instead of the finalist.
   KernelProblem p = KernelProblem::load(testing::test_data_dir() / "faulty/faulty.json");
-  const auto submitted = all_valid(p.space());
+  const auto submitted = testing::valid_configs(p.space());
   REQUIRE(submitted.size() >= 8);
   runner::CompilePoolOptions o;
   o.workers = 2;

@@ -16,6 +16,7 @@
 #include "cutune/db/store.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/runner/runner.hpp"
+#include "space_helpers.hpp"
 #include "test_paths.hpp"
 
 using namespace cutune;
@@ -78,14 +79,7 @@ std::map<std::string, db::Measurement> stored(const std::filesystem::path& path,
   return out;
 }
 
-std::vector<std::string> valid_keys(const Space& space) {
-  std::vector<std::string> keys;
-  space.for_each_valid([&](const Config& c) {
-    keys.push_back(space.key(c));
-    return true;
-  });
-  return keys;
-}
+
 
 }  // namespace
 
@@ -144,7 +138,7 @@ TEST_CASE("lanes: a GPU worker that dies mid-run loses nothing", "[runner][lanes
 TEST_CASE("lanes: a GPU worker that hangs is killed and its configuration recorded as a timeout", "[runner][lanes]") {
   const KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
   // A configuration in the middle of the space hangs; the others go on on the other workers.
-  const std::vector<std::string> keys = valid_keys(p.space());
+  const std::vector<std::string> keys = testing::valid_keys(p.space());
   const std::string hanging = keys.at(keys.size() / 2);
   TempPath db("cutune-lanes-hang.db"), log("cutune-lanes-hang.log");
   FakeGpus fake(log.path(), {{"FAKE_GPU_WORKER_SCRIPT", hanging + "=hang"}});

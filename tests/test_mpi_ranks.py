@@ -77,15 +77,7 @@ def main():
     killed = os.path.join(tmp, "killed.db")
     env["FAKE_GPU_WORKER_SLEEP_MS"] = "150"
     env["FAKE_GPU_WORKER_LOG"] = os.path.join(tmp, "killed.log")
-    job = subprocess.Popen(launch + tune + ["--db", killed], env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True, start_new_session=True)
-    victim = None
-    deadline = time.time() + 120
-    while time.time() < deadline and victim is None:
-        time.sleep(0.2)
-        if os.path.exists(killed) and len(rows_or_empty(killed)) >= 8:
-            victim = rank_pid(1)
-    assert victim, "no rank 1 to kill"
+    job, victim = start_and_find_rank(launch + tune + ["--db", killed], env, killed, 1)
     os.kill(victim, signal.SIGKILL)
     try:
         _, err = job.communicate(timeout=120)
@@ -112,17 +104,8 @@ def main():
     silent_report = os.path.join(tmp, "silent.json")
     env["FAKE_GPU_WORKER_SLEEP_MS"] = "100"
     env["FAKE_GPU_WORKER_LOG"] = os.path.join(tmp, "silent.log")
-    job = subprocess.Popen(launch + tune + ["--db", silent, "--report", silent_report, "--timeout", "1",
-                                            "--rank-timeout", "2"],
-                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True)
-    stopped = None
-    deadline = time.time() + 120
-    while time.time() < deadline and stopped is None:
-        time.sleep(0.2)
-        if os.path.exists(silent) and len(rows_or_empty(silent)) >= 8:
-            stopped = rank_pid(2)
-    assert stopped, "no rank 2 to stop"
+    job, stopped = start_and_find_rank(launch + tune + ["--db", silent, "--report", silent_report, "--timeout", "1",
+                                                        "--rank-timeout", "2"], env, silent, 2)
     os.kill(stopped, signal.SIGSTOP)
     deadline = time.time() + 300
     while time.time() < deadline and not os.path.exists(silent_report) and job.poll() is None:
@@ -145,6 +128,21 @@ def main():
           f"{len(final) - len(stored)} evaluated after")
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def start_and_find_rank(command, env, db, rank):
+    """Starts the job, waits until it has stored 8 results, and returns it with rank `rank`'s pid."""
+    job = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        time.sleep(0.2)
+        if os.path.exists(db) and len(rows_or_empty(db)) >= 8:
+            pid = rank_pid(rank)
+            if pid:
+                return job, pid
+    os.killpg(job.pid, signal.SIGKILL)
+    raise AssertionError(f"no rank {rank} found after 8 results")
 
 
 def rows_or_empty(db):

@@ -6,6 +6,7 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/model/shard.hpp"
 #include "cutune/model/space.hpp"
+#include "space_helpers.hpp"
 
 using namespace cutune;
 
@@ -14,26 +15,18 @@ Space small_space() {
   return Space({Parameter{"x", {1, 2, 4, 8, 16}, 1}, Parameter{"y", {1, 2, 3, 4}, 1}, Parameter{"z", {0, 1}, 0}},
                {"x * y <= 32"});
 }
-std::vector<Config> valid(const Space& s) {
-  std::vector<Config> out;
-  s.for_each_valid([&](const Config& c) {
-    out.push_back(c);
-    return true;
-  });
-  return out;
-}
 }  // namespace
 
 TEST_CASE("shard: the N shards are disjoint, balanced and together the whole space", "[shard]") {
   const Space space = small_space();
-  const std::vector<Config> all = valid(space);
+  const std::vector<Config> all = testing::valid_configs(space);
   REQUIRE(all.size() > 10);
   for (std::uint64_t n : {1u, 2u, 3u, 7u, 64u}) {
     std::set<Config> seen;
     std::size_t total = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
       const Space shard = shard_of(space, Shard{i, n});
-      const auto share = valid(shard);
+      const auto share = testing::valid_configs(shard);
       CHECK(shard.count_valid() == share.size());
       // Sizes differ by at most one: position i mod N.
       CHECK(share.size() == all.size() / n + (i < all.size() % n ? 1 : 0));
@@ -52,7 +45,7 @@ TEST_CASE("shard: the N shards are disjoint, balanced and together the whole spa
 TEST_CASE("shard: a space already narrowed by a membership is split within it", "[shard]") {
   Space space = small_space();
   space.set_membership([](const Config& c) { return c.index[2] == 1; });
-  const auto members = valid(space);
+  const auto members = testing::valid_configs(space);
   const Space a = shard_of(space, Shard{0, 2}), b = shard_of(space, Shard{1, 2});
   CHECK(a.count_valid() + b.count_valid() == members.size());
   a.for_each_valid([](const Config& c) {

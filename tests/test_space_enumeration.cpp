@@ -17,6 +17,7 @@
 #include "cutune/model/expression.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/model/space.hpp"
+#include "space_helpers.hpp"
 
 using cutune::Config;
 using cutune::Expression;
@@ -110,20 +111,12 @@ std::vector<Config> tree_walk(const Space& s, std::size_t limit = std::numeric_l
   return out;
 }
 
-std::vector<Config> enumerated(const Space& s) {
-  std::vector<Config> out;
-  s.for_each_valid([&](const Config& c) {
-    out.push_back(c);
-    return true;
-  });
-  return out;
-}
 
 // The enumeration, the first valid configuration, next_valid from an invalid point, and
 // is_valid all agree with the oracle.
 void check_against_tree_walk(const Space& s, const std::map<std::string, Value>& constants = {}) {
   const std::vector<Config> expected = tree_walk(s, std::numeric_limits<std::size_t>::max(), constants);
-  const std::vector<Config> got = enumerated(s);
+  const std::vector<Config> got = cutune::testing::valid_configs(s);
   CHECK(got.size() == expected.size());
   CHECK(got == expected);
   CHECK(s.count_valid() == expected.size());

@@ -445,10 +445,7 @@ int cmd_compile(const CompileArgs& a) {
 
 namespace {
 
-/// Rank 0 has sent the other ranks their Setup: from then on its lanes shut them down.
-bool world_started_ = false;
-
-int tune_here(const TuneArgs& a, cluster::World* world, const std::function<std::vector<int>()>& my_gpus);
+int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std::vector<int>()>& my_gpus);
 
 /// --gpus: "all" (every GPU the driver sees) or a list of ordinals. The workers check the
 /// ordinals against the GPUs there are; "all" without a GPU is the no-GPU case.
@@ -526,17 +523,15 @@ int cmd_tune(const TuneArgs& a) {
     }
     return cluster::serve_rank(*world, gpus);
   }
-  try {
-    return tune_here(a, world ? &*world : nullptr, my_gpus);
-  } catch (...) {
-    if (world && !world_started_) cluster::refuse_ranks(*world);
-    throw;
-  }
+  // Rank 0: the other ranks are started by the tuning, or told to stop when it ends first.
+  std::optional<cluster::Ranks> ranks;
+  if (world) ranks.emplace(*world);
+  return tune_here(a, ranks ? &*ranks : nullptr, my_gpus);
 }
 
 namespace {
 
-int tune_here(const TuneArgs& a, cluster::World* world, const std::function<std::vector<int>()>& my_gpus) {
+int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std::vector<int>()>& my_gpus) {
   KernelProblem p = load_kernel(a.kernel);
   if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
   if (a.higher_is_better && a.lower_is_better)
@@ -557,11 +552,9 @@ int tune_here(const TuneArgs& a, cluster::World* world, const std::function<std:
     std::cerr << fmt::format("cutune tune --gpus all needs a GPU: {}\n", e.what());
     return kNoGpu;
   }
-  if (world)
-    o.start_remote_lanes = [world, silence_s = a.rank_timeout_s](const worker::Setup& setup) {
-      world_started_ = true;
-      return cluster::start_ranks(*world, setup,
-                                  std::chrono::milliseconds(static_cast<std::int64_t>(silence_s * 1e3)));
+  if (ranks)
+    o.start_remote_lanes = [ranks, silence_s = a.rank_timeout_s](const worker::Setup& setup) {
+      return ranks->start(setup, std::chrono::milliseconds(static_cast<std::int64_t>(silence_s * 1e3)));
     };
   o.measure = measure_options(a.measure);
   o.first = a.first;

@@ -9,16 +9,11 @@
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/runner/gpu_worker.hpp"
-#include "cutune/worker/protocol.hpp"
+#include "typed_messages.hpp"
 
 namespace cutune::cluster {
 
 namespace {
-
-template <class M>
-std::vector<char> bytes_of(const M& m) {
-  return worker::to_bytes(worker::encode(m));
-}
 
 /// One GPU worker of this rank, relayed to rank 0 on its lane's tag until Shutdown. Runs on
 /// a thread of its own, which started the worker (and restarts it).
@@ -28,29 +23,32 @@ void relay(World& world, int index, const KernelProblem& problem, const worker::
   std::optional<runner::GpuWorker> gpu;
   try {
     gpu.emplace(problem, setup.problem, device, setup.measure, setup.data_seed);
-    world.send(0, tag, bytes_of(worker::Identified{gpu->wait_identified()}));
+    send_message(world, 0, tag, worker::Identified{gpu->wait_identified()});
     gpu->wait_ready();
-    world.send(0, tag, bytes_of(gpu->setup()));
+    send_message(world, 0, tag, gpu->setup());
   } catch (const cuda::NoDriver& e) {
-    world.send(0, tag, bytes_of(worker::WorkerError{false, true, e.what()}));
+    send_message(world, 0, tag, worker::WorkerError{false, true, e.what()});
     gpu.reset();
   } catch (const InputError& e) {
-    world.send(0, tag, bytes_of(worker::WorkerError{true, false, e.what()}));
+    send_message(world, 0, tag, worker::WorkerError{true, false, e.what()});
     gpu.reset();
   } catch (const std::exception& e) {
-    world.send(0, tag, bytes_of(worker::WorkerError{false, false, e.what()}));
+    send_message(world, 0, tag, worker::WorkerError{false, false, e.what()});
     gpu.reset();
   }
   while (true) {
     // Take requests while the worker has room (waiting for one only when it holds none),
     // else hand back the oldest answer.
-    std::optional<std::vector<char>> m;
+    using Request = std::variant<worker::Evaluate, worker::SetTimeout, worker::AdoptReference, worker::Shutdown>;
+    std::optional<Request> m;
     const std::size_t held = gpu ? gpu->in_flight() : 0;
-    if (held == 0) m = world.receive(0, tag);
-    else if (held < runner::GpuWorker::kMaxInFlight) m = world.try_receive(0, tag);
+    if (held == 0)
+      m = receive_message<worker::Evaluate, worker::SetTimeout, worker::AdoptReference, worker::Shutdown>(world, 0, tag);
+    else if (held < runner::GpuWorker::kMaxInFlight)
+      m = try_receive_message<worker::Evaluate, worker::SetTimeout, worker::AdoptReference, worker::Shutdown>(world, 0,
+                                                                                                             tag);
     if (m) {
-      const auto request = worker::decode_one_of<worker::Evaluate, worker::SetTimeout, worker::AdoptReference,
-                                                 worker::Shutdown>(worker::from_bytes(m->data(), m->size()));
+      const Request& request = *m;
       if (std::holds_alternative<worker::Shutdown>(request)) break;
       if (!gpu) continue;  // set-up failed: rank 0 knows and sends nothing but Shutdown
       if (const auto* t = std::get_if<worker::SetTimeout>(&request)) {
@@ -63,7 +61,7 @@ void relay(World& world, int index, const KernelProblem& problem, const worker::
       }
       continue;
     }
-    world.send(0, tag, bytes_of(worker::Evaluated{gpu->collect()}));
+    send_message(world, 0, tag, worker::Evaluated{gpu->collect()});
   }
   if (gpu) gpu->release();
 }
@@ -71,8 +69,7 @@ void relay(World& world, int index, const KernelProblem& problem, const worker::
 }  // namespace
 
 int serve_rank(World& world, const std::vector<int>& devices) {
-  const auto m = world.receive(0, kControl);
-  const auto start = worker::decode_one_of<worker::Setup, worker::Shutdown>(worker::from_bytes(m->data(), m->size()));
+  const auto start = *receive_message<worker::Setup, worker::Shutdown>(world, 0, kControl);
   if (std::holds_alternative<worker::Shutdown>(start)) return 0;  // rank 0 refused its input
   const worker::Setup setup = std::get<worker::Setup>(start);
   // The same problem file at the same path on every node (a shared file system), as the
@@ -92,21 +89,35 @@ int serve_rank(World& world, const std::vector<int>& devices) {
   return 0;
 }
 
-std::vector<std::function<std::unique_ptr<runner::Lane>()>> start_ranks(World& world, const worker::Setup& setup,
+Ranks::~Ranks() {
+  // Rank 0 ended before the others were started (bad input): they stop too.
+  if (!started_) refuse();
+}
+
+std::vector<std::function<std::unique_ptr<runner::Lane>()>> Ranks::start(const worker::Setup& setup,
                                                                          std::chrono::milliseconds silence) {
+  started_ = true;
   std::vector<std::function<std::unique_ptr<runner::Lane>()>> lanes;
-  for (int r = 1; r < world.size(); ++r) world.send(r, kControl, bytes_of(setup));
-  for (int r = 1; r < world.size(); ++r) {
-    const std::int64_t n = world.receive_int(r, kControl);
+  for (int r = 1; r < world_.size(); ++r) send_message(world_, r, kControl, setup);
+  for (int r = 1; r < world_.size(); ++r) {
+    const std::int64_t n = world_.receive_int(r, kControl);
     for (std::int64_t i = 0; i < n; ++i)
-      lanes.push_back(
-          [&world, r, i, silence] { return std::make_unique<RemoteLane>(world, r, static_cast<int>(i), silence); });
+      lanes.push_back([this, r, i, silence] {
+        return std::make_unique<RemoteLane>(world_, r, static_cast<int>(i), silence);
+      });
   }
   return lanes;
 }
 
-void refuse_ranks(World& world) {
-  for (int r = 1; r < world.size(); ++r) world.send(r, kControl, bytes_of(worker::Shutdown{}));
+void Ranks::refuse() {
+  started_ = true;
+  for (int r = 1; r < world_.size(); ++r) {
+    try {
+      send_message(world_, r, kControl, worker::Shutdown{});
+    } catch (const std::exception&) {
+      // A rank already gone needs no shutdown.
+    }
+  }
 }
 
 }  // namespace cutune::cluster

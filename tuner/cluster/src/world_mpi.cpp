@@ -38,12 +38,12 @@ World::World() {
 
 World::~World() { MPI_Finalize(); }
 
-void World::send(int dest, int tag, const std::vector<char>& bytes,
+void World::send(int dest, int tag, std::vector<char> bytes,
                  std::optional<std::chrono::steady_clock::time_point> deadline) {
   // MPI keeps the message order per (source, tag), so a lane's requests arrive in the order
   // they were sent. Non-blocking and polled, so that a receiver that stopped (a hung node)
   // fails the send at `deadline` instead of blocking the lane for ever.
-  auto buffer = std::make_unique<std::vector<char>>(bytes);
+  auto buffer = std::make_unique<std::vector<char>>(std::move(bytes));  // MPI may read it until the send completes
   MPI_Request request = MPI_REQUEST_NULL;
   check(MPI_Isend(buffer->data(), static_cast<int>(buffer->size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD, &request),
         "MPI_Isend");

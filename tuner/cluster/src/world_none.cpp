@@ -10,7 +10,7 @@ World::World() {
   throw std::runtime_error("this cutune was built without MPI (install libopenmpi-dev and rebuild)");
 }
 World::~World() = default;
-void World::send(int, int, const std::vector<char>&, std::optional<std::chrono::steady_clock::time_point>) {}
+void World::send(int, int, std::vector<char>, std::optional<std::chrono::steady_clock::time_point>) {}
 std::optional<std::vector<char>> World::receive(int, int, std::optional<std::chrono::steady_clock::time_point>) {
   return std::nullopt;
 }

@@ -92,7 +92,7 @@ std::string EvaluationLanes::name(std::size_t lane) const {
 
 std::size_t EvaluationLanes::capacity() const {
   std::size_t n = 0;
-  for (const auto& s : slots_) n += s->lane ? s->lane->capacity() : GpuWorker::kMaxInFlight;
+  for (const auto& s : slots_) n += s->lane->capacity();  // made before its identity was published
   return n;
 }
 

@@ -29,14 +29,12 @@ void GpuWorker::start() {
       *proc_, worker::encode(worker::Setup{problem_.json_file().string(), problem_text_, ordinal_, data_seed_, options_}));
 }
 
-namespace {
-/// A worker's WorkerError as the exception the tuner raises for it.
-[[noreturn]] void raise(const worker::WorkerError& e) {
-  if (e.no_driver) throw cuda::NoDriver(e.message);
-  if (e.input_error) throw InputError(e.message);
-  throw std::runtime_error("GPU worker: " + e.message);
+void raise_worker_error(const worker::WorkerError& e, const std::string& where) {
+  const std::string prefix = where.empty() ? "" : where + ": ";
+  if (e.no_driver) throw cuda::NoDriver(prefix + e.message);
+  if (e.input_error) throw InputError(prefix + e.message);
+  throw std::runtime_error(prefix + "GPU worker: " + e.message);
 }
-}  // namespace
 
 const DeviceIdentity& GpuWorker::wait_identified() {
   if (identified_) return *identified_;
@@ -45,7 +43,7 @@ const DeviceIdentity& GpuWorker::wait_identified() {
   if (!reply) throw std::runtime_error(fmt::format("GPU worker ({}) died while starting: {}", worker_executable(),
                                                    proc_->exit_description()));
   auto answer = worker::decode_one_of<worker::Identified, worker::WorkerError>(*reply);
-  if (const auto* e = std::get_if<worker::WorkerError>(&answer)) raise(*e);
+  if (const auto* e = std::get_if<worker::WorkerError>(&answer)) raise_worker_error(*e);
   identified_ = std::move(std::get<worker::Identified>(answer).device);
   return *identified_;
 }
@@ -58,7 +56,7 @@ void GpuWorker::wait_ready() {
   if (!reply) throw std::runtime_error(fmt::format("GPU worker ({}) died while setting up: {}", worker_executable(),
                                                    proc_->exit_description()));
   auto answer = worker::decode_one_of<worker::Ready, worker::WorkerError>(*reply);
-  if (const auto* e = std::get_if<worker::WorkerError>(&answer)) raise(*e);
+  if (const auto* e = std::get_if<worker::WorkerError>(&answer)) raise_worker_error(*e);
   setup_ = std::move(std::get<worker::Ready>(answer));
   verification_source_ = setup_.verification.describe(problem_);
   nlohmann::json phases = nlohmann::json::object();

@@ -150,7 +150,7 @@ class Tuning {
   std::size_t lookahead_ = 0;
 
   // The search's bookkeeping: progress, the screening's best, what the report sums up.
-  std::uint64_t done_ = 0, total_ = 0, screened_ = 0, collected_ = 0;
+  std::uint64_t done_ = 0, total_ = 0, screened_ = 0;
   double screening_wall_ms_ = 0.0;
   double best_ms_ = INFINITY;
   std::string best_key_;
@@ -398,26 +398,17 @@ void Tuning::take_outcome(LaneOutcome o) {
 // The worker's answer into the row, and into the report's sums (the run's and its worker's).
 void Tuning::take_result(std::size_t lane, const Configuration& c, db::Measurement& m, const GpuEvaluation& ev,
                          double eval_ms) {
+  // The worker's sums; the run's are theirs added up (finish()).
   TuneReport::Worker& w = report_.workers.at(lane);
   ++w.evaluations;
-  report_.evaluate_ms += eval_ms;
   w.evaluate_ms += eval_ms;
-  report_.verify_ms += ev.verify_ms;
   w.verify_ms += ev.verify_ms;
-  report_.worker_load_ms += ev.load_ms;
   w.load_ms += ev.load_ms;
-  report_.worker_stage_ms += ev.stage_ms;
   w.stage_ms += ev.stage_ms;
-  if (w.evaluations > 1) {  // the first one's wait is start-up
-    report_.worker_idle_ms += ev.idle_before_ms;
-    w.idle_ms += ev.idle_before_ms;
-  }
+  if (w.evaluations > 1) w.idle_ms += ev.idle_before_ms;  // the first one's wait is start-up
+  if (ev.stats) w.sampling_ms += ev.stats->set.wall_ms;
   w.restarts = lanes().restarts(lane);
   w.lost = lanes().lost(lane);
-  if (ev.stats) {
-    report_.sampling_ms += ev.stats->set.wall_ms;
-    w.sampling_ms += ev.stats->set.wall_ms;
-  }
   if (!timeout_set_ && ev.status == Status::Ok) {
     // The hang timeout, from the first configuration that ran (normally the default).
     const double wall_s = eval_ms / 1e3;
@@ -689,9 +680,16 @@ void Tuning::finish() {
   // part of the 0.4 s between the report's wall time and the process's). The lanes go before
   // the pool they take from.
   for (std::size_t i = 0; i < lanes().size(); ++i) {
-    report_.workers[i].restarts = lanes().restarts(i);
-    report_.workers[i].lost = lanes().lost(i);
-    report_.worker_restarts += report_.workers[i].restarts;
+    TuneReport::Worker& w = report_.workers[i];
+    w.restarts = lanes().restarts(i);
+    w.lost = lanes().lost(i);
+    report_.worker_restarts += w.restarts;
+    report_.evaluate_ms += w.evaluate_ms;
+    report_.verify_ms += w.verify_ms;
+    report_.worker_load_ms += w.load_ms;
+    report_.worker_stage_ms += w.stage_ms;
+    report_.worker_idle_ms += w.idle_ms;
+    report_.sampling_ms += w.sampling_ms;
   }
   report_.timeout_s = static_cast<double>(timeout_.count()) / 1e3;
   lanes_.reset();

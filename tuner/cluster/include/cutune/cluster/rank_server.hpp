@@ -17,12 +17,24 @@ namespace cutune::cluster {
 /// and started nothing).
 int serve_rank(World& world, const std::vector<int>& devices);
 
-/// Rank 0: sends every other rank the Setup (or, `refused`, a Shutdown) and returns the
-/// lanes of all of them as factories for runner::TuneOptions::remote_lanes.
-/// `silence`: how long beyond the evaluation timeout a rank may stay silent before its lanes
-/// count as lost (RemoteLane).
-std::vector<std::function<std::unique_ptr<runner::Lane>()>> start_ranks(World& world, const worker::Setup& setup,
-                                                                         std::chrono::milliseconds silence);
-void refuse_ranks(World& world);
+/// Rank 0's side of the other ranks: start() sends them the Setup and returns their lanes as
+/// factories for runner::TuneOptions::start_remote_lanes; a Ranks destroyed before start()
+/// (rank 0 refused its input) sends them Shutdown instead, so that every rank ends.
+class Ranks {
+ public:
+  explicit Ranks(World& world) : world_(world) {}
+  ~Ranks();
+  Ranks(const Ranks&) = delete;  // one start or refusal per job
+  Ranks& operator=(const Ranks&) = delete;
+  /// `silence`: how long beyond the evaluation timeout a rank may stay silent before its
+  /// lanes count as lost (RemoteLane).
+  std::vector<std::function<std::unique_ptr<runner::Lane>()>> start(const worker::Setup& setup,
+                                                                     std::chrono::milliseconds silence);
+
+ private:
+  void refuse();
+  World& world_;
+  bool started_ = false;
+};
 
 }  // namespace cutune::cluster

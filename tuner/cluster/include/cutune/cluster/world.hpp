@@ -41,7 +41,7 @@ class World {
   int size() const { return size_; }
   /// Sends `bytes`; throws std::runtime_error when `dest` has not taken them by `deadline`
   /// (a large message waits for its receiver: a stopped rank would block the sender for ever).
-  void send(int dest, int tag, const std::vector<char>& bytes,
+  void send(int dest, int tag, std::vector<char> bytes,
             std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
   /// The next message from `source` on `tag`; nullopt when none came by `deadline` (none:
   /// waits for ever). Polls, sleeping between polls: a waiting rank costs no core.

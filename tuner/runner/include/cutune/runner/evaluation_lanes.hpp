@@ -113,6 +113,7 @@ class EvaluationLanes {
   void wait_ready();
   const worker::Ready& ready(std::size_t lane) const;
   std::string name(std::size_t lane) const;
+  /// Evaluations all lanes take in flight; once identities() has returned.
   std::size_t capacity() const;
 
   /// The tuning loop submitted to the pool: lanes with room take from it.

@@ -23,6 +23,11 @@
 
 namespace cutune::runner {
 
+/// A worker's WorkerError as the exception the tuner raises for it: cuda::NoDriver without
+/// a driver or GPU, InputError for bad input, std::runtime_error otherwise. `where` ("rank 1
+/// GPU 0") prefixes the message when the worker is not this process's.
+[[noreturn]] void raise_worker_error(const worker::WorkerError& e, const std::string& where = "");
+
 class GpuWorker {
  public:
   /// Starts the worker, which sets up the problem (context, arguments, reference outputs)
