@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Records whole search spaces on the lent GPU for simulation: every valid configuration of a
+kernel is tuned by brute force (cutune tune --strategy brute_force) into one DB, then written as
+a Kernel Tuner cache (cutune export --format cache), gzipped, with its compile, verification and
+benchmark times, so that `cutune score` and Kernel Tuner's simulation mode can replay it.
+
+A space that does not finish within its share of the call's time is left in the DB; the next
+call with the same --db resumes it (--resume), so a large space can span several device calls.
+Only a space whose every valid configuration is stored is exported (the summary says which).
+
+Usage (on the GPU machine):
+  python3 scripts/record_spaces.py --bin .gpu/bin --material .material/data/real_kernels \
+      --db $OUT/dbs --out $OUT/spaces [--cases reduction,bat/pnpoly,...] [--deadline 560]
+Writes OUT/<case>_<gpu>.json.gz, OUT/record_spaces.json (per case: valid, stored, failed, wall,
+complete) and OUT/logs/<case>.log.
+"""
+import argparse
+import datetime
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# name -> (kernel argument: a template name or a BAT problem file under the material, problem
+# assignments). Problem sizes are the kernels' own defaults except matmul, whose 4096^3 default
+# would make the slow corners of its space (a few hundred ms a sample) dominate the call.
+CASES = {
+    "reduction": ("reduction", []),
+    "scan": ("scan", []),
+    "strided_access": ("strided_access", []),
+    "matmul_2048": ("matmul", ["m=2048", "n=2048", "k=2048"]),
+    "transpose": ("transpose", []),
+    "bat_nbody": ("bat/nbody/nbody-CAFF.json", []),
+    "bat_pnpoly": ("bat/pnpoly/pnpoly-CAFF.json", []),
+    "bat_triad": ("bat/TRIAD/TRIAD-CAFF.json", []),
+    "bat_convolution": ("bat/convolution/convolution-CAFF.json", []),
+    "bat_gemm": ("bat/GEMM/GEMM-CAFF.json", []),
+}
+
+
+def slug(text):
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def run(cmd, log, timeout=None):
+    t0 = time.time()
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        try:
+            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            rc = 124
+    return rc, time.time() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--material", required=True, help="the real_kernels folder (BAT's problem files)")
+    ap.add_argument("--db", required=True, help="folder of the DBs, one per case (kept for --resume)")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cases", default=",".join(CASES))
+    ap.add_argument("--deadline", type=float, default=560.0, help="seconds for the whole call")
+    ap.add_argument("--gpu-slug", default=None, help="default: from `cutune devices`")
+    args = ap.parse_args()
+    cutune = os.path.join(args.bin, "cutune")
+    os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
+    os.makedirs(args.db, exist_ok=True)
+    start = time.time()
+    devices = subprocess.run([cutune, "devices"], capture_output=True, text=True).stdout
+    gpu = args.gpu_slug or (slug(devices.splitlines()[0].split(":", 1)[1]) if devices.strip() else "unknown")
+    summary_path = os.path.join(args.out, "record_spaces.json")
+    summary = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+               "command": "python3 scripts/record_spaces.py " + " ".join(sys.argv[1:]),
+               "devices": devices, "cases": []}
+    for name in filter(None, args.cases.split(",")):
+        if name not in CASES:
+            sys.exit(f"--cases: unknown case '{name}' (known: {', '.join(CASES)})")
+        kernel, problem = CASES[name]
+        if kernel.endswith(".json"):
+            kernel = os.path.join(args.material, kernel)
+        log = os.path.join(args.out, "logs", name + ".log")
+        left = args.deadline - (time.time() - start)
+        entry = {"case": name, "kernel": kernel, "problem": problem}
+        if left < 20:
+            entry["skipped"] = "no time left in this call"
+            summary["cases"].append(entry)
+            continue
+        space = subprocess.run([cutune, "space", kernel, *(["--problem", ",".join(problem)] if problem else []),
+                                "--timing"], capture_output=True, text=True)
+        valid = json.loads(space.stdout.strip().splitlines()[-1])["valid"] if space.returncode == 0 else None
+        report = os.path.join(args.out, "logs", name + ".report.json")
+        db = os.path.join(args.db, name + ".db")
+        # A fresh cubin cache: the recorded compile time is a real NVRTC compile, never a cache hit.
+        cubins = os.path.join(args.db, "cubins-" + name)
+        shutil.rmtree(cubins, ignore_errors=True)
+        cmd = [cutune, "tune", kernel, "--strategy", "brute_force", "--db", db, "--resume", "--cache-dir", cubins,
+               "--time-budget", f"{max(left - 15, 5):.0f}", "--report", report, "--finalists", "0"]
+        if problem:
+            cmd += ["--problem", ",".join(problem)]
+        rc, wall = run(cmd, log, timeout=left)
+        entry.update(valid=valid, tune_exit=rc, wall_s=round(wall, 1))
+        try:
+            rep = json.load(open(report))
+            entry.update({k: rep.get(k) for k in ("kernel", "problem", "space_valid", "configs_tried",
+                                                  "configs_resumed", "configs_failed", "failures_by_status")})
+        except (OSError, ValueError):
+            pass
+        shutil.rmtree(cubins, ignore_errors=True)
+        out = os.path.join(args.out, f"{name}_{gpu}.json")
+        erc, _ = run([cutune, "export", "--format", "cache", "--db", db, "-o", out], log)
+        if erc == 0 and os.path.exists(out):
+            cache = json.load(open(out))
+            stored = len(cache.get("cache", {}))
+            entry.update(stored=stored, complete=valid is not None and stored >= valid)
+            if entry["complete"]:
+                with open(out, "rb") as src, gzip.open(out + ".gz", "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                entry["file"] = os.path.basename(out) + ".gz"
+            os.remove(out)
+        else:
+            entry["export_exit"] = erc
+        summary["cases"].append(entry)
+        with open(summary_path, "w") as f:
+            json.dump(summary, f, indent=1)
+        print(json.dumps(entry), flush=True)
+    with open(summary_path, "w") as f:
+        json.dump(summary, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
