@@ -47,7 +47,7 @@ std::string stem_of(const std::filesystem::path& path) {
 
 search::RecordedSpace build(const std::string& name, const std::vector<std::string>& keys,
                             std::vector<ValueList> values, const std::vector<db::kt::KtEntry>& entries,
-                            const std::string& objective) {
+                            const std::string& objective, bool runtimes_for_benchmark) {
   std::vector<Parameter> params;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (values[i].empty()) throw InputError(fmt::format("{}: tune_params[\"{}\"] has no values", name, keys[i]));
@@ -77,9 +77,13 @@ search::RecordedSpace build(const std::string& name, const std::vector<std::stri
     r.result.observation.valid = std::isfinite(value);
     r.result.observation.objective = r.result.observation.valid ? (maximise ? -value : value) : 0.0;
     any_valid = any_valid || r.result.observation.valid;
-    // T4 files from Kernel Tuner have no "benchmark" time: the timed runs stand in for it.
-    const double benchmark_ms = e.benchmark_time_ms ? *e.benchmark_time_ms
-                                                    : std::accumulate(e.times_ms.begin(), e.times_ms.end(), 0.0);
+    // T4 files from Kernel Tuner have no "benchmark" time: the timed runs stand in for it. A
+    // cache without one has no costs at all (objective values only): its costs stay 0 and
+    // RecordedSpace scores it in evaluations, rather than on the kernels' runtimes alone.
+    const double benchmark_ms =
+        e.benchmark_time_ms ? *e.benchmark_time_ms
+        : runtimes_for_benchmark ? std::accumulate(e.times_ms.begin(), e.times_ms.end(), 0.0)
+                                 : 0.0;
     r.result.compile_s = e.compile_time_ms.value_or(0.0) / 1e3;
     r.result.verify_s = e.verification_time_ms.value_or(0.0) / 1e3;
     r.result.benchmark_s = benchmark_ms / 1e3;
@@ -104,7 +108,7 @@ search::RecordedSpace recorded_space_from_cache(const db::kt::KtCache& cache, co
   }
   const auto objectives = cache.objectives();
   return build(name, cache.tune_params_keys, std::move(values), cache.entries,
-               objectives.empty() ? "time" : objectives.front());
+               objectives.empty() ? "time" : objectives.front(), /*runtimes_for_benchmark=*/false);
 }
 
 search::RecordedSpace load_recorded_space(const std::filesystem::path& path, RecordingOrigin* origin) {
@@ -136,7 +140,8 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path, Rec
   for (auto& list : values)
     if (std::all_of(list.begin(), list.end(), [](const Value& v) { return v.is_number(); }))
       std::sort(list.begin(), list.end(), [](const Value& a, const Value& b) { return a.to_double() < b.to_double(); });
-  return build(name, r.param_names, std::move(values), r.entries, r.objectives.empty() ? "time" : r.objectives.front());
+  return build(name, r.param_names, std::move(values), r.entries, r.objectives.empty() ? "time" : r.objectives.front(),
+               /*runtimes_for_benchmark=*/true);
 }
 
 }  // namespace cutune::replay
