@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -439,5 +440,57 @@ TEST_CASE("scoring: cutune score and tune --simulate on a cache with times only"
   CHECK(b.status == 0);
   CHECK(b.out.find("counted in evaluations") != std::string::npos);
   CHECK(b.out.find("evaluations simulated") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("scoring: KTT's results as a recorded space, on the command line too", "[scoring]") {
+  const auto file = std::filesystem::path(CUTUNE_TEST_DATA_DIR) / "ktt" / "vector_add_results.json";
+  replay::RecordingOrigin origin;
+  const RecordedSpace space = replay::load_recorded_space(file, &origin);
+  CHECK(space.name() == "vector_add_results");
+  CHECK(origin.kernel_name == "vectorAddition_kernel");
+  CHECK(origin.device_name == "NVIDIA RTX 500 Ada Generation Laptop GPU");
+  REQUIRE(space.entries().size() == 8);
+  CHECK(space.space().parameters()[0].values == ValueList{32, 64, 128, 256});
+  std::size_t failed = 0;
+  for (const auto& e : space.entries()) failed += e.result.observation.valid ? 0 : 1;
+  CHECK(failed == 2);
+  // The costs are KTT's overheads (seconds): 32,1 took 9.265 ms to compile, 10.291 ms to
+  // validate and 51.339 ms to move data and run.
+  CHECK(space.cost_unit() == CostUnit::Seconds);
+  CHECK(space.entries()[0].result.cost_s == Approx((9265.11 + 10290.98 + 51218.207 + 120.5) / 1e6));
+  const SpaceScoring s(space);
+  CHECK(s.optimum() == Approx(0.06475));
+  CHECK(s.configurations() == 8);
+  CHECK(s.size() == 6);
+
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_scoring_ktt_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  Cli a = run_cutune(fmt::format("score --spaces '{}' --strategies random,greedy_ils --repeats 5 --json '{}'",
+                                 file.string(), (dir / "s.json").string()),
+                     dir);
+  INFO(a.out << a.err);
+  CHECK(a.status == 0);
+  CHECK(a.out.find("vector_add_results") != std::string::npos);
+  // import shares the reader: the problem size is the one thing KTT's file does not name.
+  const std::string db = (dir / "ktt.db").string();
+  Cli b = run_cutune(fmt::format("import '{}' --db '{}'", file.string(), db), dir);
+  CHECK(b.status == 2);
+  CHECK(b.err.find("problem size") != std::string::npos);
+  Cli c = run_cutune(fmt::format("import '{}' --db '{}' --problem n=32768", file.string(), db), dir);
+  INFO(c.out << c.err);
+  CHECK(c.status == 0);
+  CHECK(c.out.find("8 configurations, 8 stored now (2 failed)") != std::string::npos);
+  // A broken file: one line naming the file and the field, exit 2, for score and import.
+  const auto broken = std::filesystem::path(CUTUNE_TEST_DATA_DIR) / "ktt" / "broken_results.json";
+  for (const std::string cmd : {fmt::format("score --spaces '{}'", broken.string()),
+                                fmt::format("import '{}' --db '{}' --problem n=1", broken.string(), db)}) {
+    Cli d = run_cutune(cmd, dir);
+    INFO(cmd << ": " << d.err);
+    CHECK(d.status == 2);
+    CHECK(d.err.find(broken.string()) != std::string::npos);
+    CHECK(d.err.find("Results[2].TotalDuration") != std::string::npos);
+    CHECK(std::count(d.err.begin(), d.err.end(), '\n') == 1);
+  }
   std::filesystem::remove_all(dir);
 }

@@ -7,7 +7,10 @@
 #include <cmath>
 #include <numeric>
 
+#include "cutune/formats/ktt.hpp"
+#include "cutune/formats/python_json.hpp"
 #include "cutune/formats/t4.hpp"
+#include "text_file.hpp"
 #include "cutune/model/errors.hpp"
 
 namespace cutune::replay {
@@ -111,9 +114,47 @@ search::RecordedSpace recorded_space_from_cache(const db::kt::KtCache& cache, co
                objectives.empty() ? "time" : objectives.front(), /*runtimes_for_benchmark=*/false);
 }
 
+namespace {
+
+// T4 and KTT have no tune_params: the values seen, numbers ascending (neighbours in the
+// value order are neighbours for the strategies), anything else in first-seen order.
+std::vector<ValueList> values_seen(const std::vector<std::string>& names, const std::vector<db::kt::KtEntry>& entries,
+                                   const std::string& name) {
+  std::vector<ValueList> values(names.size());
+  for (const auto& e : entries)
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (!e.params.contains(names[i])) continue;
+      Value v = value_of(e.params.at(names[i]), name);
+      if (std::find(values[i].begin(), values[i].end(), v) == values[i].end()) values[i].push_back(std::move(v));
+    }
+  for (auto& list : values)
+    if (std::all_of(list.begin(), list.end(), [](const Value& v) { return v.is_number(); }))
+      std::sort(list.begin(), list.end(), [](const Value& a, const Value& b) { return a.to_double() < b.to_double(); });
+  return values;
+}
+
+}  // namespace
+
 search::RecordedSpace load_recorded_space(const std::filesystem::path& path, RecordingOrigin* origin) {
   const std::string name = stem_of(path);
-  // A cache file holds "cache", T4 results "results": try the cache reader first.
+  // KTT's results are told apart by their top level ("Metadata" and "Results"); then a
+  // cache file holds "cache", T4 results "results": try the cache reader first.
+  bool is_ktt = false;
+  std::string text;
+  try {
+    text = db::detail::read_text_file(path);
+    // Parsed only when both names occur: a large cache is not parsed twice.
+    is_ktt = text.find("\"Metadata\"") != std::string::npos && text.find("\"Results\"") != std::string::npos &&
+             db::ktt::is_ktt_results(db::parse_python_json(text, path.string()));
+  } catch (const InputError&) {
+    // Unreadable, or not JSON (an open cache): the readers below say why.
+  }
+  if (is_ktt) {
+    const db::ktt::KttResults k = db::ktt::parse_ktt(text, path.string());
+    if (origin) *origin = RecordingOrigin{k.device, k.kernel_name};
+    return build(name, k.param_names, values_seen(k.param_names, k.entries, name), k.entries, "time",
+                 /*runtimes_for_benchmark=*/false);
+  }
   db::kt::T4Results r;
   try {
     const db::kt::KtCache cache = db::kt::read_cache(path);
@@ -123,25 +164,14 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path, Rec
     try {
       r = db::kt::read_t4(path);
     } catch (const InputError& as_t4) {
-      throw InputError(fmt::format("{}: neither a Kernel Tuner cache file ({}) nor T4 results ({})",
+      throw InputError(fmt::format("{}: neither a Kernel Tuner cache file ({}), T4 results ({}) nor KTT results (no "
+                                   "\"Metadata\" and \"Results\")",
                                    path.string(), as_cache.what(), as_t4.what()));
     }
   }
   if (origin) *origin = RecordingOrigin{r.metadata.device, ""};
-  // T4 has no tune_params: the values seen, numbers ascending (neighbours in the value
-  // order are neighbours for the strategies), anything else in first-seen order.
-  std::vector<ValueList> values(r.param_names.size());
-  for (const auto& e : r.entries)
-    for (std::size_t i = 0; i < r.param_names.size(); ++i) {
-      if (!e.params.contains(r.param_names[i])) continue;
-      Value v = value_of(e.params.at(r.param_names[i]), name);
-      if (std::find(values[i].begin(), values[i].end(), v) == values[i].end()) values[i].push_back(std::move(v));
-    }
-  for (auto& list : values)
-    if (std::all_of(list.begin(), list.end(), [](const Value& v) { return v.is_number(); }))
-      std::sort(list.begin(), list.end(), [](const Value& a, const Value& b) { return a.to_double() < b.to_double(); });
-  return build(name, r.param_names, std::move(values), r.entries, r.objectives.empty() ? "time" : r.objectives.front(),
-               /*runtimes_for_benchmark=*/true);
+  return build(name, r.param_names, values_seen(r.param_names, r.entries, name), r.entries,
+               r.objectives.empty() ? "time" : r.objectives.front(), /*runtimes_for_benchmark=*/true);
 }
 
 }  // namespace cutune::replay
