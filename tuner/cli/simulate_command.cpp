@@ -23,12 +23,13 @@ namespace cutune::cli {
 
 void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
   tune->add_option("--simulate", args.cache,
-                   "Replay a recorded space (Kernel Tuner cache or T4 file, .json[.gz]) instead of a GPU: "
+                   "Replay a recorded space (Kernel Tuner cache, T4 or KTT results, .json[.gz]) instead of a GPU: "
                    "each evaluation returns its recorded result and costs its recorded time (no KERNEL)");
   tune->add_option("--time-budget", args.time_budget_s,
                    "Stop proposing new configurations after S seconds: wall-clock seconds since the tuning "
                    "began on a GPU (as Kernel Tuner's time_limit); with --simulate, the recorded costs (compile + "
-                   "verify + benchmark) of the evaluations replayed (default: no limit)")
+                   "verify + benchmark) of the evaluations replayed, or their count for a recording without costs "
+                   "(default: no limit)")
       ->check(positive_seconds());
   tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file")
       ->check(directory_exists_for_output());
