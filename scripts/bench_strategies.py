@@ -143,13 +143,14 @@ def kt_run(job):
         warnings.simplefilter("ignore")
         results, _ = tune_kernel(cache["kernel_name"], "__global__ void k() {}", cache.get("problem_size") or 1, [],
                                  {k: cache["tune_params"][k] for k in keys}, restrictions=member, strategy=strategy,
-                                 strategy_options={"time_limit": time_limit, "max_fevals": max_fevals},
+                                 strategy_options={"max_fevals": max_fevals} if time_limit is None else
+                                 {"time_limit": time_limit, "max_fevals": max_fevals},
                                  cache=cache_file, simulation_mode=True, quiet=True,
                                  objective=cache.get("objective", "time") if isinstance(cache.get("objective"), str) else "time")
     trace = [",".join(str(r[k]) for k in keys) for r in results]
     unique = list(dict.fromkeys(trace))
-    cost_s = sum((recorded[k]["compile_time"] + recorded[k]["verification_time"] + recorded[k]["benchmark_time"]) / 1000
-                 for k in unique)
+    cost_s = sum(sum(recorded[k].get(f) or 0 for f in ("compile_time", "verification_time", "benchmark_time")) / 1000
+                 for k in unique)  # a cache without costs (scored in evaluations) has none of them
     # What the run spent, to check the budgets: unique evaluations (revisits are free in Kernel
     # Tuner and dropped by cutune score), their recorded cost, the real time the run took.
     return trace, {"seed": seed, "evaluations": len(trace), "unique": len(unique), "simulated_s": round(cost_s, 1),
@@ -197,8 +198,15 @@ def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
 
     pool = ProcessPoolExecutor(max_workers=args.jobs, initializer=kt_init,
                                initargs=([str(f) for f in plain.values()], args.kt_clock))
-    futures = {pool.submit(kt_run, (str(plain[sp["name"]]), st, seed, sp["time_budget_s"], sp["evaluation_budget"])):
-               (sp, st) for sp, st, seed in jobs}
+    def budgets(sp):
+        """(time_limit, max_fevals) for Kernel Tuner. A space without recorded costs is scored in
+        evaluations ("cost_unit"): its time budget is an evaluation count, cutune's runs stop after
+        that many, so Kernel Tuner gets it as max_fevals and no time limit."""
+        if sp.get("cost_unit") == "evaluations":
+            return None, int(round(sp["time_budget_s"]))
+        return sp["time_budget_s"], sp["evaluation_budget"]
+
+    futures = {pool.submit(kt_run, (str(plain[sp["name"]]), st, seed, *budgets(sp))): (sp, st) for sp, st, seed in jobs}
     finished, saved = 0, time.time()
     try:
         for f in as_completed(futures, timeout=args.kt_deadline):

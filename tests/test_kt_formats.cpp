@@ -1,6 +1,6 @@
 // Kernel Tuner's formats: cache files of every generation (read), Kernel Tuner's own line
-// layout (written, byte for byte, resumable after a crash), T4 results 1.0.0 and 1.1.0, and
-// the Python text forms they depend on (float repr, str(), json.dumps).
+// layout (written, byte for byte, resumable after a crash), T4 results 1.0.0 and 1.1.0, KTT's
+// results (read), and the Python text forms they depend on (float repr, str(), json.dumps).
 //
 // Some checks call python3 (the reference for json.dumps layout and for Kernel Tuner's
 // cache repair) and python3's jsonschema (schema validation); without them those checks
@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "cutune/formats/kt_cache.hpp"
+#include "cutune/formats/kt_interop.hpp"
+#include "cutune/formats/ktt.hpp"
 #include "cutune/formats/python_json.hpp"
 #include "cutune/formats/python_repr.hpp"
 #include "cutune/formats/t4.hpp"
@@ -1247,4 +1249,95 @@ TEST_CASE("real T4 files read into the cache's entry model", "[kt_formats]") {
     CHECK(t4.entries[0].time_ms == 2.0);
     CHECK(t4.entries[0].key == "1");
   }
+}
+
+TEST_CASE("KTT results read into the cache's entry model", "[kt_formats]") {
+  const fs::path file = cutune::testing::test_data_dir() / "ktt" / "vector_add_results.json";
+  const auto k = cutune::db::ktt::read_ktt(file);
+  CHECK(k.device == "NVIDIA RTX 500 Ada Generation Laptop GPU");
+  CHECK(k.ktt_version == "2.2.0");
+  CHECK(k.kernel_name == "vectorAddition_kernel");
+  CHECK(k.param_names == std::vector<std::string>{"block_size", "unroll"});
+  // 9 results, "64,2" twice: the first run is kept.
+  REQUIRE(k.entries.size() == 8);
+  std::map<std::string, const KtEntry*> by_key;
+  for (const auto& e : k.entries) by_key[e.key] = &e;
+  REQUIRE(by_key.count("64,2"));
+  const KtEntry& best = *by_key["64,2"];
+  CHECK(best.status == Status::Ok);
+  CHECK(best.time_ms == Approx(0.06475));  // 64.75 us
+  CHECK(best.params["block_size"] == 64);
+  CHECK(best.params["unroll"] == 2);
+  // Costs in ms from the overheads: compile, validation, kernel + data movement + profiling.
+  const KtEntry& first = k.entries[0];
+  CHECK(first.key == "32,1");
+  CHECK(*first.compile_time_ms == Approx(9.26511));
+  CHECK(*first.verification_time_ms == Approx(10.29098));
+  CHECK(*first.benchmark_time_ms == Approx((120.5 + 51218.207) / 1e3));
+  CHECK(*first.strategy_time_ms == Approx(0.013119));
+  CHECK(by_key["128,1"]->status == Status::Correctness);
+  CHECK(std::isnan(by_key["128,1"]->time_ms));
+  CHECK(by_key["256,1"]->status == Status::Compile);
+  CHECK(*by_key["256,1"]->compile_time_ms == Approx(15.0));
+  // The import path reads it too (it names device and kernel, not the problem size).
+  const ResultsFile rf = read_results_file(file);
+  CHECK(rf.format == "KTT 2.2.0 results");
+  CHECK(rf.kernel_name == "vectorAddition_kernel");
+  CHECK(rf.entries.size() == 8);
+  CHECK(rf.problem_size.is_null());
+}
+
+TEST_CASE("KTT results: older layouts, units, files without overheads", "[kt_formats]") {
+  // Before ValueType KTT wrote "IsDouble"; before the per-part overheads only TotalOverhead.
+  const std::string old = R"({"Metadata": {"ComputeApi": "CUDA", "Device": "GPU", "KttVersion": "2.0.0",
+    "Platform": "NVIDIA CUDA", "TimeUnit": "Nanoseconds"},
+    "Results": [{"KernelName": "k", "Status": "Ok", "TotalDuration": 250000.0, "TotalOverhead": 3000000.0,
+                 "ExtraDuration": 0.0, "ExtraOverhead": 0.0,
+                 "Configuration": [{"Name": "a", "IsDouble": false, "Value": 4}, {"Name": "f", "IsDouble": true, "Value": 0.5}],
+                 "ComputationResults": [{"KernelFunction": "k", "Duration": 250000.0, "Overhead": 3000000.0}]},
+                {"KernelName": "k", "Status": "ComputationFailed", "TotalDuration": 1.8446744073709552e19,
+                 "TotalOverhead": 1000000.0, "ExtraDuration": 0.0, "ExtraOverhead": 0.0,
+                 "Configuration": [{"Name": "a", "IsDouble": false, "Value": 8}, {"Name": "f", "IsDouble": true, "Value": 0.5}],
+                 "ComputationResults": []}]})";
+  const auto k = cutune::db::ktt::parse_ktt(old, "old.json");
+  REQUIRE(k.entries.size() == 2);
+  CHECK(k.entries[0].key == "4,0.5");
+  CHECK(k.entries[0].time_ms == Approx(0.25));
+  CHECK(*k.entries[0].compile_time_ms == Approx(3.0));  // TotalOverhead stands in
+  CHECK(k.entries[1].status == Status::Runtime);
+  CHECK(!k.entries[1].benchmark_time_ms);  // InvalidDuration: never measured
+  // No overhead above 0: no costs at all (the file is then scored in evaluations).
+  const std::string bare = R"({"Metadata": {"TimeUnit": "Milliseconds"},
+    "Results": [{"KernelName": "k", "Status": "Ok", "TotalDuration": 1.5, "TotalOverhead": 0.0,
+                 "Configuration": [{"Name": "a", "ValueType": "Int", "Value": 1}], "ComputationResults": []}]})";
+  const auto b = cutune::db::ktt::parse_ktt(bare, "bare.json");
+  REQUIRE(b.entries.size() == 1);
+  CHECK(b.entries[0].time_ms == 1.5);
+  CHECK(!b.entries[0].compile_time_ms);
+  CHECK(!b.entries[0].benchmark_time_ms);
+  CHECK(!b.entries[0].verification_time_ms);
+}
+
+TEST_CASE("bad KTT results: one-line InputError naming the file and the field", "[kt_formats]") {
+  const fs::path broken = cutune::testing::test_data_dir() / "ktt" / "broken_results.json";
+  check_one_line(input_error([&] { cutune::db::ktt::read_ktt(broken); }), broken.string(), "Results[2].TotalDuration");
+  check_one_line(input_error([&] { read_results_file(broken); }), broken.string(), "Results[2].TotalDuration");
+  auto bad = [](const std::string& results, const std::string& unit = "Microseconds") {
+    return input_error([&] {
+      cutune::db::ktt::parse_ktt(R"({"Metadata": {"TimeUnit": ")" + unit + R"("}, "Results": )" + results + "}", "x.json");
+    });
+  };
+  const std::string pair = R"([{"Name": "a", "ValueType": "Int", "Value": 1}])";
+  check_one_line(bad("[]", "Fortnights"), "x.json", "Metadata.TimeUnit");
+  check_one_line(bad("{}"), "x.json", "Results");
+  check_one_line(bad(R"([{"KernelName": "k", "Status": "Broken", "TotalDuration": 1, "Configuration": )" + pair + "}]"),
+                 "x.json", "Results[0].Status");
+  check_one_line(bad(R"([{"KernelName": "k", "Status": "Ok", "TotalDuration": "1", "Configuration": )" + pair + "}]"),
+                 "x.json", "Results[0].TotalDuration");
+  check_one_line(bad(R"([{"KernelName": "k", "Status": "Ok", "TotalDuration": 1,
+                          "Configuration": [{"Name": "a", "ValueType": "Int", "Value": 1.5}]}])"),
+                 "x.json", "Results[0].Configuration[0].Value");
+  check_one_line(bad(R"([{"Status": "Ok", "TotalDuration": 1, "Configuration": )" + pair + "}]"), "x.json",
+                 "Results[0].KernelName");
+  check_one_line(input_error([] { cutune::db::ktt::parse_ktt(R"({"Results": []})", "y.json"); }), "y.json", "Metadata");
 }

@@ -5,10 +5,13 @@
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -140,7 +143,113 @@ TEST_CASE("scoring: F(p) and B(t) on 9 configurations by hand", "[scoring]") {
 
 TEST_CASE("scoring: a space with nothing to score is an InputError", "[scoring]") {
   CHECK_THROWS_AS(SpaceScoring(line_space({2, 2, 2}, {1, 1, 1})), InputError);
-  CHECK_THROWS_AS(SpaceScoring(line_space({1, 2}, {0, 0})), InputError);
+  CHECK_THROWS_AS(SpaceScoring(line_space({1}, {0})), InputError);
+}
+
+TEST_CASE("scoring: a space without recorded costs is scored in evaluations", "[scoring]") {
+  // The 9 configurations of the case above without costs: every evaluation costs 1, so the
+  // window and the baseline are those of the 1 s costs, counted in evaluations.
+  const RecordedSpace space = line_space({9, 8, 7, 6, 5, 4, 3, 2, 1}, std::vector<double>(9, 0.0));
+  CHECK(space.cost_unit() == CostUnit::Evaluations);
+  for (const auto& e : space.entries()) CHECK(e.result.cost_s == 1.0);
+  SpaceScoring s(space);
+  CHECK(s.unit() == CostUnit::Evaluations);
+  CHECK(s.median_cost_s() == 1.0);
+  CHECK(s.mean_cost_s() == 1.0);
+  CHECK(s.time_to(0.96) == static_cast<double>(s.fevals_to(0.96)));  // T(p) = F(p) evaluations
+  CHECK(s.window_start_s() == 1.0);
+  CHECK(s.window_end_s() == 4.0);
+  CHECK(s.baseline(2.0) == 2.0);  // M(t) = t
+  CHECK(s.expected_evaluations() == 4);
+  // A simulated run's budget is then an evaluation count: 4 evaluations, whatever they are
+  // (asked one at a time: a batch asked before the budget ran out is evaluated in full).
+  auto strategy = make_strategy(space.space(), StrategyOptions{"random", 3, std::nullopt});
+  SimulationOptions sim;
+  sim.batch = 1;
+  sim.session.max_time_s = s.window_end_s();
+  const auto run = simulate(space, *strategy, sim);
+  CHECK(run.trace.size() == 4);
+  CHECK(run.trace.back().elapsed_s == 4.0);
+  // Costs of NaN count as absent too.
+  CHECK(line_space({2, 1}, {std::nan(""), 0.0}).cost_unit() == CostUnit::Evaluations);
+}
+
+TEST_CASE("scoring: mixed recorded and absent costs", "[scoring]") {
+  // Most valid configurations have a cost: seconds, the gaps get their kind's median (valid
+  // 2 s: the median of 1, 2, 3); a space where most have none is scored in evaluations.
+  const RecordedSpace some = line_space({5, 4, 3, 2, 1}, {1, 0, 2, 3, 0});
+  CHECK(some.cost_unit() == CostUnit::Seconds);
+  CHECK(some.imputed_costs() == 2);
+  CHECK(some.entries()[1].result.cost_s == 2.0);
+  CHECK(some.entries()[4].result.cost_s == 2.0);
+  CHECK(some.entries()[0].result.cost_s == 1.0);  // recorded costs stay
+  const RecordedSpace few = line_space({5, 4, 3, 2, 1}, {1, 0, 0, 3, 0});
+  CHECK(few.cost_unit() == CostUnit::Evaluations);
+  for (const auto& e : few.entries()) CHECK(e.result.cost_s == 1.0);
+  // A failure without a cost gets the failures' median, or all entries' when no failure has one.
+  std::vector<RecordedSpace::Entry> e;
+  for (std::uint32_t x = 0; x < 4; ++x)
+    e.push_back({cfg(x), RecordedResult{Observation{x < 3, 4.0 - x}, x < 3 ? 1.0 + x : 0.0}});
+  const RecordedSpace failing("f", {Parameter{"x", {0, 1, 2, 3}, 0}}, e);
+  CHECK(failing.cost_unit() == CostUnit::Seconds);
+  CHECK(failing.entries()[3].result.cost_s == 2.0);
+}
+
+TEST_CASE("scoring: the failure-aware baseline by hand", "[scoring]") {
+  // 4 valid (objective 1..4: w = [4 3 2 1]) and 4 failed configurations, every cost 1 s
+  // (tau = 1, M = t). E[X] = N - (N_all - M) / (M + 1) + P0 (F - M) / (M + 1):
+  //   M = 1: P0 = 4/8, 4 - 7/2 + 0.5 x 3/2 = 1.25 -> w[1] = 3 (methodology: round(5/2) = 2 -> 2)
+  //   M = 2: P0 = 4/8 x 3/7 = 3/14, 4 - 2 + 3/14 x 2/3 = 2.14 -> w[2] = 2 (methodology: 1)
+  //   M = 4: P0 = 1/70, 4 - 4/5 + 0 = 3.2 -> w[3] = 1.
+  // (M = 1 by enumeration: the draw is a failure (X = 0) half the time, else X = 1..4: 10/8.)
+  std::vector<RecordedSpace::Entry> e;
+  ValueList values;
+  for (std::uint32_t x = 0; x < 8; ++x) {
+    values.emplace_back(static_cast<int>(x));
+    e.push_back({cfg(x), RecordedResult{Observation{x % 2 == 0, 4.0 - x / 2}, 1.0}});
+  }
+  const RecordedSpace space("half", {Parameter{"x", values, 0}}, e);
+  SpaceScoring s(space);
+  CHECK(s.configurations() == 8);
+  CHECK(s.size() == 4);
+  CHECK(s.baseline_failure_aware(1.0) == 3.0);
+  CHECK(s.baseline(1.0) == 2.0);
+  CHECK(s.baseline_failure_aware(2.0) == 2.0);
+  CHECK(s.baseline(2.0) == 1.0);
+  CHECK(s.baseline_failure_aware(4.0) == 1.0);
+  CHECK(s.baseline_failure_aware(100.0) == 1.0);  // M is at most N_all
+  // Without failures it is the methodology's baseline.
+  const SpaceScoring clean(line_space({9, 8, 7, 6, 5, 4, 3, 2, 1}, std::vector<double>(9, 1.0)));
+  for (double t : {0.1, 1.0, 2.0, 2.5, 3.0, 4.0, 7.0, 20.0}) CHECK(clean.baseline_failure_aware(t) == clean.baseline(t));
+}
+
+TEST_CASE("scoring: random search scores about 0 on the failure-aware baseline with 25% failures", "[scoring]") {
+  // 3000 valid configurations (objective 1..3000 in a shuffled order) and 1000 failures, every
+  // cost 1 s. The methodology's baseline draws only valid ones, so sampled random search,
+  // a quarter of whose draws fail, falls short of it; the failure-aware one is its expectation.
+  std::vector<RecordedSpace::Entry> e;
+  ValueList values;
+  std::vector<double> objective(3000);
+  for (std::size_t i = 0; i < objective.size(); ++i) objective[i] = static_cast<double>((i * 1117) % 3000 + 1);
+  std::size_t next = 0;
+  for (std::uint32_t x = 0; x < 4000; ++x) {
+    values.emplace_back(static_cast<int>(x));
+    const bool valid = x % 4 != 1;
+    e.push_back({cfg(x), RecordedResult{Observation{valid, valid ? objective[next++] : 0.0}, 1.0}});
+  }
+  std::vector<RecordedSpace> spaces;
+  spaces.emplace_back("failing", std::vector<Parameter>{Parameter{"x", values, 0}}, e);
+  ComparisonOptions o;
+  o.strategies = {"random"};
+  o.repeats = 300;  // at 150 the repeats' own scatter is about 0.04 (0.002 here at 300)
+  o.scoring.points = 200;
+  const ScoreTable t = compare_strategies(spaces, o);
+  REQUIRE(t.rows.size() == 1);
+  INFO("methodology " << t.rows[0].overall << ", failure-aware " << t.rows[0].overall_failure_aware);
+  CHECK(std::abs(t.rows[0].overall_failure_aware) < 0.05);
+  CHECK(t.rows[0].overall < -0.2);  // -0.34
+  CHECK(t.rows[0].per_space_failure_aware[0] == t.rows[0].overall_failure_aware);
+  CHECK(format_score_table(t).find("failure-aware") != std::string::npos);
 }
 
 TEST_CASE("scoring: recorded spaces from Kernel Tuner's files", "[scoring]") {
@@ -277,5 +386,111 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
                                  (dir / "kt.json").string()), dir);
   CHECK(h.status == 2);
   CHECK(h.err.find("sequential") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("scoring: cutune score and tune --simulate on a cache with times only", "[scoring]") {
+  // A Kernel Tuner cache as a script without cost fields leaves it: one "time" per
+  // configuration, no compile/verification/benchmark time; one configuration failed.
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_scoring_evals_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const auto cache = dir / "times_only.json";
+  {
+    std::ofstream f(cache);
+    f << R"({"device_name": "NVIDIA A100-PCIE-40GB", "kernel_name": "k", "problem_size": 1024,
+"tune_params_keys": ["bx", "u"], "tune_params": {"bx": [32, 64, 128, 256], "u": [1, 2, 4]}, "objective": "time",
+"cache": {)";
+    bool first = true;
+    for (int bx : {32, 64, 128, 256})
+      for (int u : {1, 2, 4}) {
+        f << (first ? "" : ",") << fmt::format("\n\"{},{}\": {{\"bx\": {}, \"u\": {}, ", bx, u, bx, u);
+        if (bx == 256 && u == 4) f << R"("__error__": "RuntimeFailedConfig"})";
+        else f << fmt::format(R"("time": {}, "times": [{}]}})", 1.0 + std::abs(bx - 128) / 32.0 + u * 0.1,
+                              1.0 + std::abs(bx - 128) / 32.0 + u * 0.1);
+        first = false;
+      }
+    f << "\n}}\n";
+  }
+  const RecordedSpace space = replay::load_recorded_space(cache);
+  CHECK(space.cost_unit() == CostUnit::Evaluations);
+  {
+    std::ofstream t(dir / "kt.json");  // another tool's run on it
+    t << R"({"traces": [{"space": "times_only", "strategy": "kt:x", "runs": [["32,1", "128,1", "256,4"]]}]})";
+  }
+  Cli a = run_cutune(fmt::format("score --spaces '{}' --strategies random,greedy_ils --repeats 5 --traces '{}' --json '{}'",
+                                 cache.string(), (dir / "kt.json").string(), (dir / "s.json").string()),
+                     dir);
+  INFO(a.out << a.err);
+  REQUIRE(a.status == 0);
+  CHECK(a.out.find("scored in evaluations") != std::string::npos);
+  CHECK(a.out.find("kt:x") != std::string::npos);
+  std::ifstream in(dir / "s.json");
+  const auto j = nlohmann::json::parse(in);
+  const auto& sp = j["spaces"][0];
+  CHECK(sp["cost_unit"] == "evaluations");
+  CHECK(sp["median_cost_s"] == 1.0);
+  // The time budget is an evaluation count: the window's end in evaluations.
+  const double budget = sp["time_budget_s"].get<double>();
+  CHECK(budget == std::round(budget));
+  CHECK(budget >= 2);
+  CHECK(j["strategies"][0].contains("score_failure_aware"));
+  CHECK(j["strategies"][0]["per_space_failure_aware"].contains("times_only"));
+  Cli b = run_cutune(fmt::format("tune --simulate '{}' --strategy random --seed 1 --time-budget 5", cache.string()), dir);
+  INFO(b.out << b.err);
+  CHECK(b.status == 0);
+  CHECK(b.out.find("counted in evaluations") != std::string::npos);
+  CHECK(b.out.find("evaluations simulated") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("scoring: KTT's results as a recorded space, on the command line too", "[scoring]") {
+  const auto file = std::filesystem::path(CUTUNE_TEST_DATA_DIR) / "ktt" / "vector_add_results.json";
+  replay::RecordingOrigin origin;
+  const RecordedSpace space = replay::load_recorded_space(file, &origin);
+  CHECK(space.name() == "vector_add_results");
+  CHECK(origin.kernel_name == "vectorAddition_kernel");
+  CHECK(origin.device_name == "NVIDIA RTX 500 Ada Generation Laptop GPU");
+  REQUIRE(space.entries().size() == 8);
+  CHECK(space.space().parameters()[0].values == ValueList{32, 64, 128, 256});
+  std::size_t failed = 0;
+  for (const auto& e : space.entries()) failed += e.result.observation.valid ? 0 : 1;
+  CHECK(failed == 2);
+  // The costs are KTT's overheads (seconds): 32,1 took 9.265 ms to compile, 10.291 ms to
+  // validate and 51.339 ms to move data and run.
+  CHECK(space.cost_unit() == CostUnit::Seconds);
+  CHECK(space.entries()[0].result.cost_s == Approx((9265.11 + 10290.98 + 51218.207 + 120.5) / 1e6));
+  const SpaceScoring s(space);
+  CHECK(s.optimum() == Approx(0.06475));
+  CHECK(s.configurations() == 8);
+  CHECK(s.size() == 6);
+
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_scoring_ktt_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  Cli a = run_cutune(fmt::format("score --spaces '{}' --strategies random,greedy_ils --repeats 5 --json '{}'",
+                                 file.string(), (dir / "s.json").string()),
+                     dir);
+  INFO(a.out << a.err);
+  CHECK(a.status == 0);
+  CHECK(a.out.find("vector_add_results") != std::string::npos);
+  // import shares the reader: the problem size is the one thing KTT's file does not name.
+  const std::string db = (dir / "ktt.db").string();
+  Cli b = run_cutune(fmt::format("import '{}' --db '{}'", file.string(), db), dir);
+  CHECK(b.status == 2);
+  CHECK(b.err.find("problem size") != std::string::npos);
+  Cli c = run_cutune(fmt::format("import '{}' --db '{}' --problem n=32768", file.string(), db), dir);
+  INFO(c.out << c.err);
+  CHECK(c.status == 0);
+  CHECK(c.out.find("8 configurations, 8 stored now (2 failed)") != std::string::npos);
+  // A broken file: one line naming the file and the field, exit 2, for score and import.
+  const auto broken = std::filesystem::path(CUTUNE_TEST_DATA_DIR) / "ktt" / "broken_results.json";
+  for (const std::string cmd : {fmt::format("score --spaces '{}'", broken.string()),
+                                fmt::format("import '{}' --db '{}' --problem n=1", broken.string(), db)}) {
+    Cli d = run_cutune(cmd, dir);
+    INFO(cmd << ": " << d.err);
+    CHECK(d.status == 2);
+    CHECK(d.err.find(broken.string()) != std::string::npos);
+    CHECK(d.err.find("Results[2].TotalDuration") != std::string::npos);
+    CHECK(std::count(d.err.begin(), d.err.end(), '\n') == 1);
+  }
   std::filesystem::remove_all(dir);
 }

@@ -71,7 +71,8 @@ std::vector<BestPoint> best_so_far(const TargetView& t, const RunView& r) {
 
 /// The calculated random-search expectation over the target's stored configurations
 /// (search::SpaceScoring's baseline B(t) of the FGCS 2024 methodology); none when the
-/// stored set cannot define one (fewer than two distinct valid values, or no costs).
+/// stored set cannot define one (fewer than two distinct valid values); in evaluations when
+/// no costs were stored.
 std::optional<search::SpaceScoring> random_baseline(const TargetView& t, std::string& why_not) {
   // The scoring reads only each entry's result and cost: one parameter numbering the stored
   // configurations is enough of a space for it.
@@ -125,7 +126,9 @@ std::string best_so_far_charts(const TargetView& t, json& data) {
       rs_evals.emplace_back(static_cast<double>(m), v);
       ys.push_back(v);
     }
-    const int steps = 200;
+    // Stored configurations without costs (imports of files that record none) are scored in
+    // evaluations: their expectation has no time axis, only the chart against evaluations.
+    const int steps = baseline->unit() == search::CostUnit::Seconds ? 200 : -1;
     for (int k = 0; k <= steps; ++k) {
       const double s = max_s * k / steps;
       rs_time.emplace_back(s, baseline->baseline(s));
@@ -135,6 +138,7 @@ std::string best_so_far_charts(const TargetView& t, json& data) {
     data["random_search"] = {{"stored_configurations", t.evaluations.size()},
                              {"valid", baseline->size()},
                              {"mean_cost_s", tau},
+                             {"cost_unit", search::cost_unit_name(baseline->unit())},
                              {"optimum_ms", baseline->optimum()},
                              {"by_evaluations", rs}};
   } else {
@@ -145,8 +149,12 @@ std::string best_so_far_charts(const TargetView& t, json& data) {
   const auto [y0, y1] = svg::domain(ys, log_y);
   const std::string y_label = "best median so far (ms)";
   const std::string sub = baseline ? fmt::format("dashed: random search, expected best of M uniform draws from the {} stored "
-                                                 "configurations, M = t / {} s mean cost",
-                                                 t.evaluations.size(), svg::number(baseline->mean_cost_s(), 3))
+                                                 "configurations, {}",
+                                                 t.evaluations.size(),
+                                                 baseline->unit() == search::CostUnit::Seconds
+                                                     ? fmt::format("M = t / {} s mean cost",
+                                                                   svg::number(baseline->mean_cost_s(), 3))
+                                                     : std::string("M = evaluations (no recorded costs)"))
                                    : "no random-search expectation: " + why_not;
   Chart by_time(kWide, kTall, "Best so far against wall time", "time since the run's start (s)", y_label);
   Chart by_evals(kWide, kTall, "Best so far against evaluations", "evaluations (configurations measured)", y_label);
@@ -173,7 +181,7 @@ std::string best_so_far_charts(const TargetView& t, json& data) {
     by_evals.add(std::move(b));
   }
   if (baseline) {
-    by_time.add({"random search (expected)", "#555", rs_time, Series::Kind::Dashed});
+    if (!rs_time.empty()) by_time.add({"random search (expected)", "#555", rs_time, Series::Kind::Dashed});
     by_evals.add({"random search (expected)", "#555", rs_evals, Series::Kind::Dashed});
   }
   return figure(by_time.render(), "best-time",

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "cutune/model/errors.hpp"
 
@@ -45,7 +46,8 @@ double median_of(std::vector<double> values) {
 }
 
 SpaceScoring::SpaceScoring(const RecordedSpace& space, ScoringOptions options)
-    : name_(space.name()), method_(options.curve), workers_(options.workers) {
+    : name_(space.name()), method_(options.curve), workers_(options.workers), n_all_(space.entries().size()),
+      unit_(space.cost_unit()) {
   if (workers_ == 0) throw InputError("scoring: at least one evaluator (worker) is needed");
   std::vector<double> costs;
   for (const auto& e : space.entries()) {
@@ -59,9 +61,9 @@ SpaceScoring::SpaceScoring(const RecordedSpace& space, ScoringOptions options)
   median_ = median_of(v_);
   median_cost_s_ = median_of(costs);
   mean_cost_s_ = std::accumulate(costs.begin(), costs.end(), 0.0) / static_cast<double>(costs.size());
+  // RecordedSpace gives every entry a cost above 0 (1 in a space without recorded costs).
   if (!(median_cost_s_ > 0) || !(mean_cost_s_ > 0))
-    throw InputError(fmt::format("{}: the recorded costs (compile + benchmark + verification time) are zero",
-                                 name_));
+    throw std::logic_error(fmt::format("{}: a recorded space with costs of 0", name_));
 
   std::uint64_t f_start = fevals_to(options.p_start), f_end = fevals_to(options.p_end);
   if (f_end < f_start + 2) {
@@ -80,6 +82,8 @@ SpaceScoring::SpaceScoring(const RecordedSpace& space, ScoringOptions options)
   for (std::size_t k = 0; k < n; ++k)  // numpy.linspace
     times_[k] = t0 + (t1 - t0) * static_cast<double>(k) / static_cast<double>(n - 1);
   times_.back() = t1;
+  baseline_fa_.reserve(times_.size());
+  for (double t : times_) baseline_fa_.push_back(baseline_failure_aware(t));
 }
 
 std::uint64_t SpaceScoring::fevals_to(double p) const {
@@ -102,6 +106,19 @@ double SpaceScoring::baseline(double t) const {
   const double n = static_cast<double>(v_.size());
   const double m = std::max(1.0, round_half_even(static_cast<double>(workers_) * t / mean_cost_s_));
   const double index = std::min(n - 1, round_half_even(m * (n + 1) / (m + 1)));
+  return v_[v_.size() - 1 - static_cast<std::size_t>(index)];  // w[index]
+}
+
+double SpaceScoring::baseline_failure_aware(double t) const {
+  // The derivation is in the header. Doubles throughout: N_all may be large, and P0 only
+  // shrinks (it stops at the first factor that makes it 0 or negligible).
+  const double n = static_cast<double>(v_.size()), n_all = static_cast<double>(n_all_), f = n_all - n;
+  const double m =
+      std::min(n_all, std::max(1.0, round_half_even(static_cast<double>(workers_) * t / mean_cost_s_)));
+  double p0 = m > f ? 0.0 : 1.0;
+  for (double i = 0; i < m && p0 > 1e-300; ++i) p0 *= (f - i) / (n_all - i);
+  const double expected = n - (n_all - m) / (m + 1) + p0 * (f - m) / (m + 1);
+  const double index = std::clamp(round_half_even(expected), 0.0, n - 1);
   return v_[v_.size() - 1 - static_cast<std::size_t>(index)];  // w[index]
 }
 
@@ -214,9 +231,26 @@ std::vector<double> SpaceScoring::performance(const std::vector<double>& curve) 
   return p;
 }
 
+std::vector<double> SpaceScoring::performance_failure_aware(const std::vector<double>& curve) const {
+  std::vector<double> p(curve.size());
+  for (std::size_t k = 0; k < curve.size(); ++k) {
+    const double b = baseline_fa_[k];
+    if (b == optimum()) p[k] = curve[k] == optimum() ? 1.0 : 0.0;
+    else p[k] = (curve[k] - b) / (optimum() - b);
+  }
+  return p;
+}
+
 double SpaceScoring::score(const std::vector<std::vector<TraceEntry>>& runs) const {
-  const auto p = performance(strategy_curve(runs));
-  return std::accumulate(p.begin(), p.end(), 0.0) / static_cast<double>(p.size());
+  return scores(runs).methodology;
+}
+
+Scores SpaceScoring::scores(const std::vector<std::vector<TraceEntry>>& runs) const {
+  const auto curve = strategy_curve(runs);
+  const auto mean = [](const std::vector<double>& p) {
+    return std::accumulate(p.begin(), p.end(), 0.0) / static_cast<double>(p.size());
+  };
+  return Scores{mean(performance(curve)), mean(performance_failure_aware(curve))};
 }
 
 }  // namespace cutune::search

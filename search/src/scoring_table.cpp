@@ -40,6 +40,7 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
   for (const auto& s : spaces) {
     scorings.emplace_back(s, options.scoring);
     table.spaces.push_back(s.name());
+    table.units.push_back(s.cost_unit());
     table.time_budget_s.push_back(scorings.back().window_end_s());
     table.evaluation_budget.push_back(planning_budget(scorings.back()));
   }
@@ -85,12 +86,17 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
       else sum += s;
     }
     row.overall = complete ? sum / static_cast<double>(nsp) : std::nan("");
+    double sum_fa = 0.0;
+    for (double s : row.per_space_failure_aware) sum_fa += s;
+    row.overall_failure_aware = complete ? sum_fa / static_cast<double>(nsp) : std::nan("");
     table.rows.push_back(std::move(row));
   };
   for (std::size_t st = 0; st < ns; ++st) {
-    ScoreRow row{options.strategies[st], "cutune", {}, {}, 0.0};
+    ScoreRow row{options.strategies[st], "cutune", {}, {}, 0.0, {}, 0.0};
     for (std::size_t sp = 0; sp < nsp; ++sp) {
-      row.per_space.push_back(scorings[sp].score(runs[st][sp]));
+      const Scores s = scorings[sp].scores(runs[st][sp]);
+      row.per_space.push_back(s.methodology);
+      row.per_space_failure_aware.push_back(s.failure_aware);
       row.runs.push_back(options.repeats);
     }
     finish(std::move(row));
@@ -103,13 +109,16 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
     if (std::find(names.begin(), names.end(), e.strategy) == names.end()) names.push_back(e.strategy);
   }
   for (const auto& name : names) {
-    ScoreRow row{name, "trace", std::vector<double>(nsp, std::nan("")), std::vector<std::size_t>(nsp, 0), 0.0};
+    ScoreRow row{name, "trace", std::vector<double>(nsp, std::nan("")), std::vector<std::size_t>(nsp, 0), 0.0,
+                 std::vector<double>(nsp, std::nan("")), 0.0};
     for (std::size_t sp = 0; sp < nsp; ++sp) {
       std::vector<std::vector<TraceEntry>> pooled;
       for (const auto& e : external)
         if (e.strategy == name && e.space == table.spaces[sp]) pooled.insert(pooled.end(), e.runs.begin(), e.runs.end());
       if (pooled.empty()) continue;
-      row.per_space[sp] = scorings[sp].score(pooled);
+      const Scores s = scorings[sp].scores(pooled);
+      row.per_space[sp] = s.methodology;
+      row.per_space_failure_aware[sp] = s.failure_aware;
       row.runs[sp] = pooled.size();
     }
     finish(std::move(row));
@@ -124,17 +133,32 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
 std::string format_score_table(const ScoreTable& table) {
   std::size_t name_width = 8;
   for (const auto& r : table.rows) name_width = std::max(name_width, r.strategy.size());
-  std::string out = fmt::format("{} evaluator{} at once\n", table.workers, table.workers == 1 ? "" : "s");
-  out += fmt::format("{:<{}}", "strategy", name_width);
-  for (const auto& s : table.spaces) out += fmt::format("  {:>{}}", s, std::max<std::size_t>(s.size(), 7));
-  out += "  overall\n";
   auto cell = [](double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.3f}", v); };
-  for (const auto& r : table.rows) {
-    out += fmt::format("{:<{}}", r.strategy, name_width);
-    for (std::size_t i = 0; i < table.spaces.size(); ++i)
-      out += fmt::format("  {:>{}}", cell(r.per_space[i]), std::max<std::size_t>(table.spaces[i].size(), 7));
-    out += fmt::format("  {:>7}\n", cell(r.overall));
-  }
+  auto block = [&](bool failure_aware) {
+    std::string out = fmt::format("{:<{}}", "strategy", name_width);
+    for (const auto& s : table.spaces) out += fmt::format("  {:>{}}", s, std::max<std::size_t>(s.size(), 7));
+    out += "  overall\n";
+    for (const auto& r : table.rows) {
+      const auto& per = failure_aware ? r.per_space_failure_aware : r.per_space;
+      out += fmt::format("{:<{}}", r.strategy, name_width);
+      for (std::size_t i = 0; i < table.spaces.size(); ++i)
+        out += fmt::format("  {:>{}}", cell(per[i]), std::max<std::size_t>(table.spaces[i].size(), 7));
+      out += fmt::format("  {:>7}\n", cell(failure_aware ? r.overall_failure_aware : r.overall));
+    }
+    return out;
+  };
+  std::string out = fmt::format("{} evaluator{} at once\n", table.workers, table.workers == 1 ? "" : "s");
+  out += block(false);
+  out += "\nagainst the failure-aware random baseline (random search over every recorded configuration, "
+         "failures included):\n";
+  out += block(true);
+  std::vector<std::string> in_evaluations;
+  for (std::size_t i = 0; i < table.spaces.size(); ++i)
+    if (i < table.units.size() && table.units[i] == CostUnit::Evaluations) in_evaluations.push_back(table.spaces[i]);
+  if (!in_evaluations.empty())
+    out += fmt::format("scored in evaluations (no recorded costs: every evaluation costs 1, the window and time "
+                       "budget are evaluation counts): {}\n",
+                       fmt::join(in_evaluations, ", "));
   return out;
 }
 

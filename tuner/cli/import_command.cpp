@@ -1,4 +1,4 @@
-// cutune import FILE: a Kernel Tuner cache or T4 results file into the store.
+// cutune import FILE: a Kernel Tuner cache, T4 or KTT results file into the store.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -139,9 +139,9 @@ std::vector<db::Measurement> measurements_of(const ImportArgs& a, const db::kt::
 }  // namespace
 
 CLI::App* add_import(CLI::App& app, ImportArgs& a) {
-  auto* cmd = app.add_subcommand("import", "Import a Kernel Tuner cache (.json, .json.gz) or T4 results file "
-                                           "into the database");
-  cmd->add_option("FILE", a.file, "Cache or T4 file")->required();
+  auto* cmd = app.add_subcommand("import", "Import a Kernel Tuner cache (.json, .json.gz), T4 or KTT results "
+                                           "file into the database");
+  cmd->add_option("FILE", a.file, "Cache, T4 or KTT results file")->required();
   cmd->add_option("--db", a.db, "SQLite database (default as for tune)")->check(directory_exists_for_output());
   cmd->add_option("--kernel", a.kernel, "Check every configuration against this kernel's space (built-in "
                                         "template or T1 .json) and store under it (default: store under the "

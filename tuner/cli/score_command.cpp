@@ -84,7 +84,8 @@ std::vector<search::ExternalRuns> read_traces(const std::string& file,
 CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
   auto* score = app.add_subcommand(
       "score", "Compare search strategies on recorded spaces (FGCS 2024 methodology; simulated, no GPU)");
-  score->add_option("--spaces", a.spaces, "Recorded spaces: Kernel Tuner cache or T4 files (.json[.gz])")
+  score->add_option("--spaces", a.spaces, "Recorded spaces: Kernel Tuner cache or T4 files, or KTT results (.json[.gz]); "
+                                              "without recorded costs, scored in evaluations")
       ->required()
       ->expected(1, -1);
   score->add_option("--strategies", a.strategies, "Comma-separated strategy names (default: all)");
@@ -138,7 +139,10 @@ int cmd_score(const ScoreArgs& a) {
   // good configurations than picking at random (brute force, which walks the space in order).
   std::cout << "score: the mean over the window of (best so far - random) / (optimum - random): 1 = the optimum "
                "from the start, 0 = as good as the calculated random search, below 0 = worse than random search "
-               "(e.g. brute force, which walks the space in order); a sampled random run scatters around 0\n";
+               "(e.g. brute force, which walks the space in order); a sampled random run scatters around 0. The "
+               "failure-aware score replaces the random search over the valid configurations by one over every "
+               "recorded configuration, whose failures spend their cost and find nothing: on a space with many "
+               "failures, random search scores about 0 there and below 0 on the methodology's\n";
   std::cout << fmt::format("{} repeats per strategy and space, window T({})..T({}){}, {} points, S(t): {}; {:.1f} s\n",
                            a.repeats, o.scoring.p_start, o.scoring.p_end,
                            o.workers == 1 ? std::string() : fmt::format(" / {} workers", o.workers), o.scoring.points,
@@ -152,7 +156,9 @@ int cmd_score(const ScoreArgs& a) {
                         {"points", o.scoring.points},
                         {"curve", a.curve == "median" ? "median of the repeats' best-so-far"
                                                    : "isotonic regression of the pooled repeats' best-so-far ranks"},
-                        {"baseline", "calculated random search, tau = mean cost"}};
+                        {"baseline", "calculated random search, tau = mean cost"},
+                        {"baseline_failure_aware",
+                         "calculated random search over every recorded configuration, failures included"}};
     j["repeats"] = a.repeats;
     j["seed"] = a.seed;
     j["batch"] = o.batch;
@@ -164,6 +170,10 @@ int cmd_score(const ScoreArgs& a) {
                     {"file", a.spaces[i]},
                     {"configurations", spaces[i].entries().size()},
                     {"valid", s.size()},
+                    // "seconds", or "evaluations" for a space without recorded costs: then every
+                    // "_s" field below (costs, window, time budget) is an evaluation count.
+                    {"cost_unit", search::cost_unit_name(s.unit())},
+                    {"imputed_costs", spaces[i].imputed_costs()},
                     {"optimum", s.optimum()},
                     {"median", s.median()},
                     {"median_cost_s", s.median_cost_s()},
@@ -174,14 +184,18 @@ int cmd_score(const ScoreArgs& a) {
     }
     auto& jr = j["strategies"] = nlohmann::ordered_json::array();
     for (const auto& r : table.rows) {
-      nlohmann::ordered_json per = nlohmann::ordered_json::object();
-      for (std::size_t i = 0; i < table.spaces.size(); ++i)
-        per[table.spaces[i]] = std::isnan(r.per_space[i]) ? nlohmann::ordered_json(nullptr)
-                                                          : nlohmann::ordered_json(r.per_space[i]);
+      auto number = [](double v) { return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v); };
+      nlohmann::ordered_json per = nlohmann::ordered_json::object(), per_fa = nlohmann::ordered_json::object();
+      for (std::size_t i = 0; i < table.spaces.size(); ++i) {
+        per[table.spaces[i]] = number(r.per_space[i]);
+        per_fa[table.spaces[i]] = number(r.per_space_failure_aware[i]);
+      }
       jr.push_back({{"strategy", r.strategy},
                     {"source", r.source},
-                    {"overall", std::isnan(r.overall) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.overall)},
+                    {"overall", number(r.overall)},
                     {"per_space", per},
+                    {"score_failure_aware", number(r.overall_failure_aware)},
+                    {"per_space_failure_aware", per_fa},
                     {"runs", r.runs}});
     }
     std::ofstream out(a.json);

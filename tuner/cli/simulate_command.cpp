@@ -23,12 +23,13 @@ namespace cutune::cli {
 
 void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
   tune->add_option("--simulate", args.cache,
-                   "Replay a recorded space (Kernel Tuner cache or T4 file, .json[.gz]) instead of a GPU: "
+                   "Replay a recorded space (Kernel Tuner cache, T4 or KTT results, .json[.gz]) instead of a GPU: "
                    "each evaluation returns its recorded result and costs its recorded time (no KERNEL)");
   tune->add_option("--time-budget", args.time_budget_s,
                    "Stop proposing new configurations after S seconds: wall-clock seconds since the tuning "
                    "began on a GPU (as Kernel Tuner's time_limit); with --simulate, the recorded costs (compile + "
-                   "verify + benchmark) of the evaluations replayed (default: no limit)")
+                   "verify + benchmark) of the evaluations replayed, or their count for a recording without costs "
+                   "(default: no limit)")
       ->check(positive_seconds());
   tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file")
       ->check(directory_exists_for_output());
@@ -39,6 +40,15 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   replay::RecordingOrigin origin;
   const search::RecordedSpace recorded = replay::load_recorded_space(args.cache, &origin);
   const Space& space = recorded.space();
+  // Without recorded costs every evaluation costs 1: "simulated time" and --time-budget are
+  // evaluation counts.
+  const bool in_evaluations = recorded.cost_unit() == search::CostUnit::Evaluations;
+  const auto simulated = [&](double t) {
+    return in_evaluations ? fmt::format("{:.0f} evaluations", t) : fmt::format("{:.1f} s", t);
+  };
+  if (in_evaluations)
+    std::cout << fmt::format("{}: no recorded costs: simulated time is counted in evaluations (each costs 1){}\n",
+                             recorded.name(), args.time_budget_s ? ", --time-budget too" : "");
   // A shard's strategy proposes from its share; the session still checks against the whole
   // recording, where the stored results of the other shards also lie.
   std::optional<Shard> shard;
@@ -113,9 +123,9 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       ++resumed;
       continue;
     }
-    std::cout << fmt::format("[{}] {} {} (simulated {:.1f} s){}\n", i + 1, key,
+    std::cout << fmt::format("[{}] {} {} (simulated {}){}\n", i + 1, key,
                              e.observation.valid ? fmt::format("{:.4f}", e.observation.objective) : "failed",
-                             e.elapsed_s, std::isfinite(best) ? fmt::format(" best {:.4f}", best) : "");
+                             simulated(e.elapsed_s), std::isfinite(best) ? fmt::format(" best {:.4f}", best) : "");
     if (run) {
       db::Measurement m;
       m.config_key = key;
@@ -160,9 +170,9 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     run->end();
   }
   std::cout << fmt::format(
-      "simulated {} on {}: {} evaluations ({} resumed, {} failed), {} revisits, {:.1f} s simulated, ended by {}\n",
+      "simulated {} on {}: {} evaluations ({} resumed, {} failed), {} revisits, {} simulated, ended by {}\n",
       strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,
-      result.trace.empty() ? 0.0 : result.trace.back().elapsed_s, search::session_end_name(result.end));
+      simulated(result.trace.empty() ? 0.0 : result.trace.back().elapsed_s), search::session_end_name(result.end));
   if (std::isfinite(best)) std::cout << fmt::format("best: {} {:.4f}\n", best_key, best);
   if (run) {  // under the recording's names, which are not the file's: say how to find them
     std::cout << fmt::format("in {} under kernel {}, problem {}, GPU {}: cutune query --db {} --kernel {}\n",
@@ -177,6 +187,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     j["seed"] = seed;
     j["end"] = search::session_end_name(result.end);
     j["revisits"] = result.revisits;
+    j["cost_unit"] = search::cost_unit_name(recorded.cost_unit());  // of cost_s and elapsed_s
     auto& t = j["trace"] = nlohmann::ordered_json::array();
     for (const auto& e : result.trace)
       t.push_back({{"key", Configuration(space, e.config).key()},

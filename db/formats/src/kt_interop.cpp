@@ -6,6 +6,7 @@
 #include <cmath>
 #include <regex>
 
+#include "cutune/formats/ktt.hpp"
 #include "cutune/formats/python_json.hpp"
 #include "cutune/formats/t4.hpp"
 #include "cutune/model/errors.hpp"
@@ -118,14 +119,16 @@ ResultsFile read_results_file(const fs::path& path) {
   const std::string text = detail::read_text_file(path);
   // A complete JSON document with "results" is T4; anything else is read as a cache, whose
   // reader also takes the open files a crash leaves (not valid JSON).
-  bool is_t4 = false;
+  bool is_t4 = false, is_ktt = false;
   try {
     const ordered_json doc = parse_python_json(text, name);
     if (!doc.is_object())
-      throw InputError(fmt::format("{}: expected a JSON object (a Kernel Tuner cache or T4 results)", name));
+      throw InputError(fmt::format("{}: expected a JSON object (a Kernel Tuner cache, T4 or KTT results)", name));
+    is_ktt = ktt::is_ktt_results(doc);
     is_t4 = doc.contains("results") && !doc.contains("cache");
-    if (!is_t4 && !doc.contains("cache"))
-      throw InputError(fmt::format("{}: neither a Kernel Tuner cache (no \"cache\") nor T4 results (no \"results\")",
+    if (!is_t4 && !is_ktt && !doc.contains("cache"))
+      throw InputError(fmt::format("{}: neither a Kernel Tuner cache (no \"cache\"), T4 results (no \"results\") "
+                                   "nor KTT results (no \"Metadata\" and \"Results\")",
                                    name));
   } catch (const InputError& e) {
     // An open cache is not JSON: let the cache reader judge (it names the field); other
@@ -133,6 +136,15 @@ ResultsFile read_results_file(const fs::path& path) {
     if (text.find("\"cache\"") == std::string::npos) throw;
   }
   ResultsFile out;
+  if (is_ktt) {  // KTT names its device and kernel, not the problem size
+    ktt::KttResults k = ktt::parse_ktt(text, name);
+    out.format = k.ktt_version.empty() ? "KTT results" : "KTT " + k.ktt_version + " results";
+    out.device_name = k.device;
+    out.kernel_name = k.kernel_name;
+    out.param_names = std::move(k.param_names);
+    out.entries = std::move(k.entries);
+    return out;
+  }
   if (is_t4) {
     T4Results t4 = parse_t4(text, name);
     out.format = t4.schema_version.empty() ? "T4" : "T4 " + t4.schema_version;

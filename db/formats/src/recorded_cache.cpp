@@ -7,7 +7,10 @@
 #include <cmath>
 #include <numeric>
 
+#include "cutune/formats/ktt.hpp"
+#include "cutune/formats/python_json.hpp"
 #include "cutune/formats/t4.hpp"
+#include "text_file.hpp"
 #include "cutune/model/errors.hpp"
 
 namespace cutune::replay {
@@ -47,7 +50,7 @@ std::string stem_of(const std::filesystem::path& path) {
 
 search::RecordedSpace build(const std::string& name, const std::vector<std::string>& keys,
                             std::vector<ValueList> values, const std::vector<db::kt::KtEntry>& entries,
-                            const std::string& objective) {
+                            const std::string& objective, bool runtimes_for_benchmark) {
   std::vector<Parameter> params;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (values[i].empty()) throw InputError(fmt::format("{}: tune_params[\"{}\"] has no values", name, keys[i]));
@@ -77,9 +80,13 @@ search::RecordedSpace build(const std::string& name, const std::vector<std::stri
     r.result.observation.valid = std::isfinite(value);
     r.result.observation.objective = r.result.observation.valid ? (maximise ? -value : value) : 0.0;
     any_valid = any_valid || r.result.observation.valid;
-    // T4 files from Kernel Tuner have no "benchmark" time: the timed runs stand in for it.
-    const double benchmark_ms = e.benchmark_time_ms ? *e.benchmark_time_ms
-                                                    : std::accumulate(e.times_ms.begin(), e.times_ms.end(), 0.0);
+    // T4 files from Kernel Tuner have no "benchmark" time: the timed runs stand in for it. A
+    // cache without one has no costs at all (objective values only): its costs stay 0 and
+    // RecordedSpace scores it in evaluations, rather than on the kernels' runtimes alone.
+    const double benchmark_ms =
+        e.benchmark_time_ms ? *e.benchmark_time_ms
+        : runtimes_for_benchmark ? std::accumulate(e.times_ms.begin(), e.times_ms.end(), 0.0)
+                                 : 0.0;
     r.result.compile_s = e.compile_time_ms.value_or(0.0) / 1e3;
     r.result.verify_s = e.verification_time_ms.value_or(0.0) / 1e3;
     r.result.benchmark_s = benchmark_ms / 1e3;
@@ -104,12 +111,50 @@ search::RecordedSpace recorded_space_from_cache(const db::kt::KtCache& cache, co
   }
   const auto objectives = cache.objectives();
   return build(name, cache.tune_params_keys, std::move(values), cache.entries,
-               objectives.empty() ? "time" : objectives.front());
+               objectives.empty() ? "time" : objectives.front(), /*runtimes_for_benchmark=*/false);
 }
+
+namespace {
+
+// T4 and KTT have no tune_params: the values seen, numbers ascending (neighbours in the
+// value order are neighbours for the strategies), anything else in first-seen order.
+std::vector<ValueList> values_seen(const std::vector<std::string>& names, const std::vector<db::kt::KtEntry>& entries,
+                                   const std::string& name) {
+  std::vector<ValueList> values(names.size());
+  for (const auto& e : entries)
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (!e.params.contains(names[i])) continue;
+      Value v = value_of(e.params.at(names[i]), name);
+      if (std::find(values[i].begin(), values[i].end(), v) == values[i].end()) values[i].push_back(std::move(v));
+    }
+  for (auto& list : values)
+    if (std::all_of(list.begin(), list.end(), [](const Value& v) { return v.is_number(); }))
+      std::sort(list.begin(), list.end(), [](const Value& a, const Value& b) { return a.to_double() < b.to_double(); });
+  return values;
+}
+
+}  // namespace
 
 search::RecordedSpace load_recorded_space(const std::filesystem::path& path, RecordingOrigin* origin) {
   const std::string name = stem_of(path);
-  // A cache file holds "cache", T4 results "results": try the cache reader first.
+  // KTT's results are told apart by their top level ("Metadata" and "Results"); then a
+  // cache file holds "cache", T4 results "results": try the cache reader first.
+  bool is_ktt = false;
+  std::string text;
+  try {
+    text = db::detail::read_text_file(path);
+    // Parsed only when both names occur: a large cache is not parsed twice.
+    is_ktt = text.find("\"Metadata\"") != std::string::npos && text.find("\"Results\"") != std::string::npos &&
+             db::ktt::is_ktt_results(db::parse_python_json(text, path.string()));
+  } catch (const InputError&) {
+    // Unreadable, or not JSON (an open cache): the readers below say why.
+  }
+  if (is_ktt) {
+    const db::ktt::KttResults k = db::ktt::parse_ktt(text, path.string());
+    if (origin) *origin = RecordingOrigin{k.device, k.kernel_name};
+    return build(name, k.param_names, values_seen(k.param_names, k.entries, name), k.entries, "time",
+                 /*runtimes_for_benchmark=*/false);
+  }
   db::kt::T4Results r;
   try {
     const db::kt::KtCache cache = db::kt::read_cache(path);
@@ -119,24 +164,14 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path, Rec
     try {
       r = db::kt::read_t4(path);
     } catch (const InputError& as_t4) {
-      throw InputError(fmt::format("{}: neither a Kernel Tuner cache file ({}) nor T4 results ({})",
+      throw InputError(fmt::format("{}: neither a Kernel Tuner cache file ({}), T4 results ({}) nor KTT results (no "
+                                   "\"Metadata\" and \"Results\")",
                                    path.string(), as_cache.what(), as_t4.what()));
     }
   }
   if (origin) *origin = RecordingOrigin{r.metadata.device, ""};
-  // T4 has no tune_params: the values seen, numbers ascending (neighbours in the value
-  // order are neighbours for the strategies), anything else in first-seen order.
-  std::vector<ValueList> values(r.param_names.size());
-  for (const auto& e : r.entries)
-    for (std::size_t i = 0; i < r.param_names.size(); ++i) {
-      if (!e.params.contains(r.param_names[i])) continue;
-      Value v = value_of(e.params.at(r.param_names[i]), name);
-      if (std::find(values[i].begin(), values[i].end(), v) == values[i].end()) values[i].push_back(std::move(v));
-    }
-  for (auto& list : values)
-    if (std::all_of(list.begin(), list.end(), [](const Value& v) { return v.is_number(); }))
-      std::sort(list.begin(), list.end(), [](const Value& a, const Value& b) { return a.to_double() < b.to_double(); });
-  return build(name, r.param_names, std::move(values), r.entries, r.objectives.empty() ? "time" : r.objectives.front());
+  return build(name, r.param_names, values_seen(r.param_names, r.entries, name), r.entries,
+               r.objectives.empty() ? "time" : r.objectives.front(), /*runtimes_for_benchmark=*/true);
 }
 
 }  // namespace cutune::replay

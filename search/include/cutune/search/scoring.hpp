@@ -30,6 +30,31 @@
 // one evaluator makes by T(p). Random search thus scores about 0 at every N, and a strategy's
 // score at N beside its score at 1 says what proposing with N - 1 results pending costs it.
 // N = 1 is the methodology unchanged.
+// Spaces without recorded costs (RecordedSpace::cost_unit() Evaluations: objective values
+// only) are scored in evaluations: every evaluation costs 1, so median(c) = tau = 1, T(p) =
+// F(p) evaluations, M(t) = t and a simulated run's time budget is an evaluation count. Every
+// "_s" below is then in evaluations (unit()).
+//
+// A failure-aware random baseline beside the methodology's (cutune's own extension; the
+// methodology's score stays the primary one). B(t) above is random search over the N valid
+// configurations only: on a space where a quarter of the configurations fail, sampled
+// random search, which also draws failures, scores well below 0. B_fa(t) is the expected best
+// of random search drawing uniformly without replacement from all N_all recorded
+// configurations, N of them valid and F = N_all - N failures (each failure spends its
+// recorded cost, counted in tau = mean(c) over all N_all, and yields nothing):
+//   M = min(N_all, max(1, round(t / tau)))   (x workers, as above)
+//   X = the worst-first position (1..N) of the best valid configuration drawn, 0 when none
+//       was: P(X >= j) = 1 - C(N_all - (N - j + 1), M) / C(N_all, M) (the N - j + 1 valid
+//       configurations at positions j..N all missed), so
+//   E[X] = sum_j P(X >= j) = N - [C(N_all, M + 1) - C(F, M + 1)] / C(N_all, M)   (hockey stick)
+//        = N - (N_all - M) / (M + 1) + P0 (F - M) / (M + 1),
+//   P0 = C(F, M) / C(N_all, M) = prod_{i<M} (F - i) / (N_all - i), the chance that no valid
+//   configuration was drawn (0 once M > F).
+//   B_fa(t) = w[min(N - 1, round(E[X]))]: the methodology's indexing (with F = 0, P0 = 0 and
+//   E[X] = M (N + 1) / (M + 1), its B(t) exactly); X = 0 lands on w[0], the worst valid
+//   value, which is what a repeat that has found nothing valid counts as above.
+// P_fa(t) = (S(t) - B_fa(t)) / (f* - B_fa(t)) over the same window; score_failure_aware is
+// its mean.
 // Details taken from the reference where the methodology is silent: round() is Python's (half to
 // even); when w[i] is already the optimum for p < 1, i steps back one (so F(p) stays below
 // the cost of finding the optimum itself); a window of fewer than 2 evaluations is widened
@@ -46,6 +71,12 @@
 namespace cutune::search {
 
 enum class CurveMethod { Median, Isotonic };
+
+/// A run set's score against each baseline.
+struct Scores {
+  double methodology = 0.0;    ///< against B(t)
+  double failure_aware = 0.0;  ///< against B_fa(t)
+};
 
 struct ScoringOptions {
   CurveMethod curve = CurveMethod::Isotonic;
@@ -64,6 +95,9 @@ class SpaceScoring {
 
   const std::string& name() const { return name_; }
   std::size_t size() const { return v_.size(); }  ///< N
+  std::size_t configurations() const { return n_all_; }  ///< N_all, failures included
+  /// The unit of every time and cost here (seconds, or evaluations for a space without costs).
+  CostUnit unit() const { return unit_; }
   double optimum() const { return v_.front(); }   ///< f*
   double median() const { return median_; }        ///< m
   double median_cost_s() const { return median_cost_s_; }
@@ -80,12 +114,17 @@ class SpaceScoring {
   std::uint64_t expected_evaluations() const;
 
   double baseline(double t) const;  ///< B(t)
+  double baseline_failure_aware(double t) const;  ///< B_fa(t)
   /// S(t) over the window from repeated runs (each a session trace).
   std::vector<double> strategy_curve(const std::vector<std::vector<TraceEntry>>& runs) const;
   /// P(t) over the window for a curve S(t) over the window.
   std::vector<double> performance(const std::vector<double>& curve) const;
+  /// P_fa(t) over the window for a curve S(t) over the window.
+  std::vector<double> performance_failure_aware(const std::vector<double>& curve) const;
   /// Mean of P(t) over the window.
   double score(const std::vector<std::vector<TraceEntry>>& runs) const;
+  /// Means of P(t) and P_fa(t) over the window (one curve for both).
+  Scores scores(const std::vector<std::vector<TraceEntry>>& runs) const;
 
  private:
   std::vector<double> median_curve(const std::vector<std::vector<TraceEntry>>& runs) const;
@@ -94,9 +133,12 @@ class SpaceScoring {
   std::string name_;
   CurveMethod method_ = CurveMethod::Median;
   std::size_t workers_ = 1;
+  std::size_t n_all_ = 0;
+  CostUnit unit_ = CostUnit::Seconds;
   std::vector<double> v_;  ///< best first
   double median_ = 0.0, median_cost_s_ = 0.0, mean_cost_s_ = 0.0;
   std::vector<double> times_;
+  std::vector<double> baseline_fa_;  ///< B_fa at times_
 };
 
 /// numpy.median of the values (the mean of the two middle ones for an even count).

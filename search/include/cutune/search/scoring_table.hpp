@@ -36,6 +36,9 @@ struct ScoreRow {
   std::vector<double> per_space; ///< NaN where it has no runs
   std::vector<std::size_t> runs; ///< per space
   double overall = 0.0;          ///< mean over spaces (NaN unless every space has runs)
+  /// The same against the failure-aware random baseline B_fa (scoring.hpp).
+  std::vector<double> per_space_failure_aware;
+  double overall_failure_aware = 0.0;
 };
 
 struct ScoreTable {
@@ -43,7 +46,9 @@ struct ScoreTable {
   std::vector<std::string> spaces;
   /// Per space: the window end T(p_end) (each run's time budget) and the evaluation budget
   /// given to cutune's strategies for planning (2x what random search makes by then, at
-  /// most the space).
+  /// most the space). time_budget_s is in the space's unit: an evaluation count for a space
+  /// without recorded costs.
+  std::vector<CostUnit> units;
   std::vector<double> time_budget_s;
   std::vector<std::uint64_t> evaluation_budget;
   std::vector<ScoreRow> rows;  ///< best overall first
@@ -58,7 +63,8 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
 std::uint64_t planning_budget(const SpaceScoring& scoring);
 
 /// A plain-text table: one row per strategy, a column per space and the overall score,
-/// headed by the number of evaluators.
+/// headed by the number of evaluators; then the same against the failure-aware baseline,
+/// and a line naming the spaces scored in evaluations (no recorded costs), if any.
 std::string format_score_table(const ScoreTable& table);
 
 }  // namespace cutune::search

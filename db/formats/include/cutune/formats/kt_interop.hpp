@@ -32,7 +32,7 @@ inline constexpr const char* kDeviceField = "cutune_device";
 
 /// What one results file holds, whatever its kind.
 struct ResultsFile {
-  std::string format;            ///< "Kernel Tuner cache", "T4 1.0.0", "T4 1.1.0", "T4"
+  std::string format;            ///< "Kernel Tuner cache", "T4 1.0.0", "T4 1.1.0", "T4", "KTT 2.2.0 results"
   std::string device_name;       ///< "" when the file names none (T4 without metadata.device)
   /// The structured identity when the file carries one (kDeviceField); else name only.
   std::optional<DeviceIdentity> device;
@@ -43,8 +43,9 @@ struct ResultsFile {
   std::vector<KtEntry> entries;
 };
 
-/// Reads a Kernel Tuner cache (any generation, .json or .json.gz, open or closed) or T4
-/// results (1.0.0 or 1.1.0), telling them apart by their top-level fields. Throws
+/// Reads a Kernel Tuner cache (any generation, .json or .json.gz, open or closed), T4
+/// results (1.0.0 or 1.1.0) or KTT's results (ktt.hpp), telling them apart by their
+/// top-level fields. Throws
 /// InputError (one line naming the file and field) for anything else.
 ResultsFile read_results_file(const std::filesystem::path& path);
 
