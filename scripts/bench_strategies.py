@@ -86,7 +86,7 @@ KT_EXTRA_MODULES = {"skopt": "skopt", "pyatf_strategies": "pyatf"}
 # told max_fevals as `budget` they ended at 45% to 73% of the time budget (convolution_A100, their
 # revisits); with 5000 they run until the harness's budget or 5000 calls (the runs table says).
 KT_REPEATS = 40
-KT_SLOW = ("bayes_opt", "skopt")
+KT_SLOW = ("bayes_opt", "skopt", "hybrid_vndx")  # minutes of Python per run: see the report
 KT_REPEATS_FOR = ",".join(["brute_force=1"] + [f"{st}=10" for st in KT_SLOW])
 
 
