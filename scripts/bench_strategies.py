@@ -13,9 +13,15 @@ them beside cutune's simulated runs, with the same costs (the recorded compile +
 verification time) and the same statistics.
 
 Usage:
-  scripts/bench_strategies.py [--spaces F...] [--repeats 100] [--kt-repeats 20] [--kt-repeats-for bayes_opt=8]
-      [--kt-strategies a,b] [--strategies a,b] [--jobs 2] [--kt-deadline S] [--kt-resume OUT.kt_traces.json]
-      [--kt-traces F...] [--cutune-scores F...] [--out results/strategies] [--cutune PATH]
+  scripts/bench_strategies.py [--spaces F|DIR|GLOB...] [--repeats 100] [--kt-repeats 40] [--kt-repeats-for bayes_opt=10]
+      [--kt-strategies a,b,pyatf_strategies:auc_bandit] [--strategies a,b] [--jobs 2] [--kt-deadline S]
+      [--kt-resume F...] [--kt-only] [--kt-traces F...] [--cutune-scores F...] [--kt-venv DIR]
+      [--out results/strategies] [--cutune PATH]
+Kernel Tuner comes from this Python when it imports kernel_tuner (the GPU machine: PYTHONPATH), else
+from --kt-venv (default $CUTUNE_KT_VENV or build/kt-venv, made by scripts/kt_venv.sh). --kt-only
+runs Kernel Tuner's runs only and writes OUT.kt_traces.json: a job spread over machines, each with
+its own --seed range or --kt-resume of the others' files, merged by --kt-traces A B ... (runs of one
+seed kept once).
 Writes OUT.json (the scores), OUT.kt_traces.json (Kernel Tuner's runs, with per-run stats),
 OUT.md (the table, with OUT.notes.md appended when it exists) and prints the table. A long job:
   nohup nice -n 10 scripts/bench_strategies.py --kt-repeats 40 ... > build/ktjob/LOG 2>&1 &
@@ -36,8 +42,9 @@ from concurrent.futures import TimeoutError as FuturesTimeout
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV = ROOT / ".venv"
-PINS = ["kernel_tuner==1.5.0"]
+# The venv with Kernel Tuner and the optional packages of its strategies (scripts/kt_venv.sh pins
+# them: kernel_tuner==1.5.0, scikit-optimize==0.10.2 for skopt, pyatf==0.0.13 for pyatf_strategies).
+VENV = Path(os.environ.get("CUTUNE_KT_VENV", ROOT / "build" / "kt-venv"))
 SHARED = ROOT.parent / "shared"
 # The recorded spaces: the shared ones (convolution_A100_T4 is convolution_A100 again, in T4
 # form: left out) and Kernel Tuner's own test caches where they have enough to score.
@@ -47,22 +54,124 @@ DEFAULT_SPACES = [
     SHARED / "data/spaces/dedispersion_A100.json.gz",
     SHARED / "data/spaces/dedispersion_A4000.json.gz",
 ]
-KT_STRATEGIES = ["random_sample", "greedy_ils", "mls", "simulated_annealing", "dual_annealing",
-                 "genetic_algorithm", "diff_evo", "pso", "firefly_algorithm", "basinhopping", "bayes_opt"]
+# Every single-objective strategy of Kernel Tuner 1.5.0 (kernel_tuner.interface._STRATEGY_IMPORTS;
+# hybrid_vndx and adaptive_tabu_greywolf are its gen_* modules). Left out: nsga2 and nsga3, the
+# same module (pymoo_minimize) for multi-objective tuning (a Pareto front over several
+# objectives; with one objective they are a plain genetic algorithm and the scorer has no use
+# for a front). brute_force takes no budget options (it refuses time_limit and max_fevals): it runs
+# the whole space in Kernel Tuner's sorted order and its trace is cut where the budget would have
+# stopped it (kt_budget_prefix); it is deterministic, so one run is every run (KT_REPEATS_FOR).
+KT_STRATEGIES = ["random_sample", "greedy_ils", "greedy_mls", "ordered_greedy_mls", "mls", "simulated_annealing",
+                 "dual_annealing", "genetic_algorithm", "diff_evo", "pso", "firefly_algorithm", "basinhopping",
+                 "minimize", "hybrid_vndx", "adaptive_tabu_greywolf", "pyatf_strategies", "skopt", "bayes_opt",
+                 "brute_force"]
+# pyATF's other search techniques (pyatf_strategies' default is simulated_annealing): each a run of
+# a second or so here, so they get rows of their own.
+KT_STRATEGIES += [f"pyatf_strategies:{t}" for t in ("auc_bandit", "differential_evolution", "pattern_search",
+                                                     "round_robin", "torczon")]
+# STRATEGY:VALUE (e.g. pyatf_strategies:auc_bandit) runs STRATEGY with VALUE for this option, its
+# row is kt:STRATEGY:VALUE; a plain STRATEGY runs Kernel Tuner's default.
+KT_MAIN_OPTION = {"pyatf_strategies": "searchtechnique", "minimize": "method", "basinhopping": "method",
+                  "dual_annealing": "method", "skopt": "learner", "bayes_opt": "method",
+                  "greedy_mls": "neighbor", "ordered_greedy_mls": "neighbor"}
+# What some strategies import beyond Kernel Tuner's own requirements (installed by scripts/kt_venv.sh,
+# fetched for the GPU machine by scripts/fetch_kt_wheels.sh, with these pins).
+KT_EXTRA_MODULES = {"skopt": "skopt", "pyatf_strategies": "pyatf"}
+# Runs per strategy and space unless --kt-repeats / --kt-repeats-for say otherwise. The issue asks
+# for >= 40 runs per strategy and space, >= 10 for strategies that take over a minute of Python per
+# run (measured, one run per space on this machine: see results/strategies.notes.md).
+# hybrid_vndx and adaptive_tabu_greywolf stop on their own after `budget` evaluations (default
+# 5000, revisits included, which Kernel Tuner's budget does not count) and adaptive_tabu_greywolf
+# cools by the fraction of it spent. They keep that default, as every strategy keeps its defaults:
+# told max_fevals as `budget` they ended at 45% to 73% of the time budget (convolution_A100, their
+# revisits); with 5000 they run until the harness's budget or 5000 calls (the runs table says).
+KT_REPEATS = 40
+KT_SLOW = ("bayes_opt", "skopt", "hybrid_vndx")  # minutes of Python per run: see the report
+KT_REPEATS_FOR = ",".join(["brute_force=1"] + [f"{st}=10" for st in KT_SLOW])
 
 
-def ensure_kernel_tuner():
-    """Re-runs this script inside .venv with Kernel Tuner installed (pinned)."""
+def kt_split(spec):
+    """'pyatf_strategies:auc_bandit' -> ('pyatf_strategies', {'searchtechnique': 'auc_bandit'})."""
+    name, _, value = spec.partition(":")
+    return name, ({KT_MAIN_OPTION[name]: value} if value else {})
+
+
+def kt_options(spec, time_limit, max_fevals):
+    """The strategy_options of one run: the harness's budget and the spec's option."""
+    name, extra = kt_split(spec)
+    if name == "brute_force":  # refuses budget options: cut afterwards (kt_budget_prefix)
+        return {}
+    budget = {k: v for k, v in (("time_limit", time_limit), ("max_fevals", max_fevals)) if v is not None}
+    return {**budget, **extra}
+
+
+def kt_budget_prefix(trace, recorded, time_limit, max_fevals):
+    """The part of a trace that Kernel Tuner's budget would have let run: it checks before each
+    evaluation whether the recorded cost so far exceeds time_limit or the unique evaluations reached
+    max_fevals (revisits are free)."""
+    seen, spent = set(), 0.0
+    for i, key in enumerate(trace):
+        if key not in seen:
+            if (time_limit is not None and spent > time_limit) or (max_fevals is not None and len(seen) >= max_fevals):
+                return trace[:i]
+            seen.add(key)
+            r = recorded[key]
+            spent += sum(r.get(f) or 0 for f in ("compile_time", "verification_time", "benchmark_time")) / 1000
+    return trace
+
+
+def kt_check_strategies(specs):
+    """One line and exit 2 for an unknown strategy, option or missing optional dependency."""
+    import importlib.util
+    for spec in specs:
+        name, _, value = spec.partition(":")
+        if name not in KT_STRATEGIES:
+            sys.exit(f"--kt-strategies: '{name}' is not one of Kernel Tuner's single-objective strategies "
+                     f"({','.join(KT_STRATEGIES)})")
+        if value and name not in KT_MAIN_OPTION:
+            sys.exit(f"--kt-strategies: '{spec}': {name} has no option that STRATEGY:VALUE sets")
+        module = KT_EXTRA_MODULES.get(name)
+        if module and importlib.util.find_spec(module) is None:
+            sys.exit(f"--kt-strategies: {name} needs the Python package '{module}', which {sys.executable} "
+                     "lacks (scripts/kt_venv.sh installs it; on the GPU machine scripts/fetch_kt_wheels.sh's wheels)")
+
+
+def ensure_kernel_tuner(venv):
+    """Re-runs this script with the Python of VENV (default build/kt-venv, made by scripts/kt_venv.sh
+    with the pins there when missing) unless this Python already imports Kernel Tuner (e.g. the GPU
+    machine: PYTHONPATH with the wheels of scripts/fetch_kt_wheels.sh installed by --target)."""
     try:
         import kernel_tuner  # noqa: F401
         return
     except ImportError:
         pass
-    py = VENV / "bin" / "python"
+    venv = Path(venv)
+    py = venv / "bin" / "python"
     if not py.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    subprocess.run([str(py), "-m", "pip", "install", "-q", *PINS], check=True)
+        subprocess.run(["bash", str(ROOT / "scripts" / "kt_venv.sh"), str(venv)], check=False)
+    if not py.exists():
+        sys.exit(f"--kt-venv {venv}: no Kernel Tuner venv there and scripts/kt_venv.sh could not make one")
+    if Path(sys.executable).resolve() == py.resolve():
+        sys.exit(f"--kt-venv {venv}: its Python does not import kernel_tuner (run scripts/kt_venv.sh {venv})")
     os.execv(str(py), [str(py), *sys.argv])
+
+
+def expand_spaces(items):
+    """--spaces: files, folders (their *.json and *.json.gz, sorted) and globs (sorted), in the order
+    given, each file once."""
+    import glob
+    out = []
+    for item in items:
+        if Path(item).is_dir():
+            found = sorted(str(f) for f in Path(item).iterdir() if f.name.endswith((".json", ".json.gz")))
+        elif any(c in item for c in "*?["):
+            found = sorted(glob.glob(item))
+        else:
+            found = [item]
+        if not found:
+            sys.exit(f"--spaces: '{item}' names no space file")
+        out += [f for f in found if f not in out]
+    return out
 
 
 def load_cache(path):
@@ -82,15 +191,39 @@ def load_cache(path):
 #    time of the last evaluations exceeds 5x the real time of the last prediction. A simulated
 #    evaluation takes microseconds, so it refit once every 6 rounds (18 evaluations) instead of
 #    every round as on a GPU. Its clock is made the simulated one (real time + recorded cost).
+#  - a revisit is free (Kernel Tuner's simulation runner charges it nothing, as its cache does on a
+#    GPU), so a strategy that only proposes configurations it has seen never spends its budget and
+#    never ends: pyatf_strategies:pattern_search did (seen on convolution_A4000). A run is ended
+#    after KT_STALL configurations in a row without a new one (SimulatedBudget.is_done); its trace
+#    would not change after that, so neither would its score; its stats say "stalled".
+#  - hybrid_vndx and adaptive_tabu_greywolf have an evaluation budget of their own (kept: see
+#    the comment above KT_REPEATS); brute_force refuses budget options (kt_options, kt_budget_prefix).
+#  - pyatf_strategies writes ./pyatf_searchspace_caches wherever it runs: the workers run in a
+#    temporary folder. No other strategy of 1.5.0 (nor pyATF's search techniques, nor
+#    scikit-optimize's Optimizer) reads a clock: checked in their sources.
 # Every worker parses each cache once (Kernel Tuner's own read_cache, so the error markers are
 # converted as Kernel Tuner does) instead of once per run.
 _KT = {}
+KT_STALL = 50_000
 
 
-def kt_init(plain_files, kt_clock):
+def kt_init(plain_files, kt_clock, workdir=None):
     """Pool initializer: loads the caches once and installs the simulated budget and clock."""
     import kernel_tuner.strategies.bayes_opt as bayes_opt
     from kernel_tuner import util
+
+    if workdir:
+        os.chdir(workdir)
+    kt_pyatf_space()
+    from kernel_tuner.runners.simulation import SimulationRunner
+    simulate = SimulationRunner.run
+
+    def run(self, parameter_space, tuning_options):  # what was evaluated, for a run that raises
+        out = simulate(self, parameter_space, tuning_options)
+        _KT["evaluated"].extend(r for r in out if r is not None)
+        return out
+
+    SimulationRunner.run = run
 
     read_cache = util.read_cache
     _KT["caches"] = {str(f): read_cache(str(f), open_cache=False) for f in plain_files}
@@ -107,11 +240,21 @@ def kt_init(plain_files, kt_clock):
         """The recorded cost of the evaluations only, against the full time limit of the run."""
 
         def __init__(self, time_limit=None, max_fevals=None):
-            super().__init__(_KT["time_limit"], max_fevals)
+            super().__init__(None if time_limit is None else _KT["time_limit"], max_fevals)
             _KT["budgets"].append(self)
 
         def get_time_spent(self):
             return self.time_spent_extra
+
+        def is_done(self):  # the simulation runner asks before every configuration, revisits included
+            if self.num_fevals != self.fevals_seen:
+                self.fevals_seen, self.asked_since = self.num_fevals, 0
+            self.asked_since += 1
+            if self.asked_since > KT_STALL:
+                self.stalled = True
+            return self.stalled or super().is_done()
+
+        fevals_seen, asked_since, stalled = 0, 0, False
 
     util.TuningBudget = SimulatedBudget
 
@@ -122,12 +265,39 @@ def kt_init(plain_files, kt_clock):
                                            perf_counter_ns=lambda: time.perf_counter_ns() + int(simulated_s() * 1e9))
 
 
+def kt_pyatf_member(keys, recorded):
+    """The recorded-space restriction as pyATF takes it: a function whose parameters are named after
+    the tuning parameters (pyATF passes those its signature names, as keyword arguments)."""
+    code = f"def member({', '.join(keys)}):\n    return ','.join(map(str, ({', '.join(keys)},))) in recorded\n"
+    scope = {"recorded": recorded}
+    exec(code, scope)  # noqa: S102  (parameter names from the cache's tune_params_keys)
+    return scope["member"]
+
+
+def kt_pyatf_space():
+    """pyatf_strategies builds a second search space, pyATF's, from Kernel Tuner's restrictions
+    (Searchspace.get_tune_params_pyatf). Two things stop that in 1.5.0 with the newest pyATF on PyPI
+    (0.0.13): it passes pyatf.TP a fourth argument (constraint_source) that no release takes yet, and
+    it attaches a restriction given as a function to the first parameter, where pyATF calls it with
+    that parameter's value only. So pyATF's space is made here as the recorded configurations, as
+    every other strategy's is: every parameter's values, and kt_pyatf_member on the last one."""
+    from kernel_tuner.searchspace import Searchspace
+
+    def get_tune_params_pyatf(self, block_size_names=None, max_threads=None):
+        from pyatf import TP, Set
+        keys = list(self.tune_params)
+        return [TP(k, Set(*self.tune_params[k]), _KT["pyatf_member"] if k == keys[-1] else None) for k in keys]
+
+    Searchspace.get_tune_params_pyatf = get_tune_params_pyatf
+
+
 def kt_run(job):
     """One Kernel Tuner run in simulation mode: the keys in evaluation order, and what it spent."""
     import numpy as np
     from kernel_tuner import tune_kernel
 
     cache_file, strategy, seed, time_limit, max_fevals = job
+    name = kt_split(strategy)[0]
     cache = _KT["caches"][cache_file]
     keys = cache["tune_params_keys"]
     recorded = cache["cache"]
@@ -135,26 +305,36 @@ def kt_run(job):
     def member(p):  # valid = recorded, as in cutune's recorded spaces
         return ",".join(str(p[k]) for k in keys) in recorded
 
+    if name == "pyatf_strategies":
+        _KT["pyatf_member"] = kt_pyatf_member(keys, recorded)
     random.seed(seed)
     np.random.seed(seed)
     _KT["time_limit"] = time_limit
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    _KT["evaluated"], error = [], None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results, _ = tune_kernel(cache["kernel_name"], "__global__ void k() {}", cache.get("problem_size") or 1, [],
-                                 {k: cache["tune_params"][k] for k in keys}, restrictions=member, strategy=strategy,
-                                 strategy_options={"max_fevals": max_fevals} if time_limit is None else
-                                 {"time_limit": time_limit, "max_fevals": max_fevals},
+        try:
+            results, _ = tune_kernel(cache["kernel_name"], "__global__ void k() {}", cache.get("problem_size") or 1, [],
+                                 {k: cache["tune_params"][k] for k in keys}, restrictions=member, strategy=name,
+                                 strategy_options=kt_options(strategy, time_limit, max_fevals),
                                  cache=cache_file, simulation_mode=True, quiet=True,
                                  objective=cache.get("objective", "time") if isinstance(cache.get("objective"), str) else "time")
+        except Exception as e:  # noqa: BLE001  (the strategy's own failure: its run is what it evaluated)
+            results, error = _KT["evaluated"], f"{type(e).__name__}: {e}"[:200]
     trace = [",".join(str(r[k]) for k in keys) for r in results]
+    if name == "brute_force":
+        trace = kt_budget_prefix(trace, recorded, time_limit, max_fevals)
+    # The stored trace is the first visits in order: a revisit is free and `cutune score` drops it,
+    # and some strategies revisit 100 times per new configuration (pyatf_strategies:auc_bandit).
     unique = list(dict.fromkeys(trace))
     cost_s = sum(sum(recorded[k].get(f) or 0 for f in ("compile_time", "verification_time", "benchmark_time")) / 1000
                  for k in unique)  # a cache without costs (scored in evaluations) has none of them
     # What the run spent, to check the budgets: unique evaluations (revisits are free in Kernel
-    # Tuner and dropped by cutune score), their recorded cost, the real time the run took.
-    return trace, {"seed": seed, "evaluations": len(trace), "unique": len(unique), "simulated_s": round(cost_s, 1),
-                   "wall_s": round(time.perf_counter() - t0, 2)}
+    # Tuner and dropped by cutune score), their recorded cost, the real and CPU time the run took (CPU: on a shared machine the real time is not the run's).
+    stalled = bool(_KT["budgets"]) and _KT["budgets"][-1].stalled
+    return unique, {"seed": seed, **({"stalled": True} if stalled else {}), **({"error": error} if error else {}), "evaluations": len(trace), "unique": len(unique), "simulated_s": round(cost_s, 1),
+                   "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(time.process_time() - cpu0, 2)}
 
 
 def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
@@ -165,28 +345,21 @@ def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
     for space in spaces:
         plain[space["name"]] = tmp / (space["name"] + ".json")
         plain[space["name"]].write_text(json.dumps(load_cache(space["file"])))
-    repeats = {st: args.kt_repeats for st in args.kt_strategies.split(",")}
-    for item in filter(None, args.kt_repeats_for.split(",")):
-        name, _, n = item.partition("=")
-        if name not in repeats or not n.isdigit():
-            sys.exit(f"--kt-repeats-for: '{item}' is not STRATEGY=RUNS with a strategy of --kt-strategies")
-        repeats[name] = int(n)
+    repeats = kt_repeats(args)
     runs, stats = {}, {}
     if args.kt_resume:
-        earlier = json.loads(Path(args.kt_resume).read_text())
+        earlier = merge_traces([kt_read_traces(f, "--kt-resume") for f in args.kt_resume], "--kt-resume")
         for t in earlier["traces"]:
-            if len(t.get("stats", [])) != len(t["runs"]):
-                sys.exit(f"--kt-resume {args.kt_resume}: {t['space']} {t['strategy']} has no per-run stats (seeds)")
             runs[(t["space"], t["strategy"][3:])] = t["runs"]
             stats[(t["space"], t["strategy"][3:])] = t["stats"]
         for sp in spaces:
             for st in repeats:
                 for s in stats.get((sp["name"], st), []):
                     if s.get("time_limit_s") != sp["time_budget_s"] or s.get("max_fevals") != sp["evaluation_budget"]:
-                        sys.exit(f"--kt-resume {args.kt_resume}: {sp['name']} {st} ran under other budgets")
+                        sys.exit(f"--kt-resume: {sp['name']} {st} ran under other budgets")
     done = {(k, s["seed"]) for k, v in stats.items() for s in v}
     # Slow strategies last within a repeat, so that they never hold up the others' early runs.
-    order = sorted(repeats, key=lambda st: st == "bayes_opt")
+    order = sorted(repeats, key=lambda st: kt_split(st)[0] in KT_SLOW)
     jobs = [(sp, st, args.seed + r) for r in range(max(repeats.values())) for sp in spaces for st in order
             if r < repeats[st] and ((sp["name"], st), args.seed + r) not in done]
 
@@ -196,8 +369,10 @@ def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
                 "traces": [{"space": s, "strategy": "kt:" + st, "runs": v, "stats": stats[(s, st)]}
                            for (s, st), v in runs.items()]}
 
+    workdir = tmp / "work"  # pyatf_strategies writes into the current folder
+    workdir.mkdir(exist_ok=True)
     pool = ProcessPoolExecutor(max_workers=args.jobs, initializer=kt_init,
-                               initargs=([str(f) for f in plain.values()], args.kt_clock))
+                               initargs=([str(f) for f in plain.values()], args.kt_clock, str(workdir)))
     def budgets(sp):
         """(time_limit, max_fevals) for Kernel Tuner. A space without recorded costs is scored in
         evaluations ("cost_unit"): its time budget is an evaluation count, cutune's runs stop after
@@ -211,13 +386,14 @@ def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
     try:
         for f in as_completed(futures, timeout=args.kt_deadline):
             sp, st = futures[f]
-            trace, s = f.result()
+            trace, s = f.result()  # a strategy's own exception is in s["error"]; anything else is the harness's
             s.update(time_limit_s=sp["time_budget_s"], max_fevals=sp["evaluation_budget"])
             runs.setdefault((sp["name"], st), []).append(trace)
             stats.setdefault((sp["name"], st), []).append(s)
             finished += 1
             print(f"kt {finished}/{len(jobs)} {sp['name']} {st} seed {s['seed']}: {s['unique']} unique of "
-                  f"{s['evaluations']}, {s['simulated_s']} s simulated, {s['wall_s']} s real", flush=True)
+                  f"{s['evaluations']}, {s['simulated_s']} s simulated, {s['wall_s']} s real"
+                  f"{', stalled' if s.get('stalled') else ''}{', ' + s['error'] if s.get('error') else ''}", flush=True)
             if finished % 20 == 0 or time.time() - saved > 60:
                 trace_file.write_text(json.dumps(snapshot()))
                 saved = time.time()
@@ -230,18 +406,54 @@ def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
     return snapshot()
 
 
-def merge_traces(files):
-    """Several jobs' traces as one: the runs of one space and strategy put together."""
+def kt_read_traces(path, option):
+    try:
+        t = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        sys.exit(f"{option} {path}: {e}")
+    if not isinstance(t, dict) or "traces" not in t or "tool" not in t:
+        sys.exit(f"{option} {path}: not an OUT.kt_traces.json (no \"tool\" and \"traces\")")
+    return t
+
+
+def merge_traces(files, option="--kt-traces"):
+    """Several jobs' traces as one (e.g. this machine's and the GPU machine's): the runs of one space
+    and strategy put together; a run of the same seed twice (a resumed job's file beside the file it
+    resumed) is kept once. The files must share the Kernel Tuner version and the budget rule."""
     if len({(t["tool"], t.get("budget")) for t in files}) != 1:
-        sys.exit("--kt-traces: the files come from other Kernel Tuner versions or budgets")
+        sys.exit(f"{option}: the files come from other Kernel Tuner versions or budgets: "
+                 + "; ".join(sorted({f"{t['tool']} / {t.get('budget')}" for t in files})))
     merged = {}
     for f in files:
         for t in f["traces"]:
+            stats = t.get("stats") or []
+            if len(stats) != len(t["runs"]):
+                sys.exit(f"{option}: {t['space']} {t['strategy']} has no per-run stats (seeds)")
             m = merged.setdefault((t["space"], t["strategy"]), {"space": t["space"], "strategy": t["strategy"],
                                                                 "runs": [], "stats": []})
-            m["runs"] += t["runs"]
-            m["stats"] += t.get("stats", [])
+            seeds = {s["seed"] for s in m["stats"]}
+            for run, s in zip(t["runs"], stats):
+                if s["seed"] not in seeds:
+                    m["runs"].append(run)
+                    m["stats"].append(s)
+                    seeds.add(s["seed"])
     return {**files[0], "traces": list(merged.values())}
+
+
+def kt_repeats(args):
+    """Runs per strategy: --kt-repeats, and --kt-repeats-for's exceptions (those of KT_REPEATS_FOR
+    for the strategies run, then the user's)."""
+    specs = [st for st in args.kt_strategies.split(",") if st]
+    kt_check_strategies(specs)
+    repeats = {st: args.kt_repeats for st in specs}
+    given = [i for i in KT_REPEATS_FOR.split(",") if i.partition("=")[0] in repeats] if args.kt_repeats_for is None \
+        else list(filter(None, args.kt_repeats_for.split(",")))
+    for item in given:
+        name, _, n = item.partition("=")
+        if name not in repeats or not n.isdigit():
+            sys.exit(f"--kt-repeats-for: '{item}' is not STRATEGY=RUNS with a strategy of --kt-strategies")
+        repeats[name] = int(n)
+    return repeats
 
 
 def kt_run_summary(traces):
@@ -252,35 +464,147 @@ def kt_run_summary(traces):
         if st:
             out.setdefault(t["space"], {})[t["strategy"]] = {
                 "runs": len(st), **{k: round(sum(s[k] for s in st) / len(st), 1)
-                                    for k in ("unique", "evaluations", "simulated_s", "wall_s")}}
+                                    for k in ("unique", "evaluations", "simulated_s", "wall_s")},
+                "stalled": sum(1 for s in st if s.get("stalled")), "errors": sum(1 for s in st if s.get("error"))}
     return out
 
 
+def kt_errors(traces):
+    """Per strategy, its exceptions' messages (the first of each kind) and how many runs raised."""
+    out = {}
+    for t in traces["traces"]:
+        for s in t.get("stats") or []:
+            if s.get("error"):
+                out.setdefault(t["strategy"], {}).setdefault(s["error"].split(":")[0], [0, s["error"]])[0] += 1
+    return {st: "; ".join(f"{n} runs: {msg}" for n, msg in kinds.values()) for st, kinds in out.items()}
+
+
+SUBSET = 5  # runs per subset for the sampling error (kt_sampling_error)
+
+
+def kt_sampling_error(traces, spaces, cutune, tmp):
+    """The sampling error of Kernel Tuner's scores: `cutune score` gives no per-run scores, so each
+    space and strategy's runs are cut into disjoint subsets of SUBSET runs, each scored alone; the
+    standard deviation of the subset scores times sqrt(SUBSET / runs) estimates the standard error
+    of the score of all runs (as if the score were a mean over runs; it is not quite, for strategies
+    that end early: results/strategies.notes.md). None with fewer than two subsets."""
+    subsets = []
+    for t in traces["traces"]:
+        k = len(t["runs"]) // SUBSET
+        if k >= 2:
+            subsets += [{"space": t["space"], "strategy": f"{t['strategy']}#{i}",
+                         "runs": t["runs"][i * SUBSET:(i + 1) * SUBSET]} for i in range(k)]
+    if not subsets:
+        return {}
+    f, out = Path(tmp) / "subsets.json", Path(tmp) / "subsets_scores.json"
+    f.write_text(json.dumps({"traces": subsets}))
+    subprocess.run([cutune, "score", "--spaces", *spaces, "--strategies", "random", "--repeats", "1",
+                    "--traces", str(f), "--json", str(out)], check=True, stdout=subprocess.DEVNULL)
+    got = {}
+    for r in json.loads(out.read_text())["strategies"]:
+        name, _, i = r["strategy"].rpartition("#")
+        if r["source"] == "cutune" or not i.isdigit():
+            continue
+        for sp, v in r["per_space"].items():
+            if v is not None:
+                got.setdefault((sp, name), []).append(v)
+    n = {(t["space"], t["strategy"]): len(t["runs"]) for t in traces["traces"]}
+    se = {}
+    for (sp, name), v in got.items():
+        if len(v) >= 2:
+            mean = sum(v) / len(v)
+            sd = (sum((x - mean) ** 2 for x in v) / (len(v) - 1)) ** 0.5
+            se.setdefault(name, {})[sp] = sd * (SUBSET / n[(sp, name)]) ** 0.5
+    return se
+
+
+def add_families(scores):
+    """A family is a kernel (the cache's kernel_name): the targets are judged on the mean over all
+    spaces and on each family's mean. Adds sp["family"], r["per_family"] and the standard errors of
+    the means where every space has one (spaces independent)."""
+    for sp in scores["spaces"]:
+        try:
+            sp["family"] = load_cache(sp["file"]).get("kernel_name") or sp["name"]
+        except (OSError, ValueError):
+            sp["family"] = sp["name"]
+    families = {}
+    for sp in scores["spaces"]:
+        families.setdefault(sp["family"], []).append(sp["name"])
+    scores["families"] = families
+
+    def mean(values):
+        return None if not values or any(v is None for v in values) else sum(values) / len(values)
+
+    def se_of_mean(errors):
+        return None if not errors or any(e is None for e in errors) else sum(e * e for e in errors) ** 0.5 / len(errors)
+
+    for r in scores["strategies"]:
+        se = r.get("sampling_error") or {}
+        r["per_family"] = {fam: mean([r["per_space"][n] for n in names]) for fam, names in families.items()}
+        if se:
+            r["sampling_error_overall"] = se_of_mean([se.get(n) for n in r["per_space"]])
+            r["sampling_error_per_family"] = {fam: se_of_mean([se.get(n) for n in names])
+                                              for fam, names in families.items()}
+
+
+def fmt(v, bold=False, se=None):
+    if v is None:
+        return "-"
+    cell = f"**{v:.3f}**" if bold else f"{v:.3f}"
+    return cell + (f" ±{se:.3f}" if se is not None else "")
+
+
 def write_markdown(scores, path):
-    """results/strategies.md: the table (losers included), spaces, budgets, settings, command."""
+    """results/strategies.md: the table (losers included), per family and per space, spaces,
+    budgets, settings, command. Wide inputs (many spaces) get one row per strategy with the overall
+    and per-family means, and the per-space scores below, one table per family."""
     spaces = [sp["name"] for sp in scores["spaces"]]
+    families = scores.get("families") or {sp: [sp] for sp in spaces}
+    fams = list(families)
+    wide = len(spaces) > 6
     lines = ["# Search strategies: cutune's and Kernel Tuner's, scored alike", "",
              f"Date: {scores['date']}. Scorer: `cutune score` (methodology of Willemsen, van Nieuwpoort and "
              f"van Werkhoven, FGCS 2024: window T({scores['methodology']['window'][0]})..T({scores['methodology']['window'][1]}), "
              f"{scores['methodology']['points']} points, calculated random-search baseline, S(t) = "
              f"{scores['methodology']['curve']}). 0 = as good as random search, 1 = the optimum; the overall score is "
-             "the mean over all spaces together.", "",
-             "| strategy | source | runs per space | " + " | ".join(spaces) + " | overall |",
-             "| --- | --- | --- | " + " | ".join("---:" for _ in spaces) + " | ---: |"]
+             f"the mean over all {len(spaces)} spaces together, a family's the mean over its spaces (a family = a "
+             f"kernel, the cache's kernel_name). ± is the estimated standard error of Kernel Tuner's scores "
+             f"(sampling error of its runs: the spread of {SUBSET}-run subsets, scaled to the runs done; none "
+             f"below {2 * SUBSET} runs); cutune's rows have {scores['repeats']} runs each.", ""]
+    head = ["strategy", "source", "runs per space", "overall"] + [f"{f} ({len(families[f])})" for f in fams]
+    if not wide and len(fams) == len(spaces):  # one space per family: the family columns are the spaces
+        head = head[:4] + spaces
+    lines += ["| " + " | ".join(head) + " |", "| --- | --- | --- | " + " | ".join("---:" for _ in head[3:]) + " |"]
     for r in scores["strategies"]:
-        cells = ["-" if r["per_space"][sp] is None else f"{r['per_space'][sp]:.3f}" for sp in spaces]
-        overall = "-" if r["overall"] is None else f"**{r['overall']:.3f}**"
         runs = sorted(set(r["runs"]))
+        se_f = r.get("sampling_error_per_family") or {}
+        cells = [fmt(r["overall"], True, r.get("sampling_error_overall"))]
+        if len(head) - 4 == len(spaces) and head[4:] == spaces:
+            se = r.get("sampling_error") or {}
+            cells += [fmt(r["per_space"][sp], se=se.get(sp)) for sp in spaces]
+        else:
+            cells += [fmt(r["per_family"][f], se=se_f.get(f)) for f in fams]
         lines.append(f"| {r['strategy']} | {'cutune' if r['source'] == 'cutune' else 'Kernel Tuner'} | "
-                     f"{'/'.join(map(str, runs))} | " + " | ".join(cells) + f" | {overall} |")
+                     f"{'/'.join(map(str, runs))} | " + " | ".join(cells) + " |")
+    if head[4:] != spaces:  # the per-space scores, one table per family
+        lines += ["", "Per space:"]
+        for f in fams:
+            names = families[f]
+            lines += ["", f"Family {f}:", "", "| strategy | " + " | ".join(names) + " |",
+                      "| --- | " + " | ".join("---:" for _ in names) + " |"]
+            for r in scores["strategies"]:
+                se = r.get("sampling_error") or {}
+                lines.append(f"| {r['strategy']} | " + " | ".join(fmt(r["per_space"][n], se=se.get(n)) for n in names)
+                             + " |")
     lines += ["", "Spaces (recorded brute-force measurements; valid = recorded; cost = compile + benchmark + "
               "verification time):", "",
-              "| space | configurations | valid | optimum (ms) | median (ms) | median cost (s) | window (s) | "
-              "time budget (s) | evaluation budget |", "| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
+              "| space | family | configurations | valid | optimum (ms) | median (ms) | median cost (s) | window (s) | "
+              "time budget (s) | evaluation budget |", "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"]
     for sp in scores["spaces"]:
-        lines.append(f"| {sp['name']} | {sp['configurations']} | {sp['valid']} | {sp['optimum']:.4f} | "
-                     f"{sp['median']:.4f} | {sp['median_cost_s']:.3f} | {sp['window_s'][0]:.1f}..{sp['window_s'][1]:.1f} | "
-                     f"{sp['time_budget_s']:.1f} | {sp['evaluation_budget']} |")
+        lines.append(f"| {sp['name']} | {sp.get('family', '-')} | {sp['configurations']} | {sp['valid']} | "
+                     f"{sp['optimum']:.4f} | {sp['median']:.4f} | {sp['median_cost_s']:.3f} | "
+                     f"{sp['window_s'][0]:.1f}..{sp['window_s'][1]:.1f} | {sp['time_budget_s']:.1f} | "
+                     f"{sp['evaluation_budget']} |")
     kt = scores.get("kernel_tuner", {})
     lines += ["", f"Budgets: every run, cutune's and Kernel Tuner's, stops at the end of the window (time budget, "
               f"simulated seconds = the recorded compile + verification + benchmark time of the unique configurations "
@@ -289,19 +613,42 @@ def write_markdown(scores, path):
               f"{scores['seed']} + run), batches of {scores['batch']}. Kernel Tuner: {kt.get('version', '-')}, "
               f"{kt.get('repeats', '-')} runs per strategy and space planned"
               f"{' (' + kt['repeats_for'] + ')' if kt.get('repeats_for') else ''}, the column \"runs per space\" "
-              f"says how many were done, default strategy options, "
-              f"simulation_mode=True, restrictions = the recorded configurations, budget: {kt.get('budget', '-')}."]
+              f"says how many were done, default strategy options (kt:STRATEGY:VALUE: VALUE for its main option, "
+              f"e.g. pyATF's search technique), "
+              f"simulation_mode=True, restrictions = the recorded configurations, budget: {kt.get('budget', '-')}. "
+              "Left out: Kernel Tuner's nsga2 and nsga3 (multi-objective: a Pareto front over several objectives, "
+              "nothing for a single-objective scorer). brute_force runs in Kernel Tuner's sorted order, cut at the "
+              "budget; it is deterministic, so one run is all runs."]
     runs = kt.get("runs") or {}
     if runs:
         strategies = sorted({st for per in runs.values() for st in per})
-        lines += ["", "Kernel Tuner's runs: mean unique evaluations per run / share of the time budget spent "
-                  "(below 100%: the strategy ended on its own, e.g. its generation or iteration limit):", "",
-                  "| strategy | " + " | ".join(spaces) + " |", "| --- | " + " | ".join("---:" for _ in spaces) + " |"]
         budget = {sp["name"]: sp["time_budget_s"] for sp in scores["spaces"]}
+        lines += ["", "Kernel Tuner's runs, over the spaces: runs; mean unique evaluations per run; share of the time "
+                  "budget spent, min..max of the spaces' means (below 100%: the strategy ended on its own, e.g. its "
+                  "generation or iteration limit); real Python seconds per run on the machine that ran it, mean and "
+                  "max of the spaces' means; runs ended as stalled (no new configuration in "
+                  f"{KT_STALL} proposals) or by the strategy's own exception:", "",
+                  "| strategy | runs | unique evaluations | time budget spent | real s per run | stalled | exceptions |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for st in strategies:
-            cells = [f"{runs[sp][st]['unique']:.0f} / {100 * runs[sp][st]['simulated_s'] / budget[sp]:.0f}%"
-                     if st in runs.get(sp, {}) else "-" for sp in spaces]
-            lines.append(f"| {st} | " + " | ".join(cells) + " |")
+            per = [(sp, runs[sp][st]) for sp in spaces if st in runs.get(sp, {})]
+            share = [100 * v["simulated_s"] / budget[sp] for sp, v in per]
+            n = [v["runs"] for _, v in per]
+            wall = [v["wall_s"] for _, v in per]
+            lines.append(f"| {st} | {min(n)}..{max(n)} | {sum(v['unique'] for _, v in per) / len(per):.0f} | "
+                         f"{min(share):.0f}%..{max(share):.0f}% | {sum(wall) / len(wall):.1f} / {max(wall):.1f} | "
+                         f"{sum(v.get('stalled', 0) for _, v in per)} | {sum(v.get('errors', 0) for _, v in per)} |")
+        errors = kt.get("errors") or {}
+        if errors:
+            lines += ["", "The strategies' own exceptions (the run is what it evaluated before):", ""]
+            lines += [f"- {st}: {msg}" for st, msg in sorted(errors.items())]
+        if not wide:
+            lines += ["", "Per space: mean unique evaluations per run / share of the time budget spent:", "",
+                      "| strategy | " + " | ".join(spaces) + " |", "| --- | " + " | ".join("---:" for _ in spaces) + " |"]
+            for st in strategies:
+                cells = [f"{runs[sp][st]['unique']:.0f} / {100 * runs[sp][st]['simulated_s'] / budget[sp]:.0f}%"
+                         if st in runs.get(sp, {}) else "-" for sp in spaces]
+                lines.append(f"| {st} | " + " | ".join(cells) + " |")
     notes = Path(path).with_suffix(".notes.md")
     if notes.is_file():  # the verdict, written by hand from these numbers
         lines += ["", notes.read_text().rstrip()]
@@ -315,7 +662,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--spaces", nargs="+", default=[str(p) for p in DEFAULT_SPACES])
     ap.add_argument("--repeats", type=int, default=100, help="cutune runs per strategy and space")
-    ap.add_argument("--kt-repeats", type=int, default=20, help="Kernel Tuner runs per strategy and space")
+    ap.add_argument("--kt-repeats", type=int, default=KT_REPEATS, help="Kernel Tuner runs per strategy and space")
     ap.add_argument("--kt-strategies", default=",".join(KT_STRATEGIES))
     ap.add_argument("--strategies", default="", help="cutune's (default: all)")
     ap.add_argument("--seed", type=int, default=1)
@@ -327,18 +674,29 @@ def main():
                          "the rows of one changed strategy re-scored)")
     ap.add_argument("--kt-deadline", type=float, default=None,
                     help="seconds for Kernel Tuner's runs; those not done by then are left out")
-    ap.add_argument("--kt-repeats-for", default="",
-                    help="fewer (or more) runs for some strategies, e.g. bayes_opt=8 (slow in Python)")
-    ap.add_argument("--kt-resume", default=None,
-                    help="keep the runs of a partial OUT.kt_traces.json (same spaces, budgets, seeds) and do the rest")
+    ap.add_argument("--kt-repeats-for", default=None,
+                    help=f"fewer (or more) runs for some strategies (default {KT_REPEATS_FOR}: slow in Python or "
+                         "deterministic); '' for none")
+    ap.add_argument("--kt-resume", nargs="+", default=None,
+                    help="keep the runs of partial OUT.kt_traces.json files (same budgets; e.g. the GPU machine's) "
+                         "and do the rest (the seeds not in them)")
+    ap.add_argument("--kt-only", action="store_true",
+                    help="Kernel Tuner's runs only: write OUT.kt_traces.json and stop (no scoring, no table), "
+                         "for a job spread over machines; merge the files later with --kt-traces")
+    ap.add_argument("--kt-venv", default=str(VENV),
+                    help="the venv with Kernel Tuner when this Python lacks it (default $CUTUNE_KT_VENV or "
+                         "build/kt-venv; scripts/kt_venv.sh makes it)")
     ap.add_argument("--kt-clock", action="store_true",
                     help="Kernel Tuner's own budget and bayes_opt clock (real Python time counted), as before the fix")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     ap.add_argument("--out", default=str(ROOT / "results" / "strategies"))
     ap.add_argument("--cutune", default=str(ROOT / "build" / "tuner" / "cli" / "cutune"))
     args = ap.parse_args()
-    ensure_kernel_tuner()
+    args.spaces = expand_spaces(args.spaces)
+    ensure_kernel_tuner(args.kt_venv)
     import kernel_tuner
+    if not args.kt_traces:
+        kt_repeats(args)  # bad strategies or options: said before anything runs
 
     out = Path(args.out)
     with tempfile.TemporaryDirectory() as tmp:
@@ -352,12 +710,16 @@ def main():
         trace_file.parent.mkdir(parents=True, exist_ok=True)
         t0 = time.time()
         if args.kt_traces:
-            traces = merge_traces([json.loads(Path(f).read_text()) for f in args.kt_traces])
+            traces = merge_traces([kt_read_traces(f, "--kt-traces") for f in args.kt_traces])
         else:
             traces = run_kernel_tuner(args, spaces, Path(tmp), trace_file,
                                       f"kernel_tuner {getattr(kernel_tuner, '__version__', '1.5.0')}")
         kt_s = time.time() - t0
         trace_file.write_text(json.dumps(traces))
+    if args.kt_only:
+        n = sum(len(t["runs"]) for t in traces["traces"])
+        print(f"{trace_file}: {n} Kernel Tuner runs ({kt_s:.0f} s)")
+        return
 
     cmd = [args.cutune, "score", "--spaces", *args.spaces, "--repeats", str(args.repeats), "--seed", str(args.seed),
            "--traces", str(trace_file), "--json", str(out.with_suffix(".json"))]
@@ -381,19 +743,29 @@ def main():
         scores["strategies"] = sorted(rows, key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
         scores.update(repeats=files[0]["repeats"], seed=files[0]["seed"],
                       cutune_command="\n".join(f.get("cutune_command", f["command"]) for f in files))
+    with tempfile.TemporaryDirectory() as tmp:
+        se = kt_sampling_error(traces, args.spaces, args.cutune, tmp)
+    for r in scores["strategies"]:
+        if r["strategy"] in se:
+            r["sampling_error"] = se[r["strategy"]]
+    add_families(scores)
     rows = scores["strategies"]
     width = max(len(r["strategy"]) for r in rows)
     names = [sp["name"] for sp in scores["spaces"]]
-    print(f"{'strategy':<{width}}  " + "  ".join(names) + "  overall")
+    cols = names if len(names) <= 6 else list(scores["families"])  # wide: the families' means
+    print(f"{'strategy':<{width}}  runs  " + "  ".join(cols) + "  overall  ±")
     for r in rows:
-        cells = ["-" if r["per_space"][n] is None else f"{r['per_space'][n]:.3f}" for n in names]
-        print(f"{r['strategy']:<{width}}  " + "  ".join(f"{c:>{len(n)}}" for c, n in zip(cells, names)) +
-              f"  {'-' if r['overall'] is None else format(r['overall'], '.3f'):>7}")
+        vals = [r["per_space"][n] for n in cols] if cols is names else [r["per_family"][f] for f in cols]
+        cells = ["-" if v is None else f"{v:.3f}" for v in vals]
+        se_all = r.get("sampling_error_overall")
+        print(f"{r['strategy']:<{width}}  {min(r['runs']):>4}  " + "  ".join(f"{c:>{len(n)}}" for c, n in zip(cells, cols))
+              + f"  {'-' if r['overall'] is None else format(r['overall'], '.3f'):>7}"
+              + (f"  {se_all:.3f}" if se_all is not None else ""))
     scores["kernel_tuner"] = {"version": traces["tool"], "repeats": args.kt_repeats,
-                              "repeats_for": args.kt_repeats_for or None, "wall_s": round(kt_s, 1),
+                              "repeats_for": KT_REPEATS_FOR if args.kt_repeats_for is None else args.kt_repeats_for or None, "wall_s": round(kt_s, 1),
                               "deadline_s": args.kt_deadline, "budget": traces.get("budget", "Kernel Tuner's own"),
                               "strategy_options": "time_limit = time_budget_s, max_fevals = evaluation_budget",
-                              "runs": kt_run_summary(traces)}
+                              "runs": kt_run_summary(traces), "errors": kt_errors(traces)}
     scores["bench_command"] = "scripts/bench_strategies.py " + " ".join(sys.argv[1:])
     out.with_suffix(".json").write_text(json.dumps(scores, indent=1) + "\n")
     write_markdown(scores, out.with_suffix(".md"))

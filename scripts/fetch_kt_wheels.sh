@@ -8,6 +8,8 @@
 # python-constraint2 (its search space), jsonschema (+ attrs, referencing, rpds-py,
 # jsonschema-specifications, typing-extensions for referencing on Python < 3.13), xmltodict
 # and packaging (kernel_tuner.file_utils). pymoo is only for the NSGA strategies: not fetched.
+# For scripts/bench_strategies.py's strategies: scikit-optimize (skopt; + pyaml, PyYAML; joblib
+# comes with scikit-learn) and pyatf (pyatf_strategies; numpy only), as scripts/kt_venv.sh pins them.
 # Usage: scripts/fetch_kt_wheels.sh [DEST]   (default .kt-wheels), then carry ".kt-wheels".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,10 @@ PINS=(
   typing-extensions==4.16.0
   xmltodict==1.0.4
   packaging==26.3
+  scikit-optimize==0.10.2
+  pyaml==26.7.0
+  PyYAML==6.0.4
+  pyatf==0.0.13
 )
 
 mkdir -p "$DEST"

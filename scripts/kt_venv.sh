@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Makes the virtual environment the Kernel Tuner interop tests run in ("proof against
-# the real tool"): build/kt-venv (git-ignored) with Kernel Tuner from PyPI, pinned, and
-# jsonschema. Python only for tests, never inside cutune.
+# Makes the virtual environment the Kernel Tuner interop tests and scripts/bench_strategies.py run
+# in ("proof against the real tool"): build/kt-venv (git-ignored) with Kernel Tuner from PyPI,
+# pinned, and jsonschema; and the optional packages of Kernel Tuner's strategies that
+# bench_strategies.py runs: scikit-optimize (skopt) and pyatf (pyatf_strategies). Python only for
+# tests and benchmarks, never inside cutune.
 #
 # Never fails its caller: when the venv cannot be made (no python3-venv, PyPI unreachable) it
-# says why and leaves none, and the kt-interop CTest tests report themselves SKIPPED.
+# says why and leaves none, and the kt-interop CTest tests report themselves SKIPPED; when only
+# the optional packages cannot be installed it says so and keeps the venv (bench_strategies.py
+# then names the strategies that lack them). An existing venv with Kernel Tuner gets the missing
+# optional packages added, not remade.
 # Usage: scripts/kt_venv.sh [VENV_DIR]   (default build/kt-venv)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,13 +17,37 @@ VENV=${1:-build/kt-venv}
 # kernel_tuner 1.5.0 is the newest release (pip index versions kernel-tuner) and installs
 # without a GPU; jsonschema as scripts/fetch_kt_wheels.sh pins it.
 PINS=(kernel_tuner==1.5.0 jsonschema==4.26.0)
+# The newest releases; pyatf 0.0.13 needs a shim for Kernel Tuner 1.5.0 (bench_strategies.py's
+# kt_pyatf_space says why). scripts/fetch_kt_wheels.sh pins the same for the GPU machine.
+OPTIONAL=(scikit-optimize==0.10.2 pyatf==0.0.13)
 PY=${PYTHON:-python3}
 
-if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" - "${PINS[@]}" <<'PYEOF' 2>/dev/null; then
+has() {  # has PIN...: the venv's Python has exactly these versions
+  "$VENV/bin/python" - "$@" <<'PYEOF' 2>/dev/null
 import sys
 from importlib.metadata import version
 sys.exit(any(version(p.split("==")[0]) != p.split("==")[1] for p in sys.argv[1:]))
 PYEOF
+}
+
+install() {  # install WHAT PIN...: pip's lines, its status
+  echo "kt_venv: installing ${*:2} from PyPI into $VENV ($1; pip's lines below)"
+  "$VENV/bin/python" -m pip install --progress-bar off --disable-pip-version-check --timeout 30 "${@:2}" \
+    | { grep --line-buffered -E '^(Collecting|Installing|Successfully|Requirement|ERROR)' || true; }
+}
+
+optional() {
+  if has "${OPTIONAL[@]}"; then
+    return
+  fi
+  if ! install "optional: Kernel Tuner's skopt and pyatf_strategies" "${OPTIONAL[@]}"; then
+    echo "kt_venv: pip could not install ${OPTIONAL[*]}: the venv is kept without them" \
+         "(bench_strategies.py cannot run skopt, pyatf_strategies)"
+  fi
+}
+
+if [ -x "$VENV/bin/python" ] && has "${PINS[@]}"; then
+  optional
   echo "kt_venv: $VENV has ${PINS[*]}"
   exit 0
 fi
@@ -28,11 +57,10 @@ if ! "$PY" -m venv "$VENV" >/dev/null 2>&1; then
   rm -rf "$VENV"
   exit 0
 fi
-echo "kt_venv: installing ${PINS[*]} from PyPI into $VENV (pip's lines below; a minute or so)"
-if ! "$VENV/bin/python" -m pip install --progress-bar off --disable-pip-version-check --timeout 30 "${PINS[@]}" \
-    | { grep --line-buffered -E '^(Collecting|Installing|Successfully|Requirement|ERROR)' || true; }; then
+if ! install "a minute or so" "${PINS[@]}"; then
   echo "kt_venv: pip could not install ${PINS[*]} (PyPI unreachable?): the kt-interop tests will be SKIPPED"
   rm -rf "$VENV"
   exit 0
 fi
+optional
 echo "kt_venv: made $VENV with ${PINS[*]}"
