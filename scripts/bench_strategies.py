@@ -163,7 +163,9 @@ def expand_spaces(items):
     out = []
     for item in items:
         if Path(item).is_dir():
-            found = sorted(str(f) for f in Path(item).iterdir() if f.name.endswith((".json", ".json.gz")))
+            # a folder's recorded spaces are its gzipped caches (results/spaces keeps plain JSON
+            # notes beside them, e.g. how they were recorded)
+            found = sorted(str(f) for f in Path(item).iterdir() if f.name.endswith(".json.gz"))
         elif any(c in item for c in "*?["):
             found = sorted(glob.glob(item))
         else:
