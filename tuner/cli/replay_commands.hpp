@@ -39,8 +39,13 @@ struct ScoreArgs {
   std::size_t points = 1000;
   std::string curve = "isotonic";  ///< S(t): "isotonic" (the reference's) or "median"
   std::string command;
+  /// --prior-from: recordings the priors come from; each of --spaces is then scored with
+  /// and without a prior from the ones of its kernel measured elsewhere (leave one out).
+  std::vector<std::string> prior_from;
 };
 CLI::App* add_score_command(CLI::App& app, ScoreArgs& args);
 int cmd_score(const ScoreArgs& args);
+/// cmd_score with --prior-from (transfer_score_command.cpp).
+int cmd_score_with_prior(const ScoreArgs& args);
 
 }  // namespace cutune::cli

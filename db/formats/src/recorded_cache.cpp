@@ -113,7 +113,9 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path, Rec
   db::kt::T4Results r;
   try {
     const db::kt::KtCache cache = db::kt::read_cache(path);
-    if (origin) *origin = RecordingOrigin{cache.device_name, cache.kernel_name};
+    if (origin)
+      *origin = RecordingOrigin{cache.device_name, cache.kernel_name,
+                                cache.problem_size.is_null() ? std::string() : cache.problem_size.dump()};
     return recorded_space_from_cache(cache, name);
   } catch (const InputError& as_cache) {
     try {
@@ -123,7 +125,7 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path, Rec
                                    path.string(), as_cache.what(), as_t4.what()));
     }
   }
-  if (origin) *origin = RecordingOrigin{r.metadata.device, ""};
+  if (origin) *origin = RecordingOrigin{r.metadata.device, "", ""};
   // T4 has no tune_params: the values seen, numbers ascending (neighbours in the value
   // order are neighbours for the strategies), anything else in first-seen order.
   std::vector<ValueList> values(r.param_names.size());

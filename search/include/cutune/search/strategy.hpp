@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cutune/model/space.hpp"
+#include "cutune/search/prior.hpp"
 
 namespace cutune::search {
 
@@ -45,12 +46,31 @@ class Strategy {
 inline constexpr const char* kDefaultStrategy = "bandit_portfolio";
 
 struct StrategyOptions {
+  // A constructor, not an aggregate: callers write {name, seed, budget} and the prior stays
+  // unset without a missing-initializer warning at each of them.
+  StrategyOptions(std::string name_ = kDefaultStrategy, std::uint64_t seed_ = 1,
+                  std::optional<std::uint64_t> budget_ = std::nullopt, std::shared_ptr<const SpacePrior> prior_ = nullptr)
+      : name(std::move(name_)), seed(seed_), budget(budget_), prior(std::move(prior_)) {}
+
   std::string name = kDefaultStrategy;
   std::uint64_t seed = 1;
   /// Unique evaluations; none = the whole space. The caller enforces it; brute_force and
   /// random also stop proposing at it, the others adapt (e.g. bayes_opt's initial sample).
   std::optional<std::uint64_t> budget;
+  /// What the same kernel measured elsewhere (prior.hpp), mapped onto this space; null or
+  /// empty: none. Every strategy then proposes the prior's seeds first (kPriorSeeds of
+  /// them); bandit_portfolio also gets one more arm, a local search ordered by the prior.
+  std::shared_ptr<const SpacePrior> prior;
 };
+
+/// The prior's best configurations proposed before a strategy's own: enough to take each
+/// source's few best (2 GPUs: 4 each), few enough that a prior unlike the target costs
+/// little (results/transfer_prior.md).
+inline constexpr std::size_t kPriorSeeds = 8;
+
+/// Whether `cutune tune` uses a matching prior from its DB unless told `--prior none`: the
+/// leave-one-GPU-out scores of results/transfer_prior.md decide it.
+inline constexpr bool kPriorByDefault = true;
 
 /// Names accepted by make_strategy.
 std::vector<std::string> strategy_names();
