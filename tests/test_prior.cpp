@@ -187,7 +187,7 @@ TEST_CASE("with a perfect prior (the same space measured), every strategy evalua
   CHECK(tune(target, name, 11, 30, nullptr).evaluated.front() != kOptimum);
 }
 
-TEST_CASE("seeds take each source's best in turn; predict falls back to the nearest configuration measured") {
+TEST_CASE("seeds take each source's best in turn, and predict falls back to the nearest configuration measured") {
   const Space target = bowl_space();
   const search::Prior near = make_prior(target, [](const Config& c) { return bowl(c); }, "bowl", "GPU B");
   const search::Prior far = make_prior(target, [](const Config& c) { return bowl(c, -3.0); }, "bowl", "GPU C");

@@ -38,7 +38,7 @@ TEST_CASE("tune --simulate: a prior of another kernel is not used, and says why"
   CHECK_THAT(r.out, !Contains("prior used:"));
 }
 
-TEST_CASE("tune --simulate --db: the DB's run of the kernel on another GPU is the prior; --prior none turns it off") {
+TEST_CASE("tune --simulate --db: the DB's run of the kernel on another GPU is the prior, and --prior none turns it off") {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_prior_cli_{}", ::getpid());
   std::filesystem::create_directories(dir);
   const std::string db = (dir / "runs.db").string();
