@@ -68,4 +68,18 @@ const RecordedResult* RecordedSpace::find(const Config& config) const {
   return it == index_->end() ? nullptr : &entries_[it->second].result;
 }
 
+Prior prior_from_recording(const RecordedSpace& recorded, PriorOrigin origin) {
+  Prior prior;
+  prior.origin = std::move(origin);
+  const Space& space = recorded.space();
+  for (const auto& p : space.parameters()) prior.parameters.push_back({p.name, p.values});
+  for (const auto& e : recorded.entries()) {
+    PriorMeasurement m;
+    for (std::size_t i = 0; i < e.config.index.size(); ++i) m.values.push_back(space.value(e.config, i));
+    if (e.result.observation.valid) m.objective = e.result.observation.objective;
+    prior.measurements.push_back(std::move(m));
+  }
+  return prior;
+}
+
 }  // namespace cutune::search

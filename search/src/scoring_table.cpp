@@ -59,6 +59,7 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
                         r = t % options.repeats;
       try {
         StrategyOptions so{options.strategies[st], options.seed + r, table.evaluation_budget[sp]};
+        if (!options.priors.empty()) so.prior = options.priors.at(sp);
         auto strategy = make_strategy(spaces[sp].space(), so);
         SimulationOptions sim;
         sim.batch = options.batch;

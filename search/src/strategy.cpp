@@ -39,7 +39,7 @@ std::vector<std::string> strategy_names() {
 
 std::unique_ptr<Strategy> make_strategy(const Space& space, const StrategyOptions& options) {
   for (const auto& e : kStrategies)
-    if (options.name == e.name) return e.make(space, options);
+    if (options.name == e.name) return with_prior(e.make(space, options), options);
   throw InputError(fmt::format("unknown strategy '{}' (known: {})", options.name, fmt::join(strategy_names(), ", ")));
 }
 

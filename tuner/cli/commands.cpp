@@ -492,6 +492,20 @@ json workers_json(const std::vector<runner::TuneReport::Worker>& workers) {
 }
 }  // namespace
 
+// What the run started from: each prior offered, used or not (and why not).
+static json prior_json(const std::vector<search::PriorUse>& uses) {
+  json out = json::array();
+  for (const auto& u : uses)
+    out.push_back({{"kernel", u.origin.kernel},
+                   {"device", u.origin.device},
+                   {"problem", u.origin.problem},
+                   {"used", u.used},
+                   {"reason", u.reason},
+                   {"measurements", u.measurements},
+                   {"valid_here", u.proposable}});
+  return out;
+}
+
 int cmd_tune(const TuneArgs& a) {
   // Started by mpirun or srun as one of several ranks: rank 0 tunes (strategy, compiles, the
   // DB), every other rank serves its GPUs to it (tuner/cluster).
@@ -544,6 +558,8 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
   if (!a.shard.empty()) o.shard = parse_shard(a.shard);
   o.time_budget_s = a.time_budget_s;
   o.seed = a.seed;
+  o.prior = runner::parse_prior_mode(a.prior);
+  o.priors = a.priors;
   o.db = a.db.empty() ? default_db_path() : fs::path(a.db);
   o.kt_cache = a.kt_cache;
   try {
@@ -619,6 +635,7 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
                                "{} restart(s){}\n",
                                w.name, w.evaluations, w.evaluate_ms, w.sampling_ms, w.idle_ms, w.restarts,
                                w.lost ? ", lost" : "");
+  if (!r.prior_summary.empty()) std::cout << r.prior_summary << '\n';
   std::cout << report_hint(o.db.string(), r.kernel, r.problem_key) << '\n';
 
   if (!a.report.empty()) {
@@ -631,6 +648,7 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
            {"seed", a.seed},
            {"run_id", r.run_id},
            {"verification", r.verification},
+           {"prior", prior_json(r.prior)},
            {"l2", r.l2_method},
            {"screening_samples_max", a.measure.samples},
            {"space_valid", r.space_valid},

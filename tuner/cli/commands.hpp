@@ -71,6 +71,8 @@ struct TuneArgs {
   MeasureArgs measure;
   std::vector<std::string> first;
   std::string objective;              ///< "" = the file's General.Objective, else time
+  std::string prior = "auto";         ///< --prior auto|on|none
+  std::vector<search::Prior> priors;  ///< --prior-from recordings
   bool higher_is_better = false, lower_is_better = false;  ///< the objective's direction, when given
   std::string command;
   CompilePoolArgs pool;

@@ -250,6 +250,8 @@ int main(int argc, char** argv) {
       }
       if (ta.kernel.empty()) throw cutune::InputError("tune: KERNEL is required (or --simulate CACHE)");
       ta.time_budget_s = sa.time_budget_s;
+      ta.prior = sa.prior;
+      ta.priors = priors_from_files(sa);
       ta.device_given = tune_device->count() > 0;
       return cmd_tune(ta);
     }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cutune/search/prior.hpp"
+
 namespace CLI {
 class App;
 }
@@ -19,12 +21,17 @@ struct SimulateArgs {
   std::string trace;                   ///< --trace: write the session's trace as JSON
   bool resume = false;                 ///< --resume (tune's): stored results count against the budget
   std::string shard;                   ///< --shard i/N (tune's); "" = the whole space
+  std::string prior = "auto";          ///< --prior auto|on|none (tune's, real runs too)
+  std::vector<std::string> prior_from; ///< --prior-from: recordings to build a prior from (tune's too)
 };
-/// Adds --simulate, --time-budget and --trace to `tune`.
+/// Adds --simulate, --time-budget, --trace, --prior and --prior-from to `tune`.
 void add_simulate_options(CLI::App* tune, SimulateArgs& args);
 /// The simulated session: prints one line per evaluation and a summary as tune does, and
 /// with --db stores the run, its measurements and its winner (time, screening), reusing what
 /// that DB already holds (TuneOptions::budget and resume say how it counts).
+/// The priors of --prior-from files (each a Kernel Tuner cache or T4 file); InputError when
+/// --prior none is given with them.
+std::vector<search::Prior> priors_from_files(const SimulateArgs& args);
 int cmd_simulate(const SimulateArgs& args, const std::string& strategy, std::optional<std::uint64_t> budget,
                  std::uint64_t seed, const std::string& db, const std::string& command);
 
@@ -39,8 +46,13 @@ struct ScoreArgs {
   std::size_t points = 1000;
   std::string curve = "isotonic";  ///< S(t): "isotonic" (the reference's) or "median"
   std::string command;
+  /// --prior-from: recordings the priors come from; each of --spaces is then scored with
+  /// and without a prior from the ones of its kernel measured elsewhere (leave one out).
+  std::vector<std::string> prior_from;
 };
 CLI::App* add_score_command(CLI::App& app, ScoreArgs& args);
 int cmd_score(const ScoreArgs& args);
+/// cmd_score with --prior-from (transfer_score_command.cpp).
+int cmd_score_with_prior(const ScoreArgs& args);
 
 }  // namespace cutune::cli

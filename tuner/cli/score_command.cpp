@@ -105,10 +105,15 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
   score->add_option("--curve", a.curve, "S(t): median of the repeats, or isotonic regression of the pooled "
                                         "repeats (the reference implementation's)")
       ->check(CLI::IsMember({"median", "isotonic"}));
+  score->add_option("--prior-from", a.prior_from,
+                    "Recordings of the kernels on other GPUs or problems (.json[.gz]; may repeat --spaces): each "
+                    "space is scored with and without a prior from the others of its kernel (rows NAME+prior)")
+      ->expected(1, -1);
   return score;
 }
 
 int cmd_score(const ScoreArgs& a) {
+  if (!a.prior_from.empty()) return cmd_score_with_prior(a);
   std::vector<search::RecordedSpace> spaces;
   for (const auto& f : a.spaces) {
     spaces.push_back(replay::load_recorded_space(f));

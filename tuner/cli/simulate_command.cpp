@@ -15,6 +15,7 @@
 #include "cutune/runner/tuning_session.hpp"
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/simulation.hpp"
+#include "cutune/runner/db_prior.hpp"
 #include "option_checks.hpp"
 #include "replay_commands.hpp"
 #include "report_command.hpp"
@@ -33,6 +34,28 @@ void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
       ->check(positive_seconds());
   tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file")
       ->check(directory_exists_for_output());
+  tune->add_option("--prior", args.prior,
+                   fmt::format("Start from what the DB measured for this kernel on other GPUs or problems: auto (when "
+                               "one matches{}), on (when one matches), none",
+                               search::kPriorByDefault ? "" : "; off by default, see results/transfer_prior.md"))
+      ->check(CLI::IsMember({"auto", "on", "none"}));
+  tune->add_option("--prior-from", args.prior_from,
+                   "Also start from these recordings of the kernel (Kernel Tuner cache or T4 files, .json[.gz]) "
+                   "made on other GPUs or problems; used when they match (kernel, parameter names and values)")
+      ->expected(1, -1);
+}
+
+std::vector<search::Prior> priors_from_files(const SimulateArgs& args) {
+  if (!args.prior_from.empty() && args.prior == "none")
+    throw InputError("--prior none with --prior-from: give one of them");
+  std::vector<search::Prior> out;
+  for (const auto& f : args.prior_from) {
+    replay::RecordingOrigin o;
+    const search::RecordedSpace r = replay::load_recorded_space(f, &o);
+    out.push_back(search::prior_from_recording(
+        r, {o.kernel_name.empty() ? r.name() : o.kernel_name, o.device_name, o.problem}));
+  }
+  return out;
 }
 
 int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std::optional<std::uint64_t> budget,
@@ -61,6 +84,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   const Space& searched = shard_space ? *shard_space : space;
   // Made now to refuse an unknown name before the DB is touched; made again below when stored
   // results widen its budget.
+  std::optional<std::uint64_t> strategy_budget = budget;
   auto strategy = search::make_strategy(searched, search::StrategyOptions{strategy_name, seed, budget});
 
   // With --db: the run and every evaluation are stored as a real run stores them, under the
@@ -97,8 +121,31 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     // (free) and still `budget` new ones.
     const auto in_share = static_cast<std::uint64_t>(
         std::count_if(stored.begin(), stored.end(), [&](const auto& s) { return searched.is_valid(s.first); }));
-    if (!args.resume && budget && in_share > 0)
-      strategy = search::make_strategy(searched, search::StrategyOptions{strategy_name, seed, *budget + in_share});
+    if (!args.resume && budget && in_share > 0) {
+      strategy_budget = *budget + in_share;
+      strategy = search::make_strategy(searched, search::StrategyOptions{strategy_name, seed, strategy_budget});
+    }
+  }
+
+  // A prior: the --prior-from recordings, and the DB's measurements of this kernel on other
+  // GPUs or problems (not this run's own target, whose results are resumed above).
+  std::vector<search::Prior> priors = priors_from_files(args);
+  if (run && runner::prior_from_db(runner::parse_prior_mode(args.prior))) {
+    auto from_db = runner::priors_from_store(*store, run_kernel, Objective::time(), run->kernel_id(),
+                                             run->problem_id(), run->device_id());
+    priors.insert(priors.end(), from_db.begin(), from_db.end());
+  }
+  std::shared_ptr<const search::SpacePrior> prior;
+  std::vector<search::PriorUse> prior_uses;
+  if (!priors.empty()) {
+    const std::string kernel = origin.kernel_name.empty() ? recorded.name() : origin.kernel_name;
+    prior = std::make_shared<const search::SpacePrior>(searched, kernel, priors);
+    std::cout << prior->summary() << '\n';
+    prior_uses = prior->uses();
+    if (prior->empty()) prior.reset();
+    else
+      strategy = search::make_strategy(
+          searched, search::StrategyOptions{strategy_name, seed, strategy_budget, prior});
   }
 
   search::SimulationOptions options;
@@ -174,6 +221,10 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
       strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,
       simulated(result.trace.empty() ? 0.0 : result.trace.back().elapsed_s), search::session_end_name(result.end));
   if (std::isfinite(best)) std::cout << fmt::format("best: {} {:.4f}\n", best_key, best);
+  if (prior)
+    std::cout << fmt::format("prior used: {} measurements from {} source(s)\n", prior->measurements_used(),
+                             std::count_if(prior->uses().begin(), prior->uses().end(),
+                                           [](const search::PriorUse& u) { return u.used; }));
   if (run) {  // under the recording's names, which are not the file's: say how to find them
     std::cout << fmt::format("in {} under kernel {}, problem {}, GPU {}: cutune query --db {} --kernel {}\n",
                              db_path, run_kernel, run_problem, run_device, db_path, run_kernel);
@@ -188,6 +239,10 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     j["end"] = search::session_end_name(result.end);
     j["revisits"] = result.revisits;
     j["cost_unit"] = search::cost_unit_name(recorded.cost_unit());  // of cost_s and elapsed_s
+    auto& jp = j["prior"] = nlohmann::ordered_json::array();
+    for (const auto& u : prior_uses)
+      jp.push_back({{"kernel", u.origin.kernel}, {"device", u.origin.device}, {"problem", u.origin.problem},
+                      {"used", u.used}, {"reason", u.reason}, {"measurements", u.measurements}});
     auto& t = j["trace"] = nlohmann::ordered_json::array();
     for (const auto& e : result.trace)
       t.push_back({{"key", Configuration(space, e.config).key()},

@@ -151,14 +151,16 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path, Rec
   }
   if (is_ktt) {
     const db::ktt::KttResults k = db::ktt::parse_ktt(text, path.string());
-    if (origin) *origin = RecordingOrigin{k.device, k.kernel_name};
+    if (origin) *origin = RecordingOrigin{k.device, k.kernel_name, ""};
     return build(name, k.param_names, values_seen(k.param_names, k.entries, name), k.entries, "time",
                  /*runtimes_for_benchmark=*/false);
   }
   db::kt::T4Results r;
   try {
     const db::kt::KtCache cache = db::kt::read_cache(path);
-    if (origin) *origin = RecordingOrigin{cache.device_name, cache.kernel_name};
+    if (origin)
+      *origin = RecordingOrigin{cache.device_name, cache.kernel_name,
+                                cache.problem_size.is_null() ? std::string() : cache.problem_size.dump()};
     return recorded_space_from_cache(cache, name);
   } catch (const InputError& as_cache) {
     try {
@@ -169,7 +171,7 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path, Rec
                                    path.string(), as_cache.what(), as_t4.what()));
     }
   }
-  if (origin) *origin = RecordingOrigin{r.metadata.device, ""};
+  if (origin) *origin = RecordingOrigin{r.metadata.device, "", ""};
   return build(name, r.param_names, values_seen(r.param_names, r.entries, name), r.entries,
                r.objectives.empty() ? "time" : r.objectives.front(), /*runtimes_for_benchmark=*/true);
 }

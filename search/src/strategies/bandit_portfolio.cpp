@@ -21,6 +21,7 @@ using Factory = std::unique_ptr<Strategy> (*)(const Space&, const StrategyOption
 // The arms: model-based, local, two populations and annealing (ours).
 constexpr Factory kArms[] = {make_bayes_opt, make_greedy_ils, make_genetic_algorithm, make_diff_evo,
                              make_simulated_annealing};
+constexpr std::uint64_t kArmsWithoutPrior = std::size(kArms);
 constexpr double kExploration = 2.0;  ///< UCB1's constant: sqrt(2 ln N / n_a)
 constexpr double kPriorReward = 0.5;  ///< mean reward of an arm before its first result
 
@@ -35,6 +36,13 @@ class BanditPortfolio final : public Searcher {
  public:
   BanditPortfolio(const Space& space, const StrategyOptions& options) : Searcher(space, options.seed) {
     std::uint64_t i = 0;
+    // With a prior, its arm first: the bandit pulls every arm once in order, and the
+    // prior's neighbourhood of the seeds is the best-informed guess at the start.
+    if (options.prior && !options.prior->empty()) {
+      StrategyOptions o = options;
+      o.seed = options.seed * 0x9E3779B97F4A7C15ULL + kArmsWithoutPrior + 1;
+      arms_.push_back({make_prior_local(space, o)});
+    }
     for (Factory make : kArms) {
       StrategyOptions o = options;
       o.seed = options.seed * 0x9E3779B97F4A7C15ULL + ++i;  // distinct, reproducible streams

@@ -18,5 +18,9 @@ std::unique_ptr<Strategy> make_diff_evo(const Space& space, const StrategyOption
 std::unique_ptr<Strategy> make_pso(const Space& space, const StrategyOptions& options);
 std::unique_ptr<Strategy> make_bayes_opt(const Space& space, const StrategyOptions& options);
 std::unique_ptr<Strategy> make_bandit_portfolio(const Space& space, const StrategyOptions& options);
+/// bandit_portfolio's arm when options.prior is set (not empty): a local search ordered by the prior.
+std::unique_ptr<Strategy> make_prior_local(const Space& space, const StrategyOptions& options);
+/// `strategy` proposing options.prior's seeds first; `strategy` itself without a prior.
+std::unique_ptr<Strategy> with_prior(std::unique_ptr<Strategy> strategy, const StrategyOptions& options);
 
 }  // namespace cutune::search

@@ -261,6 +261,22 @@ void Tuning::resume() {
   // evaluations (else `--seed 2 --budget 150` after a 150-evaluation run evaluated nothing and
   // reported the old best); --resume finishes an interrupted run within its budget instead.
   const Space& searched = session_.search_space();
+  // The same kernel measured on other GPUs or problems: the strategy starts from it.
+  {
+    std::vector<search::Prior> priors = options_.priors;
+    if (prior_from_db(options_.prior)) {
+      auto from_db = priors_from_store(session_.store(), problem_.name(), objective_, run_->kernel_id(),
+                                       run_->problem_id(), run_->device_id());
+      priors.insert(priors.end(), from_db.begin(), from_db.end());
+    }
+    if (!priors.empty()) {
+      auto prior = std::make_shared<const search::SpacePrior>(searched, problem_.name(), priors);
+      report_.prior = prior->uses();
+      report_.prior_summary = prior->summary();
+      log(report_.prior_summary);
+      if (!prior->empty()) session_.use_prior(std::move(prior));
+    }
+  }
   const auto stored_in_search = static_cast<std::uint64_t>(std::count_if(
       resumed.begin(), resumed.end(), [&](const Result* r) { return searched.is_valid(r->first.index()); }));
   session_.reuse_stored(stored_in_search);

@@ -56,7 +56,19 @@ TuningSession::TuningSession(const KernelProblem& problem, TuneOptions options)
 
 void TuningSession::reuse_stored(std::uint64_t stored) {
   if (options_.resume || !options_.budget || stored == 0) return;
-  strategy_ = search::make_strategy(search_space(), {options_.strategy, options_.seed, *options_.budget + stored});
+  stored_reused_ = stored;
+  strategy_ = make_strategy();
+}
+
+void TuningSession::use_prior(std::shared_ptr<const search::SpacePrior> prior) {
+  prior_ = std::move(prior);
+  strategy_ = make_strategy();
+}
+
+std::unique_ptr<search::Strategy> TuningSession::make_strategy() const {
+  std::optional<std::uint64_t> budget = options_.budget;
+  if (budget) *budget += stored_reused_;
+  return search::make_strategy(search_space(), {options_.strategy, options_.seed, budget, prior_});
 }
 
 db::Store& TuningSession::store() {

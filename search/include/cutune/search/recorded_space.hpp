@@ -75,4 +75,8 @@ class RecordedSpace {
   std::shared_ptr<Space> space_;
 };
 
+/// The recording as a prior for tuning the same kernel elsewhere: every recorded
+/// configuration with its objective (a recorded failure: none).
+Prior prior_from_recording(const RecordedSpace& recorded, PriorOrigin origin);
+
 }  // namespace cutune::search

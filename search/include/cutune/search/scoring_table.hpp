@@ -3,6 +3,7 @@
 // recorded space, runs of other tools (Kernel Tuner's, as traces) beside them, all scored by
 // the same SpaceScoring, one table.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct ComparisonOptions {
   /// baseline and window follow it).
   std::size_t workers = 1;
   unsigned threads = 0;    ///< 0: one per core
+  /// Per space (empty: none), the prior every strategy gets there (StrategyOptions::prior).
+  std::vector<std::shared_ptr<const SpacePrior>> priors;
 };
 
 /// Runs of another tool on one space (e.g. "kernel_tuner:genetic_algorithm").

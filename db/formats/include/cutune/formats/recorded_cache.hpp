@@ -23,6 +23,7 @@ namespace cutune::replay {
 struct RecordingOrigin {
   std::string device_name;  ///< "NVIDIA A100-PCIE-40GB" ("" when the file does not say)
   std::string kernel_name;  ///< "" when the file does not say
+  std::string problem;      ///< the cache's problem_size as JSON ("[4096,4096]"); "" when none
 };
 search::RecordedSpace load_recorded_space(const std::filesystem::path& path, RecordingOrigin* origin = nullptr);
 

@@ -48,6 +48,10 @@ struct TuneReport {
   std::vector<std::pair<std::string, double>> winner_metrics;  ///< e.g. gbps
   double copy_gbps = 0.0;             ///< device-to-device copy measured in this run
   std::string verification;           ///< "reference" or "default configuration"
+  /// The priors offered (the DB's measurements of this kernel on other GPUs or problems)
+  /// and whether each was used; empty when none was looked for or found.
+  std::vector<search::PriorUse> prior;
+  std::string prior_summary;          ///< one line (SpacePrior::summary); "" when none offered
 
   /// The thorough re-measurement of the finalists, winner first.
   struct Finalist {

@@ -20,6 +20,7 @@
 #include "cutune/worker/measure_options.hpp"
 #include "cutune/worker/messages.hpp"
 #include "cutune/search/strategy.hpp"
+#include "cutune/runner/db_prior.hpp"
 
 namespace cutune::runner {
 
@@ -41,6 +42,11 @@ struct TuneOptions {
   /// Kernel Tuner's time_limit; Tuning::record tells the session the wall clock's steps).
   std::optional<double> time_budget_s;
   std::uint64_t seed = 1;               ///< strategy seed (stored with the run)
+  /// --prior: whether the DB's measurements of this kernel on other GPUs or problems seed
+  /// the strategy (db_prior.hpp).
+  PriorMode prior = PriorMode::Auto;
+  /// Priors given (--prior-from), used when they match, whatever `prior` says of the DB's.
+  std::vector<search::Prior> priors;
   /// Configurations ("k=v,...", others default) evaluated right after the default and
   /// before the strategy's own: a user's or another GPU's candidates. They count against
   /// the budget like any other.
@@ -131,6 +137,9 @@ class TuningSession {
   /// that stops proposing at its budget (brute_force, random) still reaches `budget` new
   /// configurations. Call before the strategy is asked or told anything.
   void reuse_stored(std::uint64_t stored);
+  /// The strategy made again with `prior` (null: none), for the same budget. Call before the
+  /// strategy is asked or told anything.
+  void use_prior(std::shared_ptr<const search::SpacePrior> prior);
   /// The store: the one opened by the constructor, else created now (its folder too).
   db::Store& store();
 
@@ -138,7 +147,12 @@ class TuningSession {
   const KernelProblem* problem_;
   TuneOptions options_;
   std::unique_ptr<Space> search_space_;  ///< the shard's; on the heap: the strategy keeps a reference
+  /// The strategy for the current budget (widened by reuse_stored) and prior.
+  std::unique_ptr<search::Strategy> make_strategy() const;
+
   std::unique_ptr<search::Strategy> strategy_;
+  std::uint64_t stored_reused_ = 0;
+  std::shared_ptr<const search::SpacePrior> prior_;
   ProblemInstance instance_;
   Objective objective_;
   std::string objective_warning_;

@@ -1,0 +1,104 @@
+#pragma once
+// A prior: what was measured for the same kernel elsewhere (another GPU, another problem
+// size), used to start a tuning from it instead of from nothing. None of the peer tuners
+// (Kernel Tuner, KTT, CLTune) carries results across GPUs or problem sizes.
+//
+// A Prior is what one source measured, by parameter *values* (not indices: the target's
+// lists may order them differently). It is used only when it matches the target:
+// - the same kernel name;
+// - the same parameter names (in any order);
+// - every value its measurements use is in the target's list for that parameter.
+// Otherwise it is left out, with the reason (PriorUse). Of a matching prior, the
+// configurations that are not valid in the target (its restrictions, a recording that does
+// not hold them) are dropped from what is proposed; they still inform predict().
+//
+// Objective values of different GPUs or sizes are not comparable, so each source's results
+// become ranks: 0 = its best, 1 = its worst valid, kFailedScore for a failure there.
+// Several sources (N GPUs) are combined by the mean of their ranks.
+#include <cstddef>
+#include <optional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cutune/model/space.hpp"
+
+namespace cutune::search {
+
+/// Where a prior was measured.
+struct PriorOrigin {
+  std::string kernel;   ///< the kernel's name
+  std::string device;   ///< the GPU ("NVIDIA A100-PCIE-40GB")
+  std::string problem;  ///< the problem ("n=268435456", "4096x4096"; "" when unknown)
+  /// "kernel on device, problem P" for reports.
+  std::string describe() const;
+};
+
+struct PriorParameter {
+  std::string name;
+  ValueList values;  ///< declared there
+};
+
+struct PriorMeasurement {
+  std::vector<Value> values;        ///< one per PriorParameter, in the same order
+  std::optional<double> objective;  ///< lower is better; nullopt: it failed there
+};
+
+struct Prior {
+  PriorOrigin origin;
+  std::vector<PriorParameter> parameters;
+  std::vector<PriorMeasurement> measurements;
+};
+
+/// Whether `prior` matches a target (kernel `kernel`, parameters of `target`): "" when it
+/// does, else the reason, naming the kernel, parameter or value that differs.
+std::string prior_mismatch(const Prior& prior, std::string_view kernel, const Space& target);
+
+/// What became of one prior offered for a target.
+struct PriorUse {
+  PriorOrigin origin;
+  bool used = false;
+  std::string reason;            ///< why not, when not used
+  std::size_t measurements = 0;  ///< in the prior
+  std::size_t proposable = 0;    ///< of them, valid in the target
+};
+
+/// A rank in the prior for a configuration that failed there: worse than any valid one.
+inline constexpr double kFailedScore = 2.0;
+
+/// The matching priors mapped onto one target space: a ranking of the target's
+/// configurations and a surrogate of the objective's shape. Holds no reference to the space.
+class SpacePrior {
+ public:
+  /// Matches each of `priors` against the target; the ones that do not match are reported
+  /// in uses() and not used. Deterministic: the order of `priors` is kept.
+  SpacePrior(const Space& target, std::string_view kernel, const std::vector<Prior>& priors);
+
+  const std::vector<PriorUse>& uses() const { return uses_; }
+  /// No prior matched: nothing to use.
+  bool empty() const { return scores_.empty(); }
+  /// Measurements used, over every matching prior.
+  std::size_t measurements_used() const;
+  /// The target's valid configurations the priors measured, best first by the mean rank
+  /// (ties in index order).
+  const std::vector<Config>& ranking() const { return ranking_; }
+  /// The first `k` configurations to try: each source's best in turn (its best, then the
+  /// next source's best, ...), so that one GPU unlike the target does not fill them all.
+  /// Valid in the target, distinct.
+  std::vector<Config> seeds(std::size_t k) const;
+  /// The prior's rank for `c` (0 best .. 1 worst valid, kFailedScore: failed): the mean rank
+  /// where a prior measured it, else that of the nearest configuration measured (fewest
+  /// parameters differing, then smallest index distance, then index order).
+  double predict(const Config& c) const;
+  /// One line: "2 priors (NVIDIA A100 ..., 4362 measurements); not used: ... (reason)".
+  std::string summary() const;
+
+ private:
+  std::vector<PriorUse> uses_;
+  std::map<Config, double> scores_;                  ///< every mapped configuration (valid here or not)
+  std::vector<Config> ranking_;                      ///< valid here, best first
+  std::vector<std::vector<Config>> source_rankings_;  ///< per used source, valid here, best first
+};
+
+}  // namespace cutune::search

@@ -1,0 +1,228 @@
+// The prior (search/include/cutune/search/prior.hpp): used only when it matches the target
+// (kernel, parameter names, values), never makes a strategy propose outside the space,
+// keeps every strategy deterministic and within its budget, and a perfect prior (the same
+// space measured) gives the optimum at once.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cutune/search/prior.hpp"
+#include "cutune/search/session.hpp"
+#include "cutune/search/strategy.hpp"
+#include "cutune/search/transfer_scoring.hpp"
+#include "space_helpers.hpp"
+
+using cutune::Config;
+using cutune::Parameter;
+using cutune::Space;
+using cutune::Value;
+using cutune::ValueList;
+namespace search = cutune::search;
+using Catch::Matchers::Contains;
+
+namespace {
+
+Parameter range_param(std::string name, int n) {
+  ValueList values;
+  for (int i = 0; i < n; ++i) values.emplace_back(i);
+  return Parameter{std::move(name), values, values.front()};
+}
+std::vector<Parameter> bowl_parameters() {
+  return {range_param("a", 10), range_param("b", 10), range_param("c", 6), range_param("d", 4)};
+}
+// 1100 valid of 2400: a + b <= 9 couples two axes, c != 4 punches a hole.
+Space bowl_space() { return Space(bowl_parameters(), {"a + b <= 9", "c != 4"}); }
+const Config kOptimum{{3, 6, 2, 2}};  // on the a + b boundary
+double bowl(const Config& c, double shift = 0.0) {
+  auto sq = [](double x) { return x * x; };
+  const auto& i = c.index;
+  return 1.0 + sq(i[0] - 3.0 - shift) + 2.0 * sq(i[1] - 6.0 - shift) + sq(i[2] - 2.0) + 3.0 * sq(i[3] - 2.0);
+}
+
+// A prior measured on `measured` (its valid configurations), objective `f`, one in seven failing.
+search::Prior make_prior(const Space& measured, const std::function<double(const Config&)>& f,
+                         std::string kernel = "bowl", std::string device = "GPU B") {
+  search::Prior p;
+  p.origin = {std::move(kernel), std::move(device), "n=1"};
+  for (const auto& par : measured.parameters()) p.parameters.push_back({par.name, par.values});
+  for (const Config& c : cutune::testing::valid_configs(measured)) {
+    search::PriorMeasurement m;
+    for (std::size_t i = 0; i < c.index.size(); ++i) m.values.push_back(measured.value(c, i));
+    if ((c.index[0] * 3 + c.index[2]) % 7 != 1) m.objective = f(c);
+    p.measurements.push_back(std::move(m));
+  }
+  return p;
+}
+
+std::shared_ptr<const search::SpacePrior> space_prior(const Space& target, const std::vector<search::Prior>& priors) {
+  return std::make_shared<const search::SpacePrior>(target, "bowl", priors);
+}
+
+struct Tuned {
+  std::vector<Config> proposals;  ///< everything the strategy proposed, in order
+  std::vector<Config> evaluated;  ///< unique evaluations, in order
+};
+
+// A session with an exact evaluation budget, results told at once.
+Tuned tune(const Space& space, const std::string& name, std::uint64_t seed, std::uint64_t budget,
+           std::shared_ptr<const search::SpacePrior> prior) {
+  auto strategy = search::make_strategy(space, search::StrategyOptions{name, seed, budget, std::move(prior)});
+  struct Recorder final : search::Strategy {
+    search::Strategy& inner;
+    std::vector<Config>& proposals;
+    Recorder(search::Strategy& s, std::vector<Config>& p) : inner(s), proposals(p) {}
+    std::vector<Config> ask(std::size_t max) override {
+      auto out = inner.ask(max);
+      proposals.insert(proposals.end(), out.begin(), out.end());
+      return out;
+    }
+    void tell(const Config& c, const search::Observation& o) override { inner.tell(c, o); }
+  };
+  Tuned t;
+  Recorder recorder(*strategy, t.proposals);
+  search::SessionOptions so;
+  so.max_evaluations = budget;
+  search::Session session(recorder, so, &space);  // throws on a proposal outside the space
+  while (!session.done()) {
+    const auto batch = session.ask(8);
+    for (const Config& c : batch.evaluate) session.tell(c, {true, bowl(c)}, 1.0);
+    if (batch.evaluate.empty() && session.in_flight() == 0) break;
+  }
+  for (const auto& e : session.trace()) t.evaluated.push_back(e.config);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a prior is used only when its kernel, parameter names and values match the target") {
+  const Space target = bowl_space();
+  const Space wide(bowl_parameters(), {});  // no restrictions: measures configurations invalid here
+  const auto f = [](const Config& c) { return bowl(c); };
+
+  SECTION("matching: used, and the configurations invalid here are dropped from the proposals") {
+    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f)});
+    REQUIRE(prior.uses().size() == 1);
+    CHECK(prior.uses()[0].used);
+    CHECK(prior.uses()[0].reason.empty());
+    CHECK(prior.uses()[0].measurements == 2400);
+    CHECK(prior.uses()[0].proposable == 1100);
+    CHECK_FALSE(prior.empty());
+    for (const Config& c : prior.ranking()) CHECK(target.is_valid(c));
+    CHECK(prior.ranking().front() == kOptimum);
+    CHECK_THAT(prior.summary(), Contains("bowl on GPU B, problem n=1: 2400 measurements, 1100 valid here"));
+  }
+  SECTION("another kernel: not used") {
+    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f, "other_kernel")});
+    CHECK(prior.empty());
+    CHECK_FALSE(prior.uses()[0].used);
+    CHECK_THAT(prior.uses()[0].reason, Contains("kernel 'other_kernel', not 'bowl'"));
+  }
+  SECTION("other parameter names: not used") {
+    auto params = bowl_parameters();
+    params[3].name = "unroll";
+    const Space renamed(params, {});
+    const search::SpacePrior prior(target, "bowl", {make_prior(renamed, f)});
+    CHECK(prior.empty());
+    CHECK_THAT(prior.uses()[0].reason, Contains("parameter 'unroll'"));
+    CHECK_THAT(prior.summary(), Contains("not used"));
+  }
+  SECTION("a value the target does not declare: not used") {
+    auto params = bowl_parameters();
+    params[2] = range_param("c", 7);  // measured c=6
+    const Space more(params, {});
+    const search::SpacePrior prior(target, "bowl", {make_prior(more, f)});
+    CHECK(prior.empty());
+    CHECK_THAT(prior.uses()[0].reason, Contains("c=6"));
+  }
+  SECTION("parameters in another order still match, by name") {
+    auto params = bowl_parameters();
+    std::reverse(params.begin(), params.end());
+    const Space reversed(params, {});
+    // The same bowl, read through the reversed order.
+    const auto g = [](const Config& c) { return bowl(Config{{c.index[3], c.index[2], c.index[1], c.index[0]}}); };
+    const search::SpacePrior prior(target, "bowl", {make_prior(reversed, g)});
+    REQUIRE_FALSE(prior.empty());
+    CHECK(prior.ranking().front() == kOptimum);
+  }
+  SECTION("a mismatched prior changes nothing: the proposals are those without a prior") {
+    const auto unused = space_prior(target, {make_prior(wide, f, "other_kernel")});
+    for (const auto& name : search::strategy_names()) {
+      INFO(name);
+      CHECK(tune(target, name, 3, 40, unused).proposals == tune(target, name, 3, 40, nullptr).proposals);
+    }
+  }
+}
+
+TEST_CASE("with a prior, no strategy proposes outside the space, the budget is exact, and runs are deterministic") {
+  const Space target = bowl_space();
+  const Space wide(bowl_parameters(), {});
+  // The prior's optimum (a=5, b=8) breaks a + b <= 9 here: its best must be dropped, not proposed.
+  const auto prior = space_prior(target, {make_prior(wide, [](const Config& c) { return bowl(c, 2.0); })});
+  REQUIRE_FALSE(target.is_valid(Config{{5, 8, 2, 2}}));
+  const std::string name = GENERATE(from_range(search::strategy_names()));
+  INFO(name);
+  for (std::uint64_t budget : {5, 37, 120}) {
+    const Tuned a = tune(target, name, 7, budget, prior);
+    for (const Config& c : a.proposals) CHECK(target.is_valid(c));
+    CHECK(a.evaluated.size() == budget);
+    const Tuned b = tune(target, name, 7, budget, prior);
+    CHECK(a.proposals == b.proposals);
+    CHECK(a.evaluated == b.evaluated);
+  }
+}
+
+TEST_CASE("with a perfect prior (the same space measured), every strategy evaluates the optimum first") {
+  const Space target = bowl_space();
+  const auto prior = space_prior(target, {make_prior(target, [](const Config& c) { return bowl(c); })});
+  const std::string name = GENERATE(from_range(search::strategy_names()));
+  INFO(name);
+  const Tuned t = tune(target, name, 11, 30, prior);
+  REQUIRE_FALSE(t.evaluated.empty());
+  CHECK(t.evaluated.front() == kOptimum);
+  // Without it, none finds it that early (the check above says something).
+  CHECK(tune(target, name, 11, 30, nullptr).evaluated.front() != kOptimum);
+}
+
+TEST_CASE("seeds take each source's best in turn, and predict falls back to the nearest configuration measured") {
+  const Space target = bowl_space();
+  const search::Prior near = make_prior(target, [](const Config& c) { return bowl(c); }, "bowl", "GPU B");
+  const search::Prior far = make_prior(target, [](const Config& c) { return bowl(c, -3.0); }, "bowl", "GPU C");
+  const search::SpacePrior both(target, "bowl", {near, far});
+  const auto seeds = both.seeds(4);
+  REQUIRE(seeds.size() == 4);
+  CHECK(seeds[0] == kOptimum);
+  CHECK(seeds[1] == Config{{0, 3, 2, 2}});  // GPU C's best
+  CHECK(both.measurements_used() == 2 * near.measurements.size());
+
+  // Measured: the configurations with d = 0 only; d = 1 is predicted from d = 0.
+  search::Prior part = near;
+  std::erase_if(part.measurements, [](const search::PriorMeasurement& m) { return m.values[3].as_int() != 0; });
+  const search::SpacePrior partial(target, "bowl", {part});
+  const Config measured{{3, 6, 2, 0}}, unmeasured{{3, 6, 2, 1}};
+  CHECK(partial.predict(unmeasured) == partial.predict(measured));
+  CHECK(partial.predict(measured) == 0.0);
+}
+
+TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
+  std::vector<search::RecordedSpace::Entry> entries;
+  for (int i = 0; i < 4; ++i)
+    entries.push_back({Config{{static_cast<std::uint32_t>(i)}}, {{true, 1.0 + i}, 1.0}});
+  const std::vector<Parameter> params{range_param("x", 4)};
+  std::vector<search::RecordedSpace> spaces{search::RecordedSpace("k_A", params, entries),
+                                            search::RecordedSpace("k_B", params, entries),
+                                            search::RecordedSpace("other_A", params, entries)};
+  const std::vector<search::PriorOrigin> origins{{"k", "A", "p"}, {"k", "B", "p"}, {"other", "A", "p"}};
+  std::vector<search::Prior> pool;
+  for (std::size_t i = 0; i < spaces.size(); ++i) pool.push_back(search::prior_from_recording(spaces[i], origins[i]));
+  const auto priors = search::leave_one_out_priors(spaces, origins, pool);
+  REQUIRE(priors.size() == 3);
+  REQUIRE(priors[0]->uses().size() == 1);
+  CHECK(priors[0]->uses()[0].origin.device == "B");
+  REQUIRE(priors[1]->uses().size() == 1);
+  CHECK(priors[1]->uses()[0].origin.device == "A");
+  CHECK(priors[2]->empty());  // the only other kernel recording is its own
+}

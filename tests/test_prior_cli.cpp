@@ -1,0 +1,62 @@
+// The prior on the command line: `cutune tune --simulate ... --prior-from` says which prior
+// it used and from what, a prior of another kernel is not used (and the reason is given),
+// a prior from the DB's other GPU is found by itself, and --prior none with files is refused.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "cli_runner.hpp"
+
+using namespace cutune::testing::cli;
+
+namespace {
+std::string space_file(const std::string& name) {
+  return (std::filesystem::path(CUTUNE_SHARED_DIR) / "data" / "spaces" / name).string();
+}
+}  // namespace
+
+TEST_CASE("tune --simulate --prior-from reports the prior used and what it came from") {
+  const auto r = run_cli({"tune", "--simulate", space_file("convolution_A4000.json.gz"), "--prior-from",
+                          space_file("convolution_A100.json.gz"), "--budget", "12"});
+  INFO(describe({"tune --simulate --prior-from"}, r));
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("prior from convolution_kernel on NVIDIA A100-PCIE-40GB, problem [4096,4096]: 4362 "
+                             "measurements"));
+  CHECK_THAT(r.out, Contains("prior used: 4362 measurements from 1 source(s)"));
+  CHECK_THAT(r.out, Contains("12 evaluations"));
+}
+
+TEST_CASE("tune --simulate: a prior of another kernel is not used, and says why") {
+  const auto r = run_cli({"tune", "--simulate", space_file("convolution_A4000.json.gz"), "--prior-from",
+                          space_file("dedispersion_A100.json.gz"), "--budget", "5"});
+  INFO(describe({"tune --simulate --prior-from (other kernel)"}, r));
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("no prior used; not used: dedispersion_kernel on NVIDIA A100-PCIE-40GB"));
+  CHECK_THAT(r.out, Contains("kernel 'dedispersion_kernel', not 'convolution_kernel'"));
+  CHECK_THAT(r.out, !Contains("prior used:"));
+}
+
+TEST_CASE("tune --simulate --db: the DB's run of the kernel on another GPU is the prior, and --prior none turns it off") {
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_prior_cli_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string db = (dir / "runs.db").string();
+  REQUIRE(run_cli({"tune", "--simulate", space_file("dedispersion_A100.json.gz"), "--db", db, "--budget", "25"})
+              .status == 0);
+  const auto with = run_cli({"tune", "--simulate", space_file("dedispersion_A4000.json.gz"), "--db", db, "--budget",
+                             "5", "--prior", "on"});
+  INFO(describe({"second run"}, with));
+  REQUIRE(with.status == 0);
+  CHECK_THAT(with.out, Contains("prior from dedispersion_kernel on NVIDIA A100-PCIE-40GB"));
+  CHECK_THAT(with.out, Contains("prior used: 25 measurements from 1 source(s)"));
+  const auto without = run_cli({"tune", "--simulate", space_file("dedispersion_A4000.json.gz"), "--db", db,
+                                "--budget", "5", "--prior", "none", "--seed", "2"});
+  REQUIRE(without.status == 0);
+  CHECK_THAT(without.out, !Contains("prior from"));
+  CHECK_THAT(without.out, !Contains("prior used"));
+  expect_bad_input({"tune", "--simulate", space_file("dedispersion_A4000.json.gz"), "--prior", "none",
+                    "--prior-from", space_file("dedispersion_A100.json.gz")},
+                   {"--prior none with --prior-from"});
+  std::filesystem::remove_all(dir);
+}

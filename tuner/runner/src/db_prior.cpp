@@ -1,0 +1,83 @@
+#include "cutune/runner/db_prior.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cutune/model/errors.hpp"
+#include "cutune/search/objective.hpp"
+
+namespace cutune::runner {
+
+PriorMode parse_prior_mode(const std::string& text) {
+  if (text == "auto") return PriorMode::Auto;
+  if (text == "on") return PriorMode::On;
+  if (text == "none") return PriorMode::None;
+  throw InputError(fmt::format("--prior {}: expected auto, on or none", text));
+}
+
+bool prior_from_db(PriorMode mode) {
+  return mode == PriorMode::On || (mode == PriorMode::Auto && search::kPriorByDefault);
+}
+
+namespace {
+
+// A value of a stored configuration's JSON object (Configuration::to_json: bools, ints and
+// floats as JSON values, anything else as its str()).
+std::optional<Value> value_of(const nlohmann::json& j) {
+  if (j.is_boolean()) return Value(j.get<bool>());
+  if (j.is_number_integer()) return Value(j.get<std::int64_t>());
+  if (j.is_number_float()) return Value(j.get<double>());
+  if (j.is_string()) return Value(j.get<std::string>());
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<search::Prior> priors_from_store(const db::Store& store, const std::string& kernel,
+                                             const Objective& objective, std::int64_t except_kernel_id,
+                                             std::int64_t except_problem_id, std::int64_t except_device_id) {
+  db::WinnerFilter filter;
+  filter.kernel = kernel;
+  std::vector<search::Prior> out;
+  for (const auto& t : store.measurement_targets(filter)) {
+    if (t.kernel_id == except_kernel_id && t.problem_id == except_problem_id && t.device_id == except_device_id)
+      continue;
+    search::Prior prior;
+    prior.origin = {t.kernel, t.gpu_model, t.problem_key};
+    std::vector<std::string> names;
+    bool readable = true;
+    for (const auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {
+      const auto j = nlohmann::json::parse(m.config_json, nullptr, /*allow_exceptions=*/false);
+      if (!j.is_object()) continue;  // not a configuration object: nothing to learn from it
+      if (names.empty()) {
+        for (const auto& [name, v] : j.items()) names.push_back(name);
+        for (const auto& n : names) prior.parameters.push_back({n, {}});
+      }
+      search::PriorMeasurement pm;
+      for (const auto& n : names) {
+        std::optional<Value> v = j.contains(n) ? value_of(j.at(n)) : std::nullopt;
+        if (!v) {
+          readable = false;
+          break;
+        }
+        pm.values.push_back(std::move(*v));
+      }
+      if (!readable || j.size() != names.size()) {
+        readable = false;  // configurations of different parameters under one target: not a prior
+        break;
+      }
+      const search::Observation o = search::observation_for(db::objective_value(m, objective), objective);
+      if (o.valid) pm.objective = o.objective;
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        auto& values = prior.parameters[i].values;
+        if (std::find(values.begin(), values.end(), pm.values[i]) == values.end()) values.push_back(pm.values[i]);
+      }
+      prior.measurements.push_back(std::move(pm));
+    }
+    if (readable && !prior.measurements.empty()) out.push_back(std::move(prior));
+  }
+  return out;
+}
+
+}  // namespace cutune::runner
