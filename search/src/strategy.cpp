@@ -25,6 +25,7 @@ constexpr Entry kStrategies[] = {
     {"genetic_algorithm", make_genetic_algorithm},
     {"diff_evo", make_diff_evo},
     {"pso", make_pso},
+    {"tabu_greywolf", make_tabu_greywolf},
     {"bayes_opt", make_bayes_opt},
     {"bandit_portfolio", make_bandit_portfolio},
 };

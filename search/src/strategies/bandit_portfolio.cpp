@@ -19,7 +19,7 @@ namespace {
 
 using Factory = std::unique_ptr<Strategy> (*)(const Space&, const StrategyOptions&);
 // The arms: model-based, local, two populations and annealing (ours).
-constexpr Factory kArms[] = {make_bayes_opt, make_greedy_ils, make_genetic_algorithm, make_diff_evo,
+constexpr Factory kArms[] = {make_bayes_opt, make_greedy_ils, make_genetic_algorithm, make_tabu_greywolf,
                              make_simulated_annealing};
 constexpr std::uint64_t kArmsWithoutPrior = std::size(kArms);
 constexpr double kExploration = 2.0;  ///< UCB1's constant: sqrt(2 ln N / n_a)
