@@ -26,16 +26,9 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-Parameter range_param(std::string name, int n) {
-  ValueList values;
-  for (int i = 0; i < n; ++i) values.emplace_back(i);
-  return Parameter{std::move(name), values, values.front()};
-}
-std::vector<Parameter> bowl_parameters() {
-  return {range_param("a", 10), range_param("b", 10), range_param("c", 6), range_param("d", 4)};
-}
-// 1100 valid of 2400: a + b <= 9 couples two axes, c != 4 punches a hole.
-Space bowl_space() { return Space(bowl_parameters(), {"a + b <= 9", "c != 4"}); }
+using cutune::testing::bowl_parameters;
+using cutune::testing::bowl_space;
+using cutune::testing::range_param;
 const Config kOptimum{{3, 6, 2, 2}};  // on the a + b boundary
 double bowl(const Config& c, double shift = 0.0) {
   auto sq = [](double x) { return x * x; };

@@ -483,7 +483,7 @@ TEST_CASE("scoring: KTT's results as a recorded space, on the command line too",
   CHECK(c.out.find("8 configurations, 8 stored now (2 failed)") != std::string::npos);
   // A broken file: one line naming the file and the field, exit 2, for score and import.
   const auto broken = std::filesystem::path(CUTUNE_TEST_DATA_DIR) / "ktt" / "broken_results.json";
-  for (const std::string cmd : {fmt::format("score --spaces '{}'", broken.string()),
+  for (const std::string& cmd : {fmt::format("score --spaces '{}'", broken.string()),
                                 fmt::format("import '{}' --db '{}' --problem n=1", broken.string(), db)}) {
     Cli d = run_cutune(cmd, dir);
     INFO(cmd << ": " << d.err);

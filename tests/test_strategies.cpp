@@ -17,6 +17,7 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/search/strategy.hpp"
 #include "neighbourhood.hpp"
+#include "space_helpers.hpp"
 
 using cutune::Config;
 using cutune::Parameter;
@@ -27,17 +28,8 @@ namespace search = cutune::search;
 
 namespace {
 
-Parameter range_param(std::string name, int n) {
-  ValueList values;
-  for (int i = 0; i < n; ++i) values.emplace_back(i);
-  return Parameter{std::move(name), values, values.front()};
-}
-
-// 1100 valid of 2400: a + b <= 9 couples two axes, c != 4 punches a hole.
-Space bowl_space() {
-  return Space({range_param("a", 10), range_param("b", 10), range_param("c", 6), range_param("d", 4)},
-               {"a + b <= 9", "c != 4"});
-}
+using cutune::testing::bowl_space;
+using cutune::testing::range_param;
 const Config kBowlOptimum{{3, 6, 2, 2}};  // on the a + b boundary
 std::optional<double> bowl(const Config& c) {
   auto sq = [](double x) { return x * x; };

@@ -28,6 +28,7 @@
 #include "interop_commands.hpp"
 #include "report_command.hpp"
 #include "progress.hpp"
+#include "replay_commands.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/search/strategy.hpp"
 #include "cutune/templates/catalog.hpp"
@@ -495,14 +496,7 @@ json workers_json(const std::vector<runner::TuneReport::Worker>& workers) {
 // What the run started from: each prior offered, used or not (and why not).
 static json prior_json(const std::vector<search::PriorUse>& uses) {
   json out = json::array();
-  for (const auto& u : uses)
-    out.push_back({{"kernel", u.origin.kernel},
-                   {"device", u.origin.device},
-                   {"problem", u.origin.problem},
-                   {"used", u.used},
-                   {"reason", u.reason},
-                   {"measurements", u.measurements},
-                   {"valid_here", u.proposable}});
+  for (const auto& u : uses) out.push_back(prior_use_json(u));
   return out;
 }
 

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cutune/search/prior.hpp"
+#include "cutune/search/scoring_table.hpp"
 
 namespace CLI {
 class App;
@@ -52,6 +55,11 @@ struct ScoreArgs {
 };
 CLI::App* add_score_command(CLI::App& app, ScoreArgs& args);
 int cmd_score(const ScoreArgs& args);
+/// The strategies, runs and scoring options that --strategies, --repeats, --seed, --threads,
+/// --workers, --points and --curve ask for (both score commands).
+search::ComparisonOptions comparison_options(const ScoreArgs& args);
+/// One prior offered to a run, as the JSON outputs write it (used or not, and why).
+nlohmann::ordered_json prior_use_json(const search::PriorUse& use);
 /// cmd_score with --prior-from (transfer_score_command.cpp).
 int cmd_score_with_prior(const ScoreArgs& args);
 

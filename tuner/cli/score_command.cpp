@@ -112,6 +112,25 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
   return score;
 }
 
+search::ComparisonOptions comparison_options(const ScoreArgs& a) {
+  search::ComparisonOptions o;
+  o.strategies = a.strategies.empty() ? search::strategy_names() : split_commas(a.strategies);
+  o.repeats = a.repeats;
+  o.seed = a.seed;
+  o.threads = a.threads;
+  o.workers = a.workers;
+  o.scoring.workers = a.workers;
+  o.scoring.points = a.points;
+  o.scoring.curve = a.curve == "isotonic" ? search::CurveMethod::Isotonic : search::CurveMethod::Median;
+  return o;
+}
+
+nlohmann::ordered_json prior_use_json(const search::PriorUse& u) {
+  return {{"kernel", u.origin.kernel}, {"device", u.origin.device}, {"problem", u.origin.problem},
+          {"used", u.used},            {"reason", u.reason},        {"measurements", u.measurements},
+          {"valid_here", u.proposable}};
+}
+
 int cmd_score(const ScoreArgs& a) {
   if (!a.prior_from.empty()) return cmd_score_with_prior(a);
   std::vector<search::RecordedSpace> spaces;
@@ -126,15 +145,7 @@ int cmd_score(const ScoreArgs& a) {
     auto runs = read_traces(f, spaces);
     external.insert(external.end(), runs.begin(), runs.end());
   }
-  search::ComparisonOptions o;
-  o.strategies = a.strategies.empty() ? search::strategy_names() : split_commas(a.strategies);
-  o.repeats = a.repeats;
-  o.seed = a.seed;
-  o.threads = a.threads;
-  o.workers = a.workers;
-  o.scoring.workers = a.workers;
-  o.scoring.points = a.points;
-  o.scoring.curve = a.curve == "isotonic" ? search::CurveMethod::Isotonic : search::CurveMethod::Median;
+  const search::ComparisonOptions o = comparison_options(a);
   const auto t0 = std::chrono::steady_clock::now();
   const search::ScoreTable table = search::compare_strategies(spaces, o, external);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -240,9 +240,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     j["revisits"] = result.revisits;
     j["cost_unit"] = search::cost_unit_name(recorded.cost_unit());  // of cost_s and elapsed_s
     auto& jp = j["prior"] = nlohmann::ordered_json::array();
-    for (const auto& u : prior_uses)
-      jp.push_back({{"kernel", u.origin.kernel}, {"device", u.origin.device}, {"problem", u.origin.problem},
-                      {"used", u.used}, {"reason", u.reason}, {"measurements", u.measurements}});
+    for (const auto& u : prior_uses) jp.push_back(prior_use_json(u));
     auto& t = j["trace"] = nlohmann::ordered_json::array();
     for (const auto& e : result.trace)
       t.push_back({{"key", Configuration(space, e.config).key()},

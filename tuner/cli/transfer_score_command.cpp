@@ -68,21 +68,7 @@ int cmd_score_with_prior(const ScoreArgs& a) {
   if (scored.empty())
     throw InputError("--prior-from: no space of --spaces has a recording of its kernel from another GPU or problem");
 
-  search::ComparisonOptions o;
-  o.strategies = a.strategies.empty() ? search::strategy_names() : [&] {
-    std::vector<std::string> out;
-    std::stringstream ss(a.strategies);
-    for (std::string item; std::getline(ss, item, ',');)
-      if (!item.empty()) out.push_back(item);
-    return out;
-  }();
-  o.repeats = a.repeats;
-  o.seed = a.seed;
-  o.threads = a.threads;
-  o.workers = a.workers;
-  o.scoring.workers = a.workers;
-  o.scoring.points = a.points;
-  o.scoring.curve = a.curve == "isotonic" ? search::CurveMethod::Isotonic : search::CurveMethod::Median;
+  const search::ComparisonOptions o = comparison_options(a);
   const auto t0 = std::chrono::steady_clock::now();
   const search::ScoreTable table = search::compare_with_prior(scored, scored_priors, o);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -128,13 +114,7 @@ int cmd_score_with_prior(const ScoreArgs& a) {
     for (std::size_t i = 0; i < spaces.size(); ++i) {
       nlohmann::ordered_json sources = nlohmann::ordered_json::array();
       for (const auto& u : priors[i]->uses())
-        sources.push_back({{"kernel", u.origin.kernel},
-                           {"device", u.origin.device},
-                           {"problem", u.origin.problem},
-                           {"used", u.used},
-                           {"reason", u.reason},
-                           {"measurements", u.measurements},
-                           {"valid_here", u.proposable}});
+        sources.push_back(prior_use_json(u));
       js.push_back({{"name", spaces[i].name()},
                     {"file", a.spaces[i]},
                     {"kernel", origins[i].kernel},
