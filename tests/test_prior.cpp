@@ -219,3 +219,21 @@ TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
   CHECK(priors[1]->uses()[0].origin.device == "A");
   CHECK(priors[2]->empty());  // the only other kernel recording is its own
 }
+
+TEST_CASE("priors at the target's problem size are preferred to other sizes, which are used only alone") {
+  const Space space = bowl_space();
+  auto at = [&](std::string device, std::string problem) {
+    search::Prior p = make_prior(space, [](const Config&) { return 1.0; }, "bowl", std::move(device));
+    p.origin.problem = std::move(problem);
+    return p;
+  };
+  const std::vector<search::Prior> mixed{at("H100", "n=1"), at("H200", "n=2"), at("A100", "n=2")};
+  const auto same = search::prefer_same_problem(mixed, "n=2");
+  REQUIRE(same.size() == 2);
+  CHECK(same[0].origin.device == "H200");
+  CHECK(same[1].origin.device == "A100");
+  // No prior at the target's size: every other size is kept (weaker evidence, but evidence).
+  CHECK(search::prefer_same_problem(mixed, "n=3").size() == 3);
+  // An unknown problem prefers nothing.
+  CHECK(search::prefer_same_problem(mixed, "").size() == 3);
+}

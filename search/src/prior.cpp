@@ -63,6 +63,13 @@ std::string prior_mismatch(const Prior& prior, std::string_view kernel, const Sp
   return "";
 }
 
+std::vector<Prior> prefer_same_problem(std::vector<Prior> priors, const std::string& problem) {
+  if (problem.empty()) return priors;
+  const bool any = std::any_of(priors.begin(), priors.end(), [&](const Prior& p) { return p.origin.problem == problem; });
+  if (any) std::erase_if(priors, [&](const Prior& p) { return p.origin.problem != problem; });
+  return priors;
+}
+
 SpacePrior::SpacePrior(const Space& target, std::string_view kernel, const std::vector<Prior>& priors) {
   // Per used source: the configuration's rank there. Summed, then divided by the count.
   std::map<Config, std::pair<double, std::size_t>> sums;

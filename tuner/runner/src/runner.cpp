@@ -270,7 +270,8 @@ void Tuning::resume() {
       priors.insert(priors.end(), from_db.begin(), from_db.end());
     }
     if (!priors.empty()) {
-      auto prior = std::make_shared<const search::SpacePrior>(searched, problem_.name(), priors);
+      auto prior = std::make_shared<const search::SpacePrior>(
+          searched, problem_.name(), search::prefer_same_problem(std::move(priors), report_.problem_key));
       report_.prior = prior->uses();
       report_.prior_summary = prior->summary();
       log(report_.prior_summary);

@@ -69,6 +69,13 @@ inline constexpr double kFailedScore = 2.0;
 
 /// The matching priors mapped onto one target space: a ranking of the target's
 /// configurations and a surrogate of the objective's shape. Holds no reference to the space.
+/// The priors measured at `problem` on another GPU, when there are any; else all of them.
+/// Why: leave one out on 19 recorded spaces (results/transfer_prior.md), the prior hurt the
+/// default where its sources mixed sizes: reduction at 2^28 on an H200 with the H100 at 2^28
+/// and the H200 at 2^22 averaged (-0.31), matmul at 1024^3 from 2048^3 (-0.89). The same size
+/// on another GPU is the closer evidence; another size is used only when nothing else is known.
+std::vector<Prior> prefer_same_problem(std::vector<Prior> priors, const std::string& problem);
+
 class SpacePrior {
  public:
   /// Matches each of `priors` against the target; the ones that do not match are reported
