@@ -48,6 +48,7 @@ struct Member {
   Config config;
   double fitness;
 };
+bool fitter(const Member& a, const Member& b) { return a.fitness < b.fitness; }
 
 class TabuGreywolf final : public Searcher {
  public:
@@ -56,12 +57,9 @@ class TabuGreywolf final : public Searcher {
 
  private:
   std::optional<Config> propose() override {
-    if (pack_.size() + pending_new_ < kPack) {  // the first members, and after a restart
+    if (pack_.size() + newcomers_.size() < kPack) {  // the first members, and after a restart
       auto c = random_unseen();
-      if (c) {
-        newcomers_.insert(*c);
-        ++pending_new_;
-      }
+      if (c) newcomers_.insert(*c);
       return c;
     }
     if (pack_.size() <= kLeaders) return std::nullopt;  // wait for the first members
@@ -71,7 +69,7 @@ class TabuGreywolf final : public Searcher {
   std::optional<Config> propose_while_waiting() override { return pack_.size() > kLeaders ? child() : std::nullopt; }
 
   std::optional<Config> child() {
-    std::sort(pack_.begin(), pack_.end(), [](const Member& a, const Member& b) { return a.fitness < b.fitness; });
+    std::sort(pack_.begin(), pack_.end(), fitter);
     const std::size_t followers = pack_.size() - kLeaders;
     const std::size_t slot = kLeaders + (next_slot_++ % followers);
     const Config& self = pack_[slot].config;
@@ -112,7 +110,6 @@ class TabuGreywolf final : public Searcher {
       replace_worst();
     }
     if (newcomers_.erase(c)) {
-      --pending_new_;
       join(c, f);
       return;
     }
@@ -125,6 +122,12 @@ class TabuGreywolf final : public Searcher {
     parent_of_.erase(it);
     auto member = std::find_if(pack_.begin(), pack_.end(), [&](const Member& m) { return m.config == parent; });
     if (member == pack_.end() || !std::isfinite(f)) return;  // the parent left the pack meanwhile
+    // A member that failed (a random newcomer can) is replaced by any child that runs: its
+    // relative difference would be -inf / inf, NaN, which no comparison accepts.
+    if (!std::isfinite(member->fitness)) {
+      *member = {c, f};
+      return;
+    }
     const double rel = (f - member->fitness) / std::max(std::abs(member->fitness), 1e-30);
     if (rel <= 0 || uniform01(rng_) < std::exp(-rel / temperature())) *member = {c, f};
   }
@@ -136,15 +139,13 @@ class TabuGreywolf final : public Searcher {
       pack_.push_back({c, f});
       return;
     }
-    auto worst = std::max_element(pack_.begin(), pack_.end(), [](const Member& a, const Member& b) {
-      return a.fitness < b.fitness;
-    });
+    auto worst = std::max_element(pack_.begin(), pack_.end(), fitter);
     if (f < worst->fitness) *worst = {c, f};
   }
 
   void replace_worst() {
     stagnant_ = 0;
-    std::sort(pack_.begin(), pack_.end(), [](const Member& a, const Member& b) { return a.fitness < b.fitness; });
+    std::sort(pack_.begin(), pack_.end(), fitter);
     const auto n = static_cast<std::size_t>(std::ceil(kPack * kRestartShare));
     pack_.resize(pack_.size() > n ? pack_.size() - n : 0);
   }
@@ -167,7 +168,7 @@ class TabuGreywolf final : public Searcher {
   std::vector<Member> pack_;
   std::map<Config, Config> parent_of_;  ///< child in flight -> the member it was bred for
   std::set<Config> newcomers_;          ///< random configurations in flight, to join the pack
-  std::size_t pending_new_ = 0, next_slot_ = 0, stagnant_ = 0, told_ = 0;
+  std::size_t next_slot_ = 0, stagnant_ = 0, told_ = 0;
   double best_ = INFINITY;
 };
 
