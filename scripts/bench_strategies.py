@@ -14,7 +14,7 @@ verification time) and the same statistics.
 
 Usage:
   scripts/bench_strategies.py [--spaces F|DIR|GLOB...] [--repeats 100] [--kt-repeats 40] [--kt-repeats-for bayes_opt=10]
-      [--kt-strategies a,b,pyatf_strategies:auc_bandit] [--strategies a,b] [--jobs 2] [--kt-deadline S]
+      [--kt-strategies a,b,pyatf_strategies:auc_bandit] [--strategies a,b] [--batch 8] [--jobs 2] [--kt-deadline S]
       [--kt-resume F...] [--kt-only] [--kt-traces F...] [--cutune-scores F...] [--kt-venv DIR]
       [--out results/strategies] [--cutune PATH]
 Kernel Tuner comes from this Python when it imports kernel_tuner (the GPU machine: PYTHONPATH), else
@@ -151,7 +151,8 @@ def ensure_kernel_tuner(venv):
         subprocess.run(["bash", str(ROOT / "scripts" / "kt_venv.sh"), str(venv)], check=False)
     if not py.exists():
         sys.exit(f"--kt-venv {venv}: no Kernel Tuner venv there and scripts/kt_venv.sh could not make one")
-    if Path(sys.executable).resolve() == py.resolve():
+    # The venv's python links to the system's, so the interpreter in use is told apart by its prefix.
+    if Path(sys.prefix).resolve() == venv.resolve():
         sys.exit(f"--kt-venv {venv}: its Python does not import kernel_tuner (run scripts/kt_venv.sh {venv})")
     os.execv(str(py), [str(py), *sys.argv])
 
@@ -676,6 +677,9 @@ def main():
     ap.add_argument("--kt-strategies", default=",".join(KT_STRATEGIES))
     ap.add_argument("--strategies", default="", help="cutune's (default: all)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=8,
+                    help="proposals cutune's strategies are asked for before they are told results (cutune score "
+                         "--batch): 8 as the real tuning loop asks, 1 sequential as Kernel Tuner's runner")
     ap.add_argument("--kt-traces", nargs="+", default=None,
                     help="reuse Kernel Tuner's runs from earlier OUT.kt_traces.json files (merged, e.g. two jobs)")
     ap.add_argument("--cutune-scores", nargs="+", default=None,
@@ -732,7 +736,7 @@ def main():
         return
 
     cmd = [args.cutune, "score", "--spaces", *args.spaces, "--repeats", str(args.repeats), "--seed", str(args.seed),
-           "--traces", str(trace_file), "--json", str(out.with_suffix(".json"))]
+           "--traces", str(trace_file), "--json", str(out.with_suffix(".json")), "--batch", str(args.batch)]
     if args.strategies:
         cmd += ["--strategies", args.strategies]
     if args.cutune_scores:  # Kernel Tuner's runs only (beside one random run, dropped), then cutune's earlier rows
@@ -746,8 +750,9 @@ def main():
         for f, earlier in zip(args.cutune_scores, files):
             if [sp["name"] for sp in earlier["spaces"]] != [sp["name"] for sp in scores["spaces"]] or \
                     earlier["methodology"] != scores["methodology"] or \
-                    (earlier["repeats"], earlier["seed"]) != (files[0]["repeats"], files[0]["seed"]):
-                sys.exit(f"--cutune-scores {f}: other spaces, methodology, repeats or seed than this run")
+                    (earlier["repeats"], earlier["seed"]) != (files[0]["repeats"], files[0]["seed"]) or \
+                    earlier.get("batch", 8) != args.batch:
+                sys.exit(f"--cutune-scores {f}: other spaces, methodology, repeats, seed or batch than this run")
             cutune_rows.update({r["strategy"]: r for r in earlier["strategies"] if r["source"] == "cutune"})
         rows = [r for r in scores["strategies"] if r["source"] != "cutune"] + list(cutune_rows.values())
         scores["strategies"] = sorted(rows, key=lambda r: -1e9 if r["overall"] is None else -r["overall"])

@@ -101,6 +101,10 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
                     "Evaluators (GPUs) at once in each simulated run; the baseline is random search with as "
                     "many, the window T(p) / workers of simulated wall time")
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+  score->add_option("--batch", a.batch,
+                    "Proposals a strategy is asked for at a time, before it is told their results (the real "
+                    "tuning loop asks 8 while its compile workers work ahead; 1: the sequential loop of Kernel Tuner)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   score->add_option("--points", a.points, "Points in the time window")->check(CLI::Range(2, 1000000));
   score->add_option("--curve", a.curve, "S(t): median of the repeats, or isotonic regression of the pooled "
                                         "repeats (the reference implementation's)")
@@ -119,6 +123,7 @@ search::ComparisonOptions comparison_options(const ScoreArgs& a) {
   o.seed = a.seed;
   o.threads = a.threads;
   o.workers = a.workers;
+  o.batch = a.batch;
   o.scoring.workers = a.workers;
   o.scoring.points = a.points;
   o.scoring.curve = a.curve == "isotonic" ? search::CurveMethod::Isotonic : search::CurveMethod::Median;
