@@ -424,6 +424,7 @@ TEST_CASE("cli: a new user's bad input is refused in one line and writes nothing
     expect_bad_input({"tune", "--simulate", rec, "--seed", "1e3", "--db", db}, {"--seed", "1e3"});
     expect_bad_input({"score", "--spaces", rec, "--seed", "-1"}, {"--seed", "-1"});
     expect_bad_input({"score", "--spaces", rec, "--threads", "-2"}, {"--threads", "-2"});
+    expect_bad_input({"score", "--spaces", rec, "--batch", "0"}, {"--batch", "0"});
   }
   SECTION("--time-budget -3 says what it wants, without a 300-digit bound") {
     const auto r = expect_bad_input({"tune", "--simulate", rec, "--time-budget", "-3", "--db", db},

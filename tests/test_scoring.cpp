@@ -382,6 +382,17 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
     ss << in.rdbuf();
     CHECK(ss.str().find("\"workers\": 4") != std::string::npos);
   }
+  // Asked one at a time (as Kernel Tuner's sequential runner): the JSON records the batch.
+  Cli one = run_cutune(fmt::format("score --spaces '{}' --strategies random,bayes_opt --repeats 3 --batch 1 --json '{}'",
+                                 cache.string(), (dir / "b.json").string()), dir);
+  INFO(one.out << one.err);
+  CHECK(one.status == 0);
+  {
+    std::ifstream in(dir / "b.json");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    CHECK(ss.str().find("\"batch\": 1,") != std::string::npos);
+  }
   Cli h = run_cutune(fmt::format("score --spaces '{}' --workers 4 --traces '{}'", cache.string(),
                                  (dir / "kt.json").string()), dir);
   CHECK(h.status == 2);
