@@ -16,7 +16,8 @@ import sys
 
 def main():
     if len(sys.argv) != 3:
-        sys.exit(__doc__)
+        print("usage: scripts/reverse_space_values.py IN.json[.gz] OUT.json[.gz]", file=sys.stderr)
+        sys.exit(2)
     src, dst = sys.argv[1:]
     opener = gzip.open if src.endswith(".gz") else open
     try:
@@ -27,8 +28,12 @@ def main():
         print(f"{src}: not a Kernel Tuner cache ({e})", file=sys.stderr)
         sys.exit(2)
     cache["tune_params"] = {k: list(reversed(v)) for k, v in params.items()}
-    with (gzip.open if dst.endswith(".gz") else open)(dst, "wt") as f:
-        json.dump(cache, f)
+    try:
+        with (gzip.open if dst.endswith(".gz") else open)(dst, "wt") as f:
+            json.dump(cache, f)
+    except OSError as e:
+        print(f"{dst}: cannot write ({e.strerror})", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

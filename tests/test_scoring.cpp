@@ -387,6 +387,7 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
                                  cache.string(), (dir / "b.json").string()), dir);
   INFO(one.out << one.err);
   CHECK(one.status == 0);
+  CHECK(one.out.find("proposals asked 1 at a time") != std::string::npos);
   {
     std::ifstream in(dir / "b.json");
     std::stringstream ss;

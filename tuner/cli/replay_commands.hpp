@@ -46,7 +46,7 @@ struct ScoreArgs {
   std::string json;
   unsigned threads = 0;
   std::size_t workers = 1;  ///< evaluators at once in each simulated run
-  std::size_t batch = 8;    ///< proposals asked at a time (the real tuning loop asks 8)
+  std::size_t batch = search::ComparisonOptions{}.batch;  ///< proposals asked at a time
   std::size_t points = 1000;
   std::string curve = "isotonic";  ///< S(t): "isotonic" (the reference's) or "median"
   std::string command;

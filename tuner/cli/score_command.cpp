@@ -103,7 +103,7 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   score->add_option("--batch", a.batch,
                     "Proposals a strategy is asked for at a time, before it is told their results (the real "
-                    "tuning loop asks 8 while its compile workers work ahead; 1: the sequential loop of Kernel Tuner)")
+                    "tuning loop asks in batches of 8; 1: sequential, as Kernel Tuner's runner)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   score->add_option("--points", a.points, "Points in the time window")->check(CLI::Range(2, 1000000));
   score->add_option("--curve", a.curve, "S(t): median of the repeats, or isotonic regression of the pooled "
@@ -164,8 +164,9 @@ int cmd_score(const ScoreArgs& a) {
                "failure-aware score replaces the random search over the valid configurations by one over every "
                "recorded configuration, whose failures spend their cost and find nothing: on a space with many "
                "failures, random search scores about 0 there and below 0 on the methodology's\n";
-  std::cout << fmt::format("{} repeats per strategy and space, window T({})..T({}){}, {} points, S(t): {}; {:.1f} s\n",
-                           a.repeats, o.scoring.p_start, o.scoring.p_end,
+  std::cout << fmt::format("{} repeats per strategy and space, proposals asked {} at a time, window T({})..T({}){}, {} points, "
+                           "S(t): {}; {:.1f} s\n",
+                           a.repeats, o.batch, o.scoring.p_start, o.scoring.p_end,
                            o.workers == 1 ? std::string() : fmt::format(" / {} workers", o.workers), o.scoring.points,
                            a.curve == "median" ? "median of the repeats" : "isotonic regression of the pooled repeats",
                            wall_s);

@@ -17,7 +17,9 @@ struct ComparisonOptions {
   unsigned repeats = 100;
   std::uint64_t seed = 1;  ///< repeat r of every strategy on every space uses seed + r
   ScoringOptions scoring;
-  std::size_t batch = 8;   ///< as the real tuning loop asks
+  /// Proposals asked at a time before their results are told: 8, the batch the real tuning loop
+  /// asks in (it keeps more in flight when its compile workers need them); 1: sequential.
+  std::size_t batch = 8;
   /// Evaluators at once in each simulated run; scoring.workers must equal it (the
   /// baseline and window follow it).
   std::size_t workers = 1;
