@@ -48,16 +48,17 @@ struct Cli {
   std::string out, err;
 };
 
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 // cutune with `args` (a shell-quoted string), stdout and stderr captured.
 Cli run_cutune(const std::string& args, const std::filesystem::path& dir) {
   const auto out = dir / "stdout", err = dir / "stderr";
   const int rc = std::system(fmt::format("'{}' {} >'{}' 2>'{}'", CUTUNE_CLI_PATH, args, out.string(), err.string()).c_str());
-  auto slurp = [](const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
   return Cli{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
 }
 
@@ -376,24 +377,14 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
   INFO(g.out << g.err);
   CHECK(g.status == 0);
   CHECK(g.out.find("4 evaluators at once") != std::string::npos);
-  {
-    std::ifstream in(dir / "w.json");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    CHECK(ss.str().find("\"workers\": 4") != std::string::npos);
-  }
+  CHECK(slurp(dir / "w.json").find("\"workers\": 4") != std::string::npos);
   // Asked one at a time (as Kernel Tuner's sequential runner): the JSON records the batch.
   Cli one = run_cutune(fmt::format("score --spaces '{}' --strategies random,bayes_opt --repeats 3 --batch 1 --json '{}'",
                                  cache.string(), (dir / "b.json").string()), dir);
   INFO(one.out << one.err);
   CHECK(one.status == 0);
   CHECK(one.out.find("proposals asked 1 at a time") != std::string::npos);
-  {
-    std::ifstream in(dir / "b.json");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    CHECK(ss.str().find("\"batch\": 1,") != std::string::npos);
-  }
+  CHECK(slurp(dir / "b.json").find("\"batch\": 1,") != std::string::npos);
   Cli h = run_cutune(fmt::format("score --spaces '{}' --workers 4 --traces '{}'", cache.string(),
                                  (dir / "kt.json").string()), dir);
   CHECK(h.status == 2);
