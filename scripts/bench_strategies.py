@@ -14,7 +14,7 @@ verification time) and the same statistics.
 
 Usage:
   scripts/bench_strategies.py [--spaces F|DIR|GLOB...] [--repeats 100] [--kt-repeats 40] [--kt-repeats-for bayes_opt=10]
-      [--kt-strategies a,b,pyatf_strategies:auc_bandit] [--strategies a,b] [--batch 8] [--jobs 2] [--kt-deadline S]
+      [--kt-strategies a,b,pyatf_strategies:auc_bandit] [--strategies a,b] [--batch 8] [--compile-workers 12] [--jobs 2] [--kt-deadline S]
       [--kt-resume F...] [--kt-only] [--kt-traces F...] [--cutune-scores F...] [--kt-venv DIR]
       [--out results/strategies] [--cutune PATH]
 Kernel Tuner comes from this Python when it imports kernel_tuner (the GPU machine: PYTHONPATH), else
@@ -565,6 +565,20 @@ def fmt(v, bold=False, se=None):
     return cell + (f" ±{se:.3f}" if se is not None else "")
 
 
+def cutune_pipeline(scores):
+    """How cutune's runs were simulated, for the budgets line: in series, or as its tuning loop runs."""
+    n = scores.get("compile_workers", 0)
+    if not n:
+        return ", compile and benchmark in series as Kernel Tuner runs them"
+    lookahead = scores.get("lookahead")
+    ahead = lookahead if isinstance(lookahead, int) else "the loop's rule (one per compile worker + 2)"
+    return (f", as cutune's tuning loop runs them: {n} compile workers compiling ahead of the GPU, each "
+            f"configuration's recorded compile time spent on one of them and only its benchmark and verification "
+            f"time on the GPU, proposals ahead of results by {ahead} "
+            f"(Kernel Tuner's runs stay in series: that is how it runs; cutune's strategies get a planning budget "
+            f"for the pipeline's pace)")
+
+
 def write_markdown(scores, path):
     """results/strategies.md: the table (losers included), per family and per space, spaces,
     budgets, settings, command. Wide inputs (many spaces) get one row per strategy with the overall
@@ -621,7 +635,8 @@ def write_markdown(scores, path):
               f"simulated seconds = the recorded compile + verification + benchmark time of the unique configurations "
               f"evaluated; a revisit is free); cutune's strategies are told the evaluation budget for planning, Kernel "
               f"Tuner's get it as max_fevals. cutune: {scores['repeats']} runs per strategy and space (seed "
-              f"{scores['seed']} + run), batches of {scores['batch']}. Kernel Tuner: {kt.get('version', '-')}, "
+              f"{scores['seed']} + run), batches of {scores['batch']}"
+              f"{cutune_pipeline(scores)}. Kernel Tuner: {kt.get('version', '-')}, "
               f"{kt.get('repeats', '-')} runs per strategy and space planned"
               f"{' (' + kt['repeats_for'] + ')' if kt.get('repeats_for') else ''}, the column \"runs per space\" "
               f"says how many were done, default strategy options (kt:STRATEGY:VALUE: VALUE for its main option, "
@@ -680,6 +695,10 @@ def main():
     ap.add_argument("--batch", type=int, default=8,
                     help="proposals cutune's strategies are asked for before they are told results (cutune score "
                          "--batch): 8 as the real tuning loop asks, 1 sequential as Kernel Tuner's runner")
+    ap.add_argument("--compile-workers", type=int, default=0,
+                    help="simulate cutune's runs as its tuning loop makes them, this many compile workers ahead of "
+                         "the GPU (cutune score --compile-workers; 12 on a 16-core host); 0: compile and benchmark in "
+                         "series, as Kernel Tuner runs (its traces are replayed in series either way)")
     ap.add_argument("--kt-traces", nargs="+", default=None,
                     help="reuse Kernel Tuner's runs from earlier OUT.kt_traces.json files (merged, e.g. two jobs)")
     ap.add_argument("--cutune-scores", nargs="+", default=None,
@@ -736,7 +755,8 @@ def main():
         return
 
     cmd = [args.cutune, "score", "--spaces", *args.spaces, "--repeats", str(args.repeats), "--seed", str(args.seed),
-           "--traces", str(trace_file), "--json", str(out.with_suffix(".json")), "--batch", str(args.batch)]
+           "--traces", str(trace_file), "--json", str(out.with_suffix(".json")), "--batch", str(args.batch),
+           "--compile-workers", str(args.compile_workers)]
     if args.strategies:
         cmd += ["--strategies", args.strategies]
     if args.cutune_scores:  # Kernel Tuner's runs only (beside one random run, dropped), then cutune's earlier rows
@@ -751,8 +771,9 @@ def main():
             if [sp["name"] for sp in earlier["spaces"]] != [sp["name"] for sp in scores["spaces"]] or \
                     earlier["methodology"] != scores["methodology"] or \
                     (earlier["repeats"], earlier["seed"]) != (files[0]["repeats"], files[0]["seed"]) or \
-                    earlier.get("batch", 8) != args.batch:
-                sys.exit(f"--cutune-scores {f}: other spaces, methodology, repeats, seed or batch than this run")
+                    earlier.get("batch", 8) != args.batch or earlier.get("compile_workers", 0) != args.compile_workers:
+                sys.exit(f"--cutune-scores {f}: other spaces, methodology, repeats, seed, batch or compile workers "
+                         "than this run")
             cutune_rows.update({r["strategy"]: r for r in earlier["strategies"] if r["source"] == "cutune"})
         rows = [r for r in scores["strategies"] if r["source"] != "cutune"] + list(cutune_rows.values())
         scores["strategies"] = sorted(rows, key=lambda r: -1e9 if r["overall"] is None else -r["overall"])

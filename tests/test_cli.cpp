@@ -171,6 +171,9 @@ TEST_CASE("cli: bad input exits 2 with one line naming the problem, writing noth
     expect_bad_input({"tune", "vector_add", "--budget", "0", "--db", db, "--report", report},
                      {"--budget"});
   }
+  SECTION("tune --lookahead 0") {
+    expect_bad_input({"tune", "vector_add", "--lookahead", "0", "--db", db}, {"--lookahead"});
+  }
   SECTION("tune --samples 0") {
     expect_bad_input({"tune", "vector_add", "--samples", "0", "--db", db}, {"--samples"});
   }

@@ -385,6 +385,21 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
   CHECK(one.status == 0);
   CHECK(one.out.find("proposals asked 1 at a time") != std::string::npos);
   CHECK(slurp(dir / "b.json").find("\"batch\": 1,") != std::string::npos);
+  // As cutune's tuning loop runs (4 compile workers ahead of the GPU): said, recorded, and the
+  // strategies' planning budget is at least the one in series (compiles overlap).
+  Cli pipe = run_cutune(fmt::format("score --spaces '{}' --strategies random,bayes_opt --repeats 3 --batch 1 "
+                                    "--compile-workers 4 --json '{}'",
+                                    cache.string(), (dir / "c.json").string()), dir);
+  INFO(pipe.out << pipe.err);
+  CHECK(pipe.status == 0);
+  CHECK(pipe.out.find("4 compile workers ahead of the evaluators, lookahead by the loop's rule") != std::string::npos);
+  {
+    const auto serial = nlohmann::json::parse(slurp(dir / "b.json")), pipelined = nlohmann::json::parse(slurp(dir / "c.json"));
+    CHECK(serial["compile_workers"] == 0);
+    CHECK(pipelined["compile_workers"] == 4);
+    CHECK(pipelined["spaces"][0]["evaluation_budget"].get<int>() >= serial["spaces"][0]["evaluation_budget"].get<int>());
+    CHECK(pipelined["spaces"][0]["time_budget_s"] == serial["spaces"][0]["time_budget_s"]);  // the same window
+  }
   Cli h = run_cutune(fmt::format("score --spaces '{}' --workers 4 --traces '{}'", cache.string(),
                                  (dir / "kt.json").string()), dir);
   CHECK(h.status == 2);

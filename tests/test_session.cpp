@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cutune/model/errors.hpp"
+#include "cutune/search/lookahead.hpp"
 #include "cutune/search/recorded_space.hpp"
 #include "cutune/search/session.hpp"
 #include "cutune/search/simulation.hpp"
@@ -379,4 +380,140 @@ TEST_CASE("simulation: every strategy keeps N evaluators busy until the end", "[
     CHECK(unique.size() == r.trace.size());
     CHECK(r.trace.back().elapsed_s >= 20.0);
   }
+}
+
+namespace {
+
+// x in 0..3, objective 4 - x; each compiles for 1 s and benchmarks for 0.1 s (cost 1.1 s).
+RecordedSpace compiled_four() {
+  std::vector<RecordedSpace::Entry> e;
+  for (std::uint32_t x = 0; x < 4; ++x) {
+    RecordedResult r{Observation{true, 4.0 - x}, 1.1};
+    r.compile_s = 1.0;
+    r.benchmark_s = 0.1;
+    e.push_back({cfg(x), r});
+  }
+  return RecordedSpace("compiled", {Parameter{"x", {0, 1, 2, 3}, 0}}, e);
+}
+
+// The bowl with each cost split into 90% compile and 10% benchmark, as cutune's recordings are.
+RecordedSpace compiled_bowl() {
+  const RecordedSpace bowl = recorded_bowl();
+  std::vector<RecordedSpace::Entry> e = bowl.entries();
+  for (auto& entry : e) {
+    entry.result.compile_s = 0.9 * entry.result.cost_s;
+    entry.result.benchmark_s = 0.1 * entry.result.cost_s;
+  }
+  std::vector<Parameter> ps(bowl.space().parameters().begin(), bowl.space().parameters().end());
+  return RecordedSpace("compiled bowl", ps, e);
+}
+
+// Counts the proposals it has made and not yet been told at each ask: how far ahead of its
+// results it was asked to plan.
+class CountsAhead final : public Strategy {
+ public:
+  explicit CountsAhead(std::unique_ptr<Strategy> inner) : inner_(std::move(inner)) {}
+  std::vector<Config> ask(std::size_t max) override {
+    most_asked = std::max(most_asked, max);
+    auto b = inner_->ask(max);
+    ahead.insert(b.begin(), b.end());
+    most_ahead = std::max(most_ahead, ahead.size());
+    return b;
+  }
+  void tell(const Config& c, const Observation& o) override {
+    ahead.erase(c);
+    inner_->tell(c, o);
+  }
+  std::set<Config> ahead;
+  std::size_t most_ahead = 0, most_asked = 0;
+
+ private:
+  std::unique_ptr<Strategy> inner_;
+};
+
+}  // namespace
+
+TEST_CASE("simulation: the tuning loop's compile workers compile ahead, evaluators only benchmark", "[session]") {
+  const RecordedSpace space = compiled_four();
+  auto strategy = make_strategy(space.space(), StrategyOptions{"brute_force", 1, std::nullopt});
+  SimulationOptions o;
+  o.compile_workers = 2;
+  const SimulationResult r = simulate(space, *strategy, o);
+  // Compiles x0, x1 over 0..1 s and x2, x3 over 1..2 s; the evaluator benchmarks each 0.1 s
+  // as soon as it is compiled: 1.1, 1.2, then 2.1, 2.2. In series they would end at 4.4 s.
+  REQUIRE(r.trace.size() == 4);
+  const double finish[] = {1.1, 1.2, 2.1, 2.2};
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    CHECK(r.trace[i].config == cfg(i));
+    CHECK(r.trace[i].elapsed_s == Approx(finish[i]));
+    CHECK(r.trace[i].cost_s == 1.1);  // the configuration's recorded cost, as in series
+  }
+  CHECK(r.end == SessionEnd::StrategyDone);
+
+  // One compile worker: compiles back to back, each benchmark overlapping the next compile.
+  auto again = make_strategy(space.space(), StrategyOptions{"brute_force", 1, std::nullopt});
+  o.compile_workers = 1;
+  const SimulationResult one = simulate(space, *again, o);
+  REQUIRE(one.trace.size() == 4);
+  CHECK(one.trace.back().elapsed_s == Approx(4.1));
+
+  // The time budget is the pipeline's wall clock: 1.15 s ends it after x0 (told at 1.1) and
+  // x1 (already held by the evaluator) finish; x2 and x3 are not started.
+  auto limited = make_strategy(space.space(), StrategyOptions{"brute_force", 1, std::nullopt});
+  o.compile_workers = 2;
+  o.lookahead = 2;
+  o.session.max_time_s = 1.15;
+  const SimulationResult l = simulate(space, *limited, o);
+  CHECK(l.end == SessionEnd::TimeBudget);
+  CHECK(l.trace.size() == 2);
+}
+
+TEST_CASE("simulation: a strategy is asked no further ahead of its results than the lookahead", "[session]") {
+  const RecordedSpace space = compiled_bowl();
+  for (std::size_t lookahead : {1, 3, 10}) {
+    INFO("lookahead " << lookahead);
+    CountsAhead strategy(make_strategy(space.space(), StrategyOptions{"bayes_opt", 2, 60}));
+    SimulationOptions o;
+    o.compile_workers = 4;
+    o.lookahead = lookahead;
+    o.session.max_evaluations = 60;
+    const SimulationResult r = simulate(space, strategy, o);
+    CHECK(r.trace.size() == 60);
+    CHECK(strategy.most_asked <= lookahead);
+    // The lookahead counts what is queued, compiling or compiled; the evaluator holds 2 more.
+    CHECK(strategy.most_ahead <= lookahead + 2);
+    CHECK(strategy.most_ahead >= std::min<std::size_t>(lookahead, 4));
+  }
+}
+
+TEST_CASE("simulation: the loop's lookahead rule", "[session]") {
+  // One per compile worker and the GPU workers' slots for a strategy that learns; a few
+  // hundred for one that does not (it plans nothing from results).
+  CHECK(proposals_ahead(true, 12, 2) == 14);
+  CHECK(proposals_ahead(true, 1, 2) == 3);
+  CHECK(proposals_ahead(true, 0, 2) == 3);
+  CHECK(proposals_ahead(false, 12, 2) == kBlindLookahead);
+  CHECK(proposals_ahead(false, 1, 1024) == 1024);
+}
+
+TEST_CASE("simulation: every strategy runs in the tuning loop's pipeline, deterministic for a seed", "[session]") {
+  const RecordedSpace space = compiled_bowl();
+  const std::string name = GENERATE(from_range(strategy_names()));
+  INFO(name);
+  auto run = [&] {
+    SimulationOptions o;
+    o.compile_workers = 3;
+    o.session.max_time_s = 20.0;
+    auto strategy = make_strategy(space.space(), StrategyOptions{name, 5, std::nullopt});
+    return simulate(space, *strategy, o);
+  };
+  const SimulationResult a = run(), b = run();
+  REQUIRE(a.trace.size() == b.trace.size());
+  for (std::size_t i = 0; i < a.trace.size(); ++i) CHECK(a.trace[i].config == b.trace[i].config);
+  std::set<Config> unique;
+  for (const auto& t : a.trace) unique.insert(t.config);
+  CHECK(unique.size() == a.trace.size());
+  // Costs average 1.4 s, 90% of it compile: 20 s in series buys ~14 evaluations; three compile
+  // workers about three times as many, unless the strategy ends first.
+  if (a.end == SessionEnd::TimeBudget) CHECK(a.trace.size() >= 30);
 }

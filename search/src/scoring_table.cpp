@@ -19,6 +19,27 @@ std::uint64_t planning_budget(const SpaceScoring& scoring) {
   return std::min<std::uint64_t>(2 * scoring.expected_evaluations(), scoring.size());
 }
 
+std::uint64_t pipeline_planning_budget(const RecordedSpace& space, const SpaceScoring& scoring,
+                                       std::size_t compile_workers, std::size_t workers) {
+  if (compile_workers == 0) return planning_budget(scoring);
+  // The pipeline's pace: the compile workers' or the evaluators', whichever is slower, over the
+  // valid configurations (those random search draws, as SpaceScoring's tau).
+  double compile_s = 0.0, evaluate_s = 0.0;
+  std::size_t n = 0;
+  for (const auto& e : space.entries()) {
+    if (!e.result.observation.valid) continue;
+    const auto [c, v] = compile_and_evaluate_s(e.result, space.cost_unit());
+    compile_s += c, evaluate_s += v, ++n;
+  }
+  if (n == 0) return planning_budget(scoring);
+  const double per_evaluation_s = std::max(compile_s / static_cast<double>(compile_workers),
+                                           evaluate_s / static_cast<double>(workers)) /
+                                  static_cast<double>(n);
+  if (!(per_evaluation_s > 0.0)) return scoring.size();
+  const double evaluations = std::ceil(2.0 * scoring.window_end_s() / per_evaluation_s);
+  return static_cast<std::uint64_t>(std::min(evaluations, static_cast<double>(scoring.size())));
+}
+
 ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const ComparisonOptions& options,
                               const std::vector<ExternalRuns>& external) {
   const auto known = strategy_names();
@@ -42,7 +63,8 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
     table.spaces.push_back(s.name());
     table.units.push_back(s.cost_unit());
     table.time_budget_s.push_back(scorings.back().window_end_s());
-    table.evaluation_budget.push_back(planning_budget(scorings.back()));
+    table.evaluation_budget.push_back(
+        pipeline_planning_budget(s, scorings.back(), options.compile_workers, options.workers));
   }
 
   // runs[strategy][space][repeat], filled by worker threads (one task per strategy, space).
@@ -64,6 +86,8 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
         SimulationOptions sim;
         sim.batch = options.batch;
         sim.workers = options.workers;
+        sim.compile_workers = options.compile_workers;
+        sim.lookahead = options.lookahead;
         sim.session.max_time_s = table.time_budget_s[sp];
         runs[st][sp][r] = simulate(spaces[sp], *strategy, sim).trace;
       } catch (...) {

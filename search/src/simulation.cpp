@@ -10,8 +10,121 @@
 #include <stdexcept>
 
 #include "cutune/model/errors.hpp"
+#include "cutune/search/lookahead.hpp"
 
 namespace cutune::search {
+
+std::pair<double, double> compile_and_evaluate_s(const RecordedResult& r, CostUnit unit) {
+  const double parts = r.compile_s + r.verify_s + r.benchmark_s;
+  const double compile = unit == CostUnit::Seconds && parts > 0.0 ? r.cost_s * r.compile_s / parts : 0.0;
+  return {compile, r.cost_s - compile};
+}
+
+namespace {
+
+/// Slots of an evaluator in the pipeline: one running, one staged (a GPU worker's kMaxInFlight).
+constexpr std::size_t kEvaluatorSlots = 2;
+
+// The tuning loop's pipeline (simulation.hpp): compile workers ahead of evaluators.
+SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& strategy,
+                                   const SimulationOptions& options, Session& session) {
+  struct Item {
+    Config config;
+    const RecordedResult* result;
+    double evaluate_s;
+  };
+  struct Compiling {
+    double finish_s;
+    std::uint64_t started;
+    Item item;
+    bool operator>(const Compiling& o) const {
+      return finish_s != o.finish_s ? finish_s > o.finish_s : started > o.started;
+    }
+  };
+  struct Evaluator {
+    std::deque<Item> held;  ///< front: running since started_s
+    double started_s = 0.0;
+  };
+  const std::size_t lookahead =
+      options.lookahead ? options.lookahead
+                        : proposals_ahead(strategy.learns(), options.compile_workers, kEvaluatorSlots * options.workers);
+  std::deque<std::pair<Config, const RecordedResult*>> queued;  // proposed, not compiling yet
+  std::priority_queue<Compiling, std::vector<Compiling>, std::greater<>> compiling;
+  std::deque<Item> compiled;  // waiting for an evaluator's slot
+  std::vector<Evaluator> evaluators(options.workers);
+  double now = session.elapsed_s(), idle_s = 0.0;
+  std::uint64_t started = 0;
+
+  auto feed = [&] {
+    for (std::size_t ahead; !session.done() && (ahead = queued.size() + compiling.size() + compiled.size()) < lookahead;) {
+      const Session::Batch batch = session.ask(std::min(options.batch, lookahead - ahead));
+      for (const Config& c : batch.evaluate) {
+        const RecordedResult* r = recorded.find(c);
+        if (!r)  // the session checked validity, and valid means recorded
+          throw std::logic_error(fmt::format("{}: configuration {} is not recorded", recorded.name(),
+                                             recorded.space().key(c)));
+        queued.emplace_back(c, r);
+      }
+      if (batch.evaluate.empty() && batch.stored.empty()) break;  // wait for those in flight
+    }
+  };
+  feed();
+  while (true) {
+    while (compiling.size() < options.compile_workers && !queued.empty()) {
+      auto [config, r] = std::move(queued.front());
+      queued.pop_front();
+      const auto [compile_s, evaluate_s] = compile_and_evaluate_s(*r, recorded.cost_unit());
+      compiling.push(Compiling{now + compile_s, started++, Item{std::move(config), r, evaluate_s}});
+    }
+    for (auto& e : evaluators) {
+      while (e.held.size() < kEvaluatorSlots && !compiled.empty()) {
+        if (e.held.empty()) e.started_s = now;
+        e.held.push_back(std::move(compiled.front()));
+        compiled.pop_front();
+      }
+    }
+    // The next event: an evaluation or a compile finishing (a compile first at the same time).
+    Evaluator* finishing = nullptr;
+    double finish_s = INFINITY;
+    for (auto& e : evaluators)
+      if (!e.held.empty() && e.started_s + e.held.front().evaluate_s < finish_s)
+        finishing = &e, finish_s = e.started_s + e.held.front().evaluate_s;
+    if (!compiling.empty() && compiling.top().finish_s <= finish_s) finishing = nullptr;
+    if (!finishing && compiling.empty()) {
+      // Nothing compiling or held, so nothing queued or compiled either: the end, or a stall.
+      if (!session.done()) throw std::logic_error("simulate: the session neither proposed nor ended");
+      break;
+    }
+    const double t = finishing ? finish_s : compiling.top().finish_s;
+    if (!session.done()) {
+      std::size_t running = 0;
+      for (const auto& e : evaluators) running += e.held.empty() ? 0 : 1;
+      idle_s += static_cast<double>(options.workers - running) * (t - now);
+    }
+    now = t;
+    if (!finishing) {
+      Compiling c = compiling.top();
+      compiling.pop();
+      compiled.push_back(std::move(c.item));
+      continue;
+    }
+    Item done = std::move(finishing->held.front());
+    finishing->held.pop_front();
+    finishing->started_s = now;
+    session.tell_at(done.config, done.result->observation, done.result->cost_s, now);
+    if (session.end_reason() == SessionEnd::TimeBudget) {
+      // As the loop at its time budget: what is queued, compiling or compiled is dropped;
+      // what the evaluators hold finishes.
+      queued.clear();
+      compiling = {};
+      compiled.clear();
+    }
+    feed();
+  }
+  return SimulationResult{session.trace(), session.revisits(), session.end_reason(), idle_s};
+}
+
+}  // namespace
 
 SimulationResult simulate(const RecordedSpace& recorded, Strategy& strategy,
                           const SimulationOptions& options,
@@ -19,6 +132,7 @@ SimulationResult simulate(const RecordedSpace& recorded, Strategy& strategy,
   if (options.workers == 0) throw InputError("simulation: at least one evaluator (worker) is needed");
   Session session(strategy, options.session, &recorded.space());
   for (const auto& [config, result] : stored) session.add_stored(config, result.observation, result.cost_s);
+  if (options.compile_workers > 0) return simulate_pipeline(recorded, strategy, options, session);
 
   struct Running {
     double finish_s;

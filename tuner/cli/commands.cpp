@@ -574,6 +574,7 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
   o.command = a.command;
   o.log = &std::cout;
   o.compile = pool_options(a.pool);
+  o.lookahead = a.lookahead;
   o.timeout_floor_s = a.timeout_s;
   ProgressPrinter progress(std::cerr);
   if (progress.live()) o.progress = [&](const runner::TuneOptions::Progress& p) { progress.update(p); };

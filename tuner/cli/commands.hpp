@@ -80,6 +80,7 @@ struct TuneArgs {
   std::optional<double> time_budget_s;  ///< --time-budget: wall-clock seconds since the tuning began
   bool resume = false;                ///< --resume: stored measurements count against the budget
   std::string shard;                  ///< --shard i/N; "" = the whole space
+  std::optional<std::size_t> lookahead;  ///< --lookahead; unset = search::proposals_ahead's rule
 };
 int cmd_tune(const TuneArgs& args);
 struct MeasureConfigArgs {

@@ -157,6 +157,10 @@ int main(int argc, char** argv) {
       ->expected(1);
   pool_options(tune, ta.pool, "--compile-workers", "--compile-mode",
                "three per four cores, at most 12: the tuner and its GPU worker keep the rest");
+  tune->add_option("--lookahead", ta.lookahead,
+                   "Proposals queued, compiling or compiled ahead of the GPU workers, at most (default: one per "
+                   "compile worker plus two per GPU worker for a strategy that learns, 512 for one that does not)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
   tune->add_option("--timeout", ta.timeout_s, "Kill an evaluation after max(S, 50x the first one's time)")
       ->check(CLI::Range(0.1, 86400.0));
   tune->add_option("--finalists", ta.measure.finalists,

@@ -105,6 +105,15 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
                     "Proposals a strategy is asked for at a time, before it is told their results (the real "
                     "tuning loop asks in batches of 8; 1: sequential, as Kernel Tuner's runner)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
+  score->add_option("--compile-workers", a.compile_workers,
+                    "Simulate cutune's runs as its tuning loop makes them: this many compile workers compile "
+                    "ahead in parallel and the evaluators only benchmark (0: compile and benchmark in series, "
+                    "as Kernel Tuner runs and as the methodology charges; other tools' traces stay in series)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{4096}));
+  score->add_option("--lookahead", a.lookahead,
+                    "With --compile-workers: proposals queued, compiling or compiled ahead of the evaluators, at "
+                    "most (0: the tuning loop's own rule)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
   score->add_option("--points", a.points, "Points in the time window")->check(CLI::Range(2, 1000000));
   score->add_option("--curve", a.curve, "S(t): median of the repeats, or isotonic regression of the pooled "
                                         "repeats (the reference implementation's)")
@@ -124,6 +133,8 @@ search::ComparisonOptions comparison_options(const ScoreArgs& a) {
   o.threads = a.threads;
   o.workers = a.workers;
   o.batch = a.batch;
+  o.compile_workers = a.compile_workers;
+  o.lookahead = a.lookahead;
   o.scoring.workers = a.workers;
   o.scoring.points = a.points;
   o.scoring.curve = a.curve == "isotonic" ? search::CurveMethod::Isotonic : search::CurveMethod::Median;
@@ -164,9 +175,15 @@ int cmd_score(const ScoreArgs& a) {
                "failure-aware score replaces the random search over the valid configurations by one over every "
                "recorded configuration, whose failures spend their cost and find nothing: on a space with many "
                "failures, random search scores about 0 there and below 0 on the methodology's\n";
-  std::cout << fmt::format("{} repeats per strategy and space, proposals asked {} at a time, window T({})..T({}){}, {} points, "
+  std::cout << fmt::format("{} repeats per strategy and space, proposals asked {} at a time{}, window T({})..T({}){}, {} points, "
                            "S(t): {}; {:.1f} s\n",
-                           a.repeats, o.batch, o.scoring.p_start, o.scoring.p_end,
+                           a.repeats, o.batch,
+                           o.compile_workers == 0
+                               ? std::string()
+                               : fmt::format(" (cutune's: {} compile workers ahead of the evaluators, lookahead {})",
+                                             o.compile_workers,
+                                             o.lookahead ? std::to_string(o.lookahead) : std::string("by the loop's rule")),
+                           o.scoring.p_start, o.scoring.p_end,
                            o.workers == 1 ? std::string() : fmt::format(" / {} workers", o.workers), o.scoring.points,
                            a.curve == "median" ? "median of the repeats" : "isotonic regression of the pooled repeats",
                            wall_s);
@@ -185,6 +202,8 @@ int cmd_score(const ScoreArgs& a) {
     j["seed"] = a.seed;
     j["batch"] = o.batch;
     j["workers"] = o.workers;
+    j["compile_workers"] = o.compile_workers;
+    j["lookahead"] = o.lookahead ? nlohmann::ordered_json(o.lookahead) : nlohmann::ordered_json("the tuning loop's rule");
     auto& js = j["spaces"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < spaces.size(); ++i) {
       const search::SpaceScoring s(spaces[i], o.scoring);

@@ -23,6 +23,7 @@
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/evaluation_lanes.hpp"
 #include "cutune/runner/gpu_worker.hpp"
+#include "cutune/search/lookahead.hpp"
 #include "cutune/search/objective.hpp"
 #include "cutune/search/session.hpp"
 #include "cutune/search/strategy.hpp"
@@ -40,10 +41,6 @@ std::string content_hash(const std::string& data) {
 }
 
 namespace {
-
-/// Configurations in the compile pool at most for a strategy that does not learn: bounded
-/// memory (cubins of tens of kilobytes each: some megabytes).
-constexpr std::size_t kBlindLookahead = 512;
 
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -311,8 +308,10 @@ void Tuning::resume() {
 
 // Asks the session for configurations to compile while the pool has room.
 void Tuning::feed() {
-  while (!search_->done() && compiler().pending() < lookahead_) {
-    const search::Session::Batch batch = search_->ask(8);
+  for (std::size_t ahead; !search_->done() && (ahead = compiler().pending()) < lookahead_;) {
+    // Never more than the lookahead: a strategy's proposals are only as informed as the
+    // results it has when it makes them.
+    const search::Session::Batch batch = search_->ask(std::min<std::size_t>(8, lookahead_ - ahead));
     for (std::size_t i : batch.stored) {
       ++report_.configs_resumed;
       const Configuration c(space_, search_->trace()[i].config);
@@ -461,14 +460,10 @@ void Tuning::run_search() {
   // configurations, the default included, resumed ones too.
   search_->add_first(session_.default_config().index());
   for (const Configuration& c : session_.first()) search_->add_first(c.index());
-  // As many as the pool may hold: its workers compile ahead while the GPU workers set up.
-  // A strategy that learns from results gets 4 per compile worker (the pool stays busy,
-  // proposals stay informed), and at least enough to fill every GPU worker twice over; one
-  // that does not, kBlindLookahead: the start-up's half second then compiles a few hundred
-  // configurations ahead, and the GPU waited for compiles 0.1 ms per configuration less on
-  // an H100 (results/nvidia-h100-80gb-hbm3/throughput.json).
-  lookahead_ = session_.strategy().learns() ? std::max(4 * compiler().workers(), 2 * lanes().capacity())
-                                            : std::max(kBlindLookahead, 2 * lanes().capacity());
+  // Proposals ahead of results, by the rule the simulation scores (search/lookahead.hpp).
+  lookahead_ = options_.lookahead ? *options_.lookahead
+                                  : search::proposals_ahead(session_.strategy().learns(), compiler().workers(),
+                                                            lanes().capacity());
 
   feed();
   lanes().fed();

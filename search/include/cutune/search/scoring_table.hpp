@@ -23,6 +23,12 @@ struct ComparisonOptions {
   /// Evaluators at once in each simulated run; scoring.workers must equal it (the
   /// baseline and window follow it).
   std::size_t workers = 1;
+  /// cutune's runs as its tuning loop makes them, compiles ahead in parallel on this many
+  /// compile workers (SimulationOptions::compile_workers); 0: each configuration's recorded
+  /// compile and benchmark time spent in series, as Kernel Tuner does. Other tools' traces are
+  /// replayed in series either way: that is how they ran.
+  std::size_t compile_workers = 0;
+  std::size_t lookahead = 0;  ///< SimulationOptions::lookahead (0: the loop's rule)
   unsigned threads = 0;    ///< 0: one per core
   /// Per space (empty: none), the prior every strategy gets there (StrategyOptions::prior).
   std::vector<std::shared_ptr<const SpacePrior>> priors;
@@ -66,6 +72,11 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
 
 /// The evaluation budget a strategy gets on a space (see ScoreTable::evaluation_budget).
 std::uint64_t planning_budget(const SpaceScoring& scoring);
+/// The same for cutune's tuning loop with `compile_workers` compiling ahead of `workers`
+/// evaluators (0 compile workers: planning_budget): 2x the evaluations its pipeline makes by
+/// the window's end at the pace of its slower stage, at most the space.
+std::uint64_t pipeline_planning_budget(const RecordedSpace& space, const SpaceScoring& scoring,
+                                       std::size_t compile_workers, std::size_t workers);
 
 /// A plain-text table: one row per strategy, a column per space and the overall score,
 /// headed by the number of evaluators; then the same against the failure-aware baseline,

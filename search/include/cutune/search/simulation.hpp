@@ -9,8 +9,19 @@
 // proposal. The strategy is asked when an evaluator is free and nothing proposed is
 // waiting, for as many as keep max(N, batch) proposals unanswered: with N = 1 that is the
 // sequential loop (ask a batch, evaluate it in order, ask again), trace for trace.
+//
+// With compile workers (SimulationOptions::compile_workers > 0) it is cutune's own tuning
+// loop instead: W compile workers compile ahead in parallel, each configuration taking its
+// recorded compile time, and an evaluator then spends only its recorded benchmark and
+// verification time. Each evaluator holds two (one running, one staged, as a GPU worker
+// does), and the strategy is asked, `batch` at a time, whenever fewer than the lookahead
+// (proposals_ahead(), or SimulationOptions::lookahead) are queued, compiling or compiled and
+// waiting. At the time budget what is queued, compiling or compiled is dropped and what the
+// evaluators hold finishes, as in the loop. Kernel Tuner compiles and benchmarks one configuration after the other, which is
+// the model without compile workers.
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cutune/search/recorded_space.hpp"
@@ -24,6 +35,13 @@ struct SimulationOptions {
   /// Evaluators working at once (>= 1). The session's clock, and so the time budget and the
   /// trace's elapsed_s, is then their wall clock.
   std::size_t workers = 1;
+  /// 0: a configuration's whole recorded cost is spent on its evaluator. N: the tuning
+  /// loop's pipeline with N compile workers (see above).
+  std::size_t compile_workers = 0;
+  /// With compile workers: configurations queued, compiling or compiled and not yet held by
+  /// an evaluator, at most, before the strategy is asked again; 0: proposals_ahead(), the
+  /// real loop's rule.
+  std::size_t lookahead = 0;
 };
 
 struct SimulationResult {
@@ -35,9 +53,15 @@ struct SimulationResult {
   double idle_s = 0.0;
 };
 
+/// A configuration's recorded cost split into what a compile worker spends and what an
+/// evaluator spends, summing to cost_s, in the recorded parts' proportions (an imputed cost,
+/// whose parts were not recorded, and a cost in evaluations go to the evaluator whole).
+std::pair<double, double> compile_and_evaluate_s(const RecordedResult& result, CostUnit unit);
+
 /// Runs `strategy` (made over recorded.space()) to the end of its session with
-/// options.workers evaluators. Throws std::logic_error if the strategy proposes a
-/// configuration that is not recorded, InputError for 0 workers.
+/// options.workers evaluators (and options.compile_workers compile workers). Throws
+/// std::logic_error if the strategy proposes a configuration that is not recorded,
+/// InputError for 0 workers.
 SimulationResult simulate(const RecordedSpace& recorded, Strategy& strategy,
                           const SimulationOptions& options,
                           const std::vector<std::pair<Config, RecordedResult>>& stored = {});

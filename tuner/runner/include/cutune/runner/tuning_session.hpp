@@ -75,6 +75,9 @@ struct TuneOptions {
   std::string command;                  ///< the command line, stored with the run
   std::ostream* log = nullptr;          ///< session lines (nullptr = quiet)
   CompilePoolOptions compile;           ///< workers, mode, persistent cache
+  /// Proposals queued, compiling or compiled ahead of the GPU workers, at most; unset:
+  /// search::proposals_ahead()'s rule (what `cutune score --compile-workers` simulates).
+  std::optional<std::size_t> lookahead;
   /// A configuration's evaluation is killed (status timeout) after max(this, 50x the
   /// first successful evaluation's wall time); until that one, after first_timeout_s.
   double timeout_floor_s = 5.0;
