@@ -694,7 +694,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--batch", type=int, default=8,
                     help="proposals cutune's strategies are asked for before they are told results (cutune score "
-                         "--batch): 8 as the real tuning loop asks, 1 sequential as Kernel Tuner's runner")
+                         "--batch): 8, as many as the tuning loop has pending with 4 compile workers; 1 sequential as "
+                         "Kernel Tuner's runner")
     ap.add_argument("--compile-workers", type=int, default=0,
                     help="simulate cutune's runs as its tuning loop makes them, this many compile workers ahead of "
                          "the GPU (cutune score --compile-workers; 12 on a 16-core host); 0: compile and benchmark in "

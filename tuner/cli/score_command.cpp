@@ -103,7 +103,8 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   score->add_option("--batch", a.batch,
                     "Proposals a strategy is asked for at a time, before it is told their results (the real "
-                    "tuning loop asks in batches of 8; 1: sequential, as Kernel Tuner's runner)")
+                    "tuning loop asks up to 8 at a time and has one per compile worker plus 4 pending; 1: sequential, as "
+                    "Kernel Tuner's runner)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{4096}));
   score->add_option("--compile-workers", a.compile_workers,
                     "Simulate cutune's runs as its tuning loop makes them: this many compile workers compile "

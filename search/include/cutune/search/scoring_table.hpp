@@ -17,8 +17,9 @@ struct ComparisonOptions {
   unsigned repeats = 100;
   std::uint64_t seed = 1;  ///< repeat r of every strategy on every space uses seed + r
   ScoringOptions scoring;
-  /// Proposals asked at a time before their results are told: 8, the batch the real tuning loop
-  /// asks in (it keeps more in flight when its compile workers need them); 1: sequential.
+  /// Proposals asked at a time before their results are told: 8, as many as the real tuning
+  /// loop has pending with 4 compile workers (search::proposals_ahead + the GPU worker's 2);
+  /// 1: sequential.
   std::size_t batch = 8;
   /// Evaluators at once in each simulated run; scoring.workers must equal it (the
   /// baseline and window follow it).

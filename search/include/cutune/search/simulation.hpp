@@ -31,7 +31,8 @@ namespace cutune::search {
 
 struct SimulationOptions {
   SessionOptions session;
-  std::size_t batch = 8;  ///< configurations asked at a time, as the real tuning loop asks
+  /// Configurations asked at a time: at most as many as the real tuning loop asks at once.
+  std::size_t batch = 8;
   /// Evaluators working at once (>= 1). The session's clock, and so the time budget and the
   /// trace's elapsed_s, is then their wall clock.
   std::size_t workers = 1;
