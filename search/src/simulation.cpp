@@ -25,6 +25,15 @@ namespace {
 /// Slots of an evaluator in the pipeline: one running, one staged (a GPU worker's kMaxInFlight).
 constexpr std::size_t kEvaluatorSlots = 2;
 
+}  // namespace
+
+std::size_t pipeline_lookahead(const Strategy& strategy, const SimulationOptions& options) {
+  return options.lookahead ? options.lookahead
+                           : proposals_ahead(strategy.learns(), options.compile_workers, kEvaluatorSlots * options.workers);
+}
+
+namespace {
+
 // The tuning loop's pipeline (simulation.hpp): compile workers ahead of evaluators.
 SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& strategy,
                                    const SimulationOptions& options, Session& session) {
@@ -45,9 +54,7 @@ SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& stra
     std::deque<Item> held;  ///< front: running since started_s
     double started_s = 0.0;
   };
-  const std::size_t lookahead =
-      options.lookahead ? options.lookahead
-                        : proposals_ahead(strategy.learns(), options.compile_workers, kEvaluatorSlots * options.workers);
+  const std::size_t lookahead = pipeline_lookahead(strategy, options);
   std::deque<std::pair<Config, const RecordedResult*>> queued;  // proposed, not compiling yet
   std::priority_queue<Compiling, std::vector<Compiling>, std::greater<>> compiling;
   std::deque<Item> compiled;  // waiting for an evaluator's slot

@@ -245,6 +245,8 @@ int main(int argc, char** argv) {
       ta.command = command_line(argc, argv);
       sa.resume = ta.resume;
       sa.shard = ta.shard;
+      sa.compile_workers = ta.pool.workers;
+      sa.lookahead = ta.lookahead;
       if (!sa.cache.empty()) {
         if (!ta.kernel.empty())
           throw cutune::InputError(fmt::format("tune: KERNEL '{}' with --simulate {}: the recording is the kernel; "

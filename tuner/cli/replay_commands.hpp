@@ -26,6 +26,11 @@ struct SimulateArgs {
   std::string shard;                   ///< --shard i/N (tune's); "" = the whole space
   std::string prior = "auto";          ///< --prior auto|on|none (tune's, real runs too)
   std::vector<std::string> prior_from; ///< --prior-from: recordings to build a prior from (tune's too)
+  /// tune's --compile-workers and --lookahead: with --simulate, N > 0 replays the tuning loop's
+  /// pipeline (N compiles at once ahead of the GPU; search::SimulationOptions); 0, compile and
+  /// benchmark in series.
+  std::size_t compile_workers = 0;
+  std::optional<std::size_t> lookahead;
 };
 /// Adds --simulate, --time-budget, --trace, --prior and --prior-from to `tune`.
 void add_simulate_options(CLI::App* tune, SimulateArgs& args);

@@ -29,8 +29,9 @@ void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
   tune->add_option("--time-budget", args.time_budget_s,
                    "Stop proposing new configurations after S seconds: wall-clock seconds since the tuning "
                    "began on a GPU (as Kernel Tuner's time_limit); with --simulate, the recorded costs (compile + "
-                   "verify + benchmark) of the evaluations replayed, or their count for a recording without costs "
-                   "(default: no limit)")
+                   "verify + benchmark) of the evaluations replayed in series (with --compile-workers N: the clock of "
+                   "N compiles at once ahead of the GPU, as the tuning loop runs), or their count for a recording "
+                   "without costs (default: no limit)")
       ->check(positive_seconds());
   tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file")
       ->check(directory_exists_for_output());
@@ -60,6 +61,8 @@ std::vector<search::Prior> priors_from_files(const SimulateArgs& args) {
 
 int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std::optional<std::uint64_t> budget,
                  std::uint64_t seed, const std::string& db_path, const std::string& command) {
+  if (args.lookahead && !args.compile_workers)
+    throw InputError("--lookahead with --simulate: give --compile-workers too (in series nothing is compiled ahead)");
   replay::RecordingOrigin origin;
   const search::RecordedSpace recorded = replay::load_recorded_space(args.cache, &origin);
   const Space& space = recorded.space();
@@ -152,6 +155,15 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   options.session.max_evaluations = budget;
   options.session.max_time_s = args.time_budget_s;
   options.session.stored_count_against_budget = args.resume;
+  options.compile_workers = in_evaluations ? 0 : args.compile_workers;
+  if (args.lookahead) options.lookahead = *args.lookahead;
+  if (options.compile_workers)
+    std::cout << fmt::format("as the tuning loop runs: {} compile workers ahead of the GPU, {} proposals ahead at most\n",
+                             options.compile_workers,
+                             search::pipeline_lookahead(*strategy, options));
+  else if (args.compile_workers)
+    std::cout << fmt::format("{}: no recorded costs: --compile-workers has nothing to overlap, evaluations in series\n",
+                             recorded.name());
   const auto result = search::simulate(recorded, *strategy, options, stored);
 
   double best = INFINITY;

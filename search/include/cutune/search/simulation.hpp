@@ -59,6 +59,10 @@ struct SimulationResult {
 /// whose parts were not recorded, and a cost in evaluations go to the evaluator whole).
 std::pair<double, double> compile_and_evaluate_s(const RecordedResult& result, CostUnit unit);
 
+/// The lookahead the pipeline keeps for `strategy`: options.lookahead, else the loop's rule
+/// (proposals_ahead) for options.compile_workers and two slots per evaluator.
+std::size_t pipeline_lookahead(const Strategy& strategy, const SimulationOptions& options);
+
 /// Runs `strategy` (made over recorded.space()) to the end of its session with
 /// options.workers evaluators (and options.compile_workers compile workers). Throws
 /// std::logic_error if the strategy proposes a configuration that is not recorded,
