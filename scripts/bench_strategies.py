@@ -587,7 +587,12 @@ def write_markdown(scores, path):
     families = scores.get("families") or {sp: [sp] for sp in spaces}
     fams = list(families)
     wide = len(spaces) > 6
-    lines = ["# Search strategies: cutune's and Kernel Tuner's, scored alike", "",
+    lines = ["# Search strategies: cutune's and Kernel Tuner's, scored alike", ""]
+    if scores.get("compile_workers"):
+        lines += [f"**cutune's runs here are simulated as its tuning loop runs them, {scores['compile_workers']} "
+                  "compile workers compiling ahead of the GPU; Kernel Tuner's in series, as it runs. This compares "
+                  "the two tools as a user runs them, not their strategies (the notes below).**", ""]
+    lines += [
              f"Date: {scores['date']}. Scorer: `cutune score` (methodology of Willemsen, van Nieuwpoort and "
              f"van Werkhoven, FGCS 2024: window T({scores['methodology']['window'][0]})..T({scores['methodology']['window'][1]}), "
              f"{scores['methodology']['points']} points, calculated random-search baseline, S(t) = "
