@@ -391,27 +391,25 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
   Cli f = run_cutune(fmt::format("score --spaces '{}' --traces '{}'", cache.string(), (dir / "bad.json").string()), dir);
   CHECK(f.status == 2);
   CHECK(f.err.find("runs[0]") != std::string::npos);
+  // random and bayes_opt, 3 runs, with the options given, the JSON to `json`: it must succeed.
+  auto score = [&](const std::string& options, const std::string& json) {
+    Cli r = run_cutune(fmt::format("score --spaces '{}' --strategies random,bayes_opt --repeats 3 {} --json '{}'",
+                                   cache.string(), options, (dir / json).string()), dir);
+    INFO(r.out << r.err);
+    CHECK(r.status == 0);
+    return r;
+  };
   // With 4 evaluators: the table says so, the JSON too; sequential traces are refused.
-  Cli g = run_cutune(fmt::format("score --spaces '{}' --strategies random,bayes_opt --repeats 3 --workers 4 --json '{}'",
-                                 cache.string(), (dir / "w.json").string()), dir);
-  INFO(g.out << g.err);
-  CHECK(g.status == 0);
+  Cli g = score("--workers 4", "w.json");
   CHECK(g.out.find("4 evaluators at once") != std::string::npos);
   CHECK(slurp(dir / "w.json").find("\"workers\": 4") != std::string::npos);
   // Asked one at a time (as Kernel Tuner's sequential runner): the JSON records the batch.
-  Cli one = run_cutune(fmt::format("score --spaces '{}' --strategies random,bayes_opt --repeats 3 --batch 1 --json '{}'",
-                                 cache.string(), (dir / "b.json").string()), dir);
-  INFO(one.out << one.err);
-  CHECK(one.status == 0);
+  Cli one = score("--batch 1", "b.json");
   CHECK(one.out.find("proposals asked 1 at a time") != std::string::npos);
   CHECK(slurp(dir / "b.json").find("\"batch\": 1,") != std::string::npos);
   // As cutune's tuning loop runs (4 compile workers ahead of the GPU): said, recorded, and the
   // strategies' planning budget is at least the one in series (compiles overlap).
-  Cli pipe = run_cutune(fmt::format("score --spaces '{}' --strategies random,bayes_opt --repeats 3 --batch 1 "
-                                    "--compile-workers 4 --json '{}'",
-                                    cache.string(), (dir / "c.json").string()), dir);
-  INFO(pipe.out << pipe.err);
-  CHECK(pipe.status == 0);
+  Cli pipe = score("--batch 1 --compile-workers 4", "c.json");
   CHECK(pipe.out.find("4 compile workers ahead of the evaluators, lookahead by the loop's rule") != std::string::npos);
   {
     const auto serial = nlohmann::json::parse(slurp(dir / "b.json")), pipelined = nlohmann::json::parse(slurp(dir / "c.json"));

@@ -25,15 +25,6 @@ namespace {
 /// Slots of an evaluator in the pipeline: one running, one staged (a GPU worker's kMaxInFlight).
 constexpr std::size_t kEvaluatorSlots = 2;
 
-}  // namespace
-
-std::size_t pipeline_lookahead(const Strategy& strategy, const SimulationOptions& options) {
-  return options.lookahead ? options.lookahead
-                           : proposals_ahead(strategy.learns(), options.compile_workers, kEvaluatorSlots * options.workers);
-}
-
-namespace {
-
 // The tuning loop's pipeline (simulation.hpp): compile workers ahead of evaluators.
 SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& strategy,
                                    const SimulationOptions& options, Session& session) {
@@ -132,6 +123,11 @@ SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& stra
 }
 
 }  // namespace
+
+std::size_t pipeline_lookahead(const Strategy& strategy, const SimulationOptions& options) {
+  return options.lookahead ? options.lookahead
+                           : proposals_ahead(strategy.learns(), options.compile_workers, kEvaluatorSlots * options.workers);
+}
 
 SimulationResult simulate(const RecordedSpace& recorded, Strategy& strategy,
                           const SimulationOptions& options,

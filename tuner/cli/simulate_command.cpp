@@ -155,15 +155,11 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   options.session.max_evaluations = budget;
   options.session.max_time_s = args.time_budget_s;
   options.session.stored_count_against_budget = args.resume;
-  options.compile_workers = in_evaluations ? 0 : args.compile_workers;
+  options.compile_workers = args.compile_workers;
   if (args.lookahead) options.lookahead = *args.lookahead;
   if (options.compile_workers)
     std::cout << fmt::format("as the tuning loop runs: {} compile workers ahead of the GPU, {} proposals ahead at most\n",
-                             options.compile_workers,
-                             search::pipeline_lookahead(*strategy, options));
-  else if (args.compile_workers)
-    std::cout << fmt::format("{}: no recorded costs: --compile-workers has nothing to overlap, evaluations in series\n",
-                             recorded.name());
+                             options.compile_workers, search::pipeline_lookahead(*strategy, options));
   const auto result = search::simulate(recorded, *strategy, options, stored);
 
   double best = INFINITY;
