@@ -750,6 +750,10 @@ def main():
         t0 = time.time()
         if args.kt_traces:
             traces = merge_traces([kt_read_traces(f, "--kt-traces") for f in args.kt_traces])
+            # Runs of spaces not scored now are left out (e.g. the small spaces alone, again with
+            # more runs of both tools, from traces of all spaces).
+            scored = {sp["name"] for sp in spaces}
+            traces["traces"] = [t for t in traces["traces"] if t["space"] in scored]
         else:
             traces = run_kernel_tuner(args, spaces, Path(tmp), trace_file,
                                       f"kernel_tuner {getattr(kernel_tuner, '__version__', '1.5.0')}")
