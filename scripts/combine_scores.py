@@ -23,6 +23,12 @@ import sys
 from pathlib import Path
 
 
+def fail(message):
+    """Bad input: one line, exit 2, nothing written."""
+    print(f"combine_scores.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def family(space):
     """The kernel family: the cache's kernel name as the space's file name starts with it."""
     return re.sub(r"^bat_", "", space).split("_")[0]
@@ -41,10 +47,13 @@ def main():
             d = json.loads(Path(path).read_text())
             names = [s["name"] for s in d["spaces"]]
             batch = d.get("batch", 8)
+            for r in d["strategies"]:
+                if len(r["runs"]) != len(names) or any(n not in r["per_space"] for n in names):
+                    raise ValueError(f"row {r['strategy']} does not cover its spaces")
         except (OSError, ValueError, KeyError, TypeError) as e:
-            sys.exit(f"--scores {path}: not a cutune score --json file ({e})")
+            fail(f"--scores {path}: not a cutune score --json file ({e})")
         if spaces and batch != spaces[0]["batch"]:
-            sys.exit(f"--scores {path}: batch {batch}, the first file's is {spaces[0]['batch']}")
+            fail(f"--scores {path}: batch {batch}, the first file's is {spaces[0]['batch']}")
         spaces = [s for s in spaces if s["name"] not in names] + [{"name": n, "batch": batch, "file": path}
                                                                   for n in names]
         commands.append(d.get("bench_command") or d.get("command"))
@@ -71,9 +80,9 @@ def main():
         kept.append(row)
     kept.sort(key=lambda r: -r["overall"])
     out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps({"spaces": spaces, "commands": commands, "strategies": kept},
-                                                   indent=1) + "\n")
-    fam_names = list(kept[0]["per_family"]) if kept else []
+    if not kept:
+        fail("no strategy is scored on every space by every file")
+    fam_names = list(kept[0]["per_family"])
     counts = {f: sum(family(s["name"]) == f for s in spaces) for f in fam_names}
     lines = [f"# {args.title}", "",
              f"Batch {spaces[0]['batch']}; {len(spaces)} spaces; overall = mean over spaces, a family's = mean over "
@@ -89,7 +98,12 @@ def main():
                      + " | ".join(f"{r['per_family'][f]:.3f}" for f in fam_names) + " |")
     notes = out.with_suffix(".notes.md")
     text = "\n".join(lines) + "\n" + ("\n" + notes.read_text() if notes.exists() else "")
-    out.with_suffix(".md").write_text(text)
+    try:
+        out.with_suffix(".json").write_text(json.dumps({"spaces": spaces, "commands": commands, "strategies": kept},
+                                                       indent=1) + "\n")
+        out.with_suffix(".md").write_text(text)
+    except OSError as e:
+        fail(f"--out {args.out}: {e}")
     print(text)
 
 
