@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""One table from several `cutune score --json` files: a later file's scores of a space replace an
-earlier file's, e.g. the small spaces scored again with more runs over an earlier table.
+"""One table from several score files of scripts/bench_strategies.py (OUT.json): a later file's
+scores of a space replace an earlier file's, e.g. the small spaces scored again with more runs of
+both tools over an earlier table of all spaces.
 
 Why: with 40 runs per space the overall score of one strategy moves by about 0.05 between seed
 sets (the spaces whose scoring window is a dozen evaluations are mostly luck), as much as the
@@ -8,19 +9,18 @@ margins being judged. The small spaces are cheap to run 200 times for both tools
 are not, and their scores are steadier.
 
 Usage:
-  scripts/combine_scores.py --scores A.json B.json ... --out results/X [--title T]
-A later file's scores of a space replace an earlier file's (all of its rows: a row the later file
-lacks is dropped); the files must share the batch. A row (strategy) is kept only where every file
-has it. Writes OUT.json (per-space scores and runs, the source files' commands) and
-OUT.md (overall = mean over all spaces, families' means, fewest runs per space), and appends
-OUT.notes.md to OUT.md when it exists.
+  scripts/combine_scores.py --scores A.json B.json ... --out results/X
+A later file's scores of a space replace an earlier file's, for every row: a row (strategy) is
+kept only where every file has it. The files must share the batch and the compile workers. The
+families, the means, their standard errors and OUT.md (with OUT.notes.md) are bench_strategies.py's.
 """
 import argparse
 import json
-import re
-import statistics
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_strategies  # noqa: E402  (its families and Markdown writer)
 
 
 def fail(message):
@@ -29,82 +29,94 @@ def fail(message):
     sys.exit(2)
 
 
-def family(space):
-    """The kernel family: the cache's kernel name as the space's file name starts with it."""
-    return re.sub(r"^bat_", "", space).split("_")[0]
+def read(path):
+    try:
+        d = json.loads(Path(path).read_text())
+        names = [sp["name"] for sp in d["spaces"]]
+        for r in d["strategies"]:
+            if len(r["runs"]) != len(names) or any(n not in r["per_space"] for n in names):
+                raise ValueError(f"row {r['strategy']} does not cover its spaces")
+        d.setdefault("batch", 8)
+        d.setdefault("compile_workers", 0)
+        return d
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"--scores {path}: not a bench_strategies.py score file ({e})")
+
+
+def combine(files):
+    """The first file with each later file's spaces put in (in place where the space is there)."""
+    out = dict(files[0][1])
+    spaces = list(out["spaces"])
+    rows = {r["strategy"]: {**r, "per_space": dict(r["per_space"]),
+                            "per_space_failure_aware": dict(r.get("per_space_failure_aware") or {}),
+                            "sampling_error": dict(r.get("sampling_error") or {}),
+                            "runs": dict(zip([sp["name"] for sp in spaces], r["runs"]))}
+            for r in out["strategies"]}
+    kt_runs = dict(out.get("kernel_tuner", {}).get("runs") or {})
+    for path, d in files[1:]:
+        for key in ("batch", "compile_workers"):
+            if d[key] != out[key]:
+                fail(f"--scores {path}: {key} {d[key]}, the first file's is {out[key]}")
+        at = {sp["name"]: i for i, sp in enumerate(spaces)}
+        for sp in d["spaces"]:
+            if sp["name"] in at:
+                spaces[at[sp["name"]]] = sp
+            else:
+                spaces.append(sp)
+        names = [sp["name"] for sp in d["spaces"]]
+        later = {r["strategy"]: r for r in d["strategies"]}
+        rows = {st: row for st, row in rows.items() if st in later}
+        for st, row in rows.items():
+            r = later[st]
+            row["per_space"].update(r["per_space"])
+            row["per_space_failure_aware"].update(r.get("per_space_failure_aware") or {})
+            row["runs"].update(zip(names, r["runs"]))
+            for n in names:  # a later file's spaces without an error estimate have none
+                row["sampling_error"].pop(n, None)
+            row["sampling_error"].update(r.get("sampling_error") or {})
+        kt_runs.update(d.get("kernel_tuner", {}).get("runs") or {})
+    if not rows:
+        fail("no strategy is scored by every file")
+    names = [sp["name"] for sp in spaces]
+
+    def mean(values):
+        return None if any(v is None for v in values) else sum(values) / len(values)
+
+    for row in rows.values():
+        row["runs"] = [row["runs"][n] for n in names]
+        row["overall"] = mean([row["per_space"][n] for n in names])
+        fa = [row["per_space_failure_aware"].get(n) for n in names]
+        row["score_failure_aware"] = mean(fa)
+        for key in ("sampling_error_overall", "sampling_error_per_family", "per_family"):
+            row.pop(key, None)
+        if not row["sampling_error"]:
+            del row["sampling_error"]
+    out["spaces"] = spaces
+    out["strategies"] = sorted(rows.values(), key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
+    out["repeats"] = "/".join(str(r) for r in dict.fromkeys(d["repeats"] for _, d in files))
+    out["kernel_tuner"] = {**out.get("kernel_tuner", {}), "runs": kt_runs,
+                           "repeats": "/".join(str(r) for r in dict.fromkeys(
+                               d.get("kernel_tuner", {}).get("repeats", "-") for _, d in files))}
+    out["date"] = max(d["date"] for _, d in files)
+    out["cutune_command"] = "\n".join(d.get("bench_command") or d["command"] for _, d in files)
+    out["bench_command"] = "scripts/combine_scores.py " + " ".join(sys.argv[1:])
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scores", nargs="+", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--title", default="Search strategies, more runs on the small spaces")
     args = ap.parse_args()
-
-    spaces, rows, commands = [], {}, []
-    for path in args.scores:
-        try:
-            d = json.loads(Path(path).read_text())
-            names = [s["name"] for s in d["spaces"]]
-            batch = d.get("batch", 8)
-            for r in d["strategies"]:
-                if len(r["runs"]) != len(names) or any(n not in r["per_space"] for n in names):
-                    raise ValueError(f"row {r['strategy']} does not cover its spaces")
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            fail(f"--scores {path}: not a cutune score --json file ({e})")
-        if spaces and batch != spaces[0]["batch"]:
-            fail(f"--scores {path}: batch {batch}, the first file's is {spaces[0]['batch']}")
-        spaces = [s for s in spaces if s["name"] not in names] + [{"name": n, "batch": batch, "file": path}
-                                                                  for n in names]
-        commands.append(d.get("bench_command") or d.get("command"))
-        for r in d["strategies"]:
-            row = rows.setdefault(r["strategy"], {"strategy": r["strategy"], "source": r["source"],
-                                                  "per_space": {}, "runs": {}, "files": 0})
-            row["files"] += 1
-            for n, v, k in zip(names, [r["per_space"][n] for n in names], r["runs"]):
-                row["per_space"][n] = v
-                row["runs"][n] = k
-    kept = []
-    order = [s["name"] for s in spaces]
-    for row in rows.values():
-        row["per_space"] = {n: row["per_space"].get(n) for n in order}
-        row["runs"] = {n: row["runs"].get(n, 0) for n in order}
-        vals = list(row["per_space"].values())
-        if row["files"] != len(args.scores) or any(v is None for v in vals):
-            continue
-        fams = {}
-        for n, v in row["per_space"].items():
-            fams.setdefault(family(n), []).append(v)
-        row["overall"] = statistics.mean(vals)
-        row["per_family"] = {f: statistics.mean(v) for f, v in sorted(fams.items())}
-        kept.append(row)
-    kept.sort(key=lambda r: -r["overall"])
+    scores = combine([(path, read(path)) for path in args.scores])
+    bench_strategies.add_families(scores)
     out = Path(args.out)
-    if not kept:
-        fail("no strategy is scored on every space by every file")
-    fam_names = list(kept[0]["per_family"])
-    counts = {f: sum(family(s["name"]) == f for s in spaces) for f in fam_names}
-    lines = [f"# {args.title}", "",
-             f"Batch {spaces[0]['batch']}; {len(spaces)} spaces; overall = mean over spaces, a family's = mean over "
-             "its spaces. Runs: the fewest and the most per space. Made by `scripts/combine_scores.py --scores "
-             + " ".join(args.scores) + "` from:", ""]
-    lines += [f"- `{c}`" for c in commands]
-    lines += ["", "| strategy | source | runs | overall | " + " | ".join(f"{f} ({counts[f]})" for f in fam_names) + " |",
-              "| --- | --- | --- | ---: | " + " | ".join("---:" for _ in fam_names) + " |"]
-    for r in kept:
-        runs = sorted(set(r["runs"].values()))
-        lines.append(f"| {r['strategy']} | {'cutune' if r['source'] == 'cutune' else 'Kernel Tuner'} | "
-                     f"{runs[0]}-{runs[-1]} | **{r['overall']:.3f}** | "
-                     + " | ".join(f"{r['per_family'][f]:.3f}" for f in fam_names) + " |")
-    notes = out.with_suffix(".notes.md")
-    text = "\n".join(lines) + "\n" + ("\n" + notes.read_text() if notes.exists() else "")
     try:
-        out.with_suffix(".json").write_text(json.dumps({"spaces": spaces, "commands": commands, "strategies": kept},
-                                                       indent=1) + "\n")
-        out.with_suffix(".md").write_text(text)
+        out.with_suffix(".json").write_text(json.dumps(scores, indent=1) + "\n")
+        bench_strategies.write_markdown(scores, out.with_suffix(".md"))
     except OSError as e:
         fail(f"--out {args.out}: {e}")
-    print(text)
+    print(out.with_suffix(".md").read_text())
 
 
 if __name__ == "__main__":

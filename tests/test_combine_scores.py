@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""scripts/combine_scores.py: a later file's scores of a space replace an earlier file's, a row
-that not every file has is dropped, the means are over spaces and families, and bad input is one
-line with exit code 2 and nothing written."""
+"""scripts/combine_scores.py: a later file's scores of a space replace an earlier file's (scores,
+runs, Kernel Tuner's error estimates), a row that not every file has is dropped, the means are over
+spaces and families (bench_strategies.py's), and bad input is one line with exit code 2 and
+nothing written."""
 import json
 import subprocess
 import sys
@@ -11,13 +12,26 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "combine_scores.py"
 
 
-def scores(path, batch, spaces, rows):
-    """A cutune score --json file: rows = {strategy: ([score per space], runs)}."""
+def space(tmp, name, kernel):
+    cache = Path(tmp) / f"{name}.json"
+    cache.write_text(json.dumps({"kernel_name": kernel}))
+    return {"name": name, "file": str(cache), "configurations": 10, "valid": 9, "optimum": 1.0, "median": 2.0,
+            "median_cost_s": 0.5, "window_s": [1.0, 9.0], "time_budget_s": 9.0, "evaluation_budget": 12}
+
+
+def scores(path, tmp, batch, spaces, repeats, rows):
+    """A bench_strategies.py OUT.json: rows = {strategy: ([score per space], runs, {space: error})}."""
+    sps = [space(tmp, n, k) for n, k in spaces]
+    names = [n for n, _ in spaces]
     Path(path).write_text(json.dumps({
-        "command": f"cutune score {path}", "batch": batch, "spaces": [{"name": n} for n in spaces],
-        "strategies": [{"strategy": st, "source": "cutune" if not st.startswith("kt:") else "trace",
-                        "per_space": dict(zip(spaces, v)), "runs": [runs] * len(spaces)}
-                       for st, (v, runs) in rows.items()]}))
+        "date": "2026-11-25", "command": f"cutune score {path}", "bench_command": f"bench {path}",
+        "methodology": {"window": [0.5, 0.96], "points": 1000, "curve": "isotonic"}, "repeats": repeats,
+        "seed": 1, "batch": batch, "workers": 1, "compile_workers": 0, "spaces": sps,
+        "kernel_tuner": {"version": "kernel_tuner 1.5.0", "repeats": 40, "runs": {}},
+        "strategies": [{"strategy": st, "source": "trace" if st.startswith("kt:") else "cutune",
+                        "per_space": dict(zip(names, v)), "per_space_failure_aware": dict(zip(names, v)),
+                        "runs": [runs] * len(names), **({"sampling_error": se} if se else {})}
+                       for st, (v, runs, se) in rows.items()]}))
 
 
 def run(*args):
@@ -27,24 +41,30 @@ def run(*args):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        scores(t / "all.json", 8, ["conv_A", "scan_h100", "scan_h200"],
-               {"a": ([0.9, 0.0, 0.0], 40), "kt:b": ([0.5, 0.1, 0.1], 40), "c": ([1.0, 1.0, 1.0], 40)})
-        scores(t / "small.json", 8, ["scan_h100", "scan_h200"], {"a": ([0.3, 0.1], 200), "kt:b": ([0.2, 0.2], 200)})
+        scores(t / "all.json", tmp, 8, [("conv_A", "conv"), ("scan_h100", "scan"), ("scan_h200", "scan")], 40,
+               {"a": ([0.9, 0.0, 0.0], 40, None), "kt:b": ([0.5, 0.1, 0.1], 40, {"conv_A": 0.3, "scan_h100": 0.4}),
+                "c": ([1.0, 1.0, 1.0], 40, None)})
+        scores(t / "small.json", tmp, 8, [("scan_h100", "scan"), ("scan_h200", "scan")], 200,
+               {"a": ([0.3, 0.1], 200, None), "kt:b": ([0.2, 0.2], 200, {"scan_h100": 0.1, "scan_h200": 0.1})})
         p = run("--scores", str(t / "all.json"), str(t / "small.json"), "--out", str(t / "out"))
         assert p.returncode == 0, p.stderr
         d = json.loads((t / "out.json").read_text())
         rows = {r["strategy"]: r for r in d["strategies"]}
         assert set(rows) == {"a", "kt:b"}, rows.keys()  # c: not in the second file
+        assert [sp["name"] for sp in d["spaces"]] == ["conv_A", "scan_h100", "scan_h200"]
         assert rows["a"]["per_space"] == {"conv_A": 0.9, "scan_h100": 0.3, "scan_h200": 0.1}
         assert abs(rows["a"]["overall"] - (0.9 + 0.3 + 0.1) / 3) < 1e-12
         assert abs(rows["a"]["per_family"]["scan"] - 0.2) < 1e-12 and rows["a"]["per_family"]["conv"] == 0.9
-        assert rows["a"]["runs"] == {"conv_A": 40, "scan_h100": 200, "scan_h200": 200}
+        assert rows["a"]["runs"] == [40, 200, 200]
+        assert rows["kt:b"]["sampling_error"] == {"conv_A": 0.3, "scan_h100": 0.1, "scan_h200": 0.1}
+        assert abs(rows["kt:b"]["sampling_error_overall"] - (0.09 + 0.01 + 0.01) ** 0.5 / 3) < 1e-12
         assert [r["strategy"] for r in d["strategies"]] == ["a", "kt:b"]  # by overall, best first
         md = (t / "out.md").read_text()
-        assert "| a | cutune | 40-200 | **0.433** |" in md and "| kt:b | Kernel Tuner |" in md, md
+        assert "| a | cutune | 40/200 | **0.433** | 0.900 | 0.200 |" in md, md
+        assert "| kt:b | Kernel Tuner | 40/200 | **0.300** ±0.111 | 0.500 ±0.300 | 0.200 ±0.071 |" in md, md
 
         # Bad input: one line, exit 2, nothing written.
-        scores(t / "b1.json", 1, ["scan_h100"], {"a": ([0.3], 200)})
+        scores(t / "b1.json", tmp, 1, [("scan_h100", "scan")], 200, {"a": ([0.3], 200, None)})
         (t / "broken.json").write_text("{")
         for bad, what in ((["--scores", str(t / "all.json"), str(t / "b1.json")], "batch 1"),
                           (["--scores", str(t / "broken.json")], "broken.json"),
