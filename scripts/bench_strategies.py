@@ -490,43 +490,7 @@ def kt_errors(traces):
     return {st: "; ".join(f"{n} runs: {msg}" for n, msg in kinds.values()) for st, kinds in out.items()}
 
 
-SUBSET = 5  # runs per subset for the sampling error (kt_sampling_error)
-
-
-def kt_sampling_error(traces, spaces, cutune, tmp):
-    """The sampling error of Kernel Tuner's scores: `cutune score` gives no per-run scores, so each
-    space and strategy's runs are cut into disjoint subsets of SUBSET runs, each scored alone; the
-    standard deviation of the subset scores times sqrt(SUBSET / runs) estimates the standard error
-    of the score of all runs (as if the score were a mean over runs; it is not quite, for strategies
-    that end early: results/strategies.notes.md). None with fewer than two subsets."""
-    subsets = []
-    for t in traces["traces"]:
-        k = len(t["runs"]) // SUBSET
-        if k >= 2:
-            subsets += [{"space": t["space"], "strategy": f"{t['strategy']}#{i}",
-                         "runs": t["runs"][i * SUBSET:(i + 1) * SUBSET]} for i in range(k)]
-    if not subsets:
-        return {}
-    f, out = Path(tmp) / "subsets.json", Path(tmp) / "subsets_scores.json"
-    f.write_text(json.dumps({"traces": subsets}))
-    subprocess.run([cutune, "score", "--spaces", *spaces, "--strategies", "random", "--repeats", "1",
-                    "--traces", str(f), "--json", str(out)], check=True, stdout=subprocess.DEVNULL)
-    got = {}
-    for r in json.loads(out.read_text())["strategies"]:
-        name, _, i = r["strategy"].rpartition("#")
-        if r["source"] == "cutune" or not i.isdigit():
-            continue
-        for sp, v in r["per_space"].items():
-            if v is not None:
-                got.setdefault((sp, name), []).append(v)
-    n = {(t["space"], t["strategy"]): len(t["runs"]) for t in traces["traces"]}
-    se = {}
-    for (sp, name), v in got.items():
-        if len(v) >= 2:
-            mean = sum(v) / len(v)
-            sd = (sum((x - mean) ** 2 for x in v) / (len(v) - 1)) ** 0.5
-            se.setdefault(name, {})[sp] = sd * (SUBSET / n[(sp, name)]) ** 0.5
-    return se
+SUBSET = 5  # runs per subset of `cutune score`'s sampling errors (search::kErrorSubsetRuns)
 
 
 def add_families(scores):
@@ -598,9 +562,10 @@ def write_markdown(scores, path):
              f"{scores['methodology']['points']} points, calculated random-search baseline, S(t) = "
              f"{scores['methodology']['curve']}). 0 = as good as random search, 1 = the optimum; the overall score is "
              f"the mean over all {len(spaces)} spaces together, a family's the mean over its spaces (a family = a "
-             f"kernel, the cache's kernel_name). ± is the estimated standard error of Kernel Tuner's scores "
-             f"(sampling error of its runs: the spread of {SUBSET}-run subsets, scaled to the runs done; none "
-             f"below {2 * SUBSET} runs); cutune's rows have {scores['repeats']} runs each.", ""]
+             f"kernel, the cache's kernel_name). ± is the estimated standard error of a score (sampling error of "
+             f"its runs, by `cutune score`: the spread of {SUBSET}-run subsets, scaled to the runs done; none "
+             f"below {2 * SUBSET} runs, none for rows scored before it was estimated); cutune's rows have "
+             f"{scores['repeats']} runs each.", ""]
     head = ["strategy", "source", "runs per space", "overall"] + [f"{f} ({len(families[f])})" for f in fams]
     if not wide and len(fams) == len(spaces):  # one space per family: the family columns are the spaces
         head = head[:4] + spaces
@@ -789,11 +754,6 @@ def main():
         scores["strategies"] = sorted(rows, key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
         scores.update(repeats=files[0]["repeats"], seed=files[0]["seed"],
                       cutune_command="\n".join(f.get("cutune_command", f["command"]) for f in files))
-    with tempfile.TemporaryDirectory() as tmp:
-        se = kt_sampling_error(traces, args.spaces, args.cutune, tmp)
-    for r in scores["strategies"]:
-        if r["strategy"] in se:
-            r["sampling_error"] = se[r["strategy"]]
     add_families(scores)
     rows = scores["strategies"]
     width = max(len(r["strategy"]) for r in rows)

@@ -142,6 +142,31 @@ TEST_CASE("scoring: F(p) and B(t) on 9 configurations by hand", "[scoring]") {
   CHECK(s.baseline(0.1) == 4.0);  // M is at least 1
 }
 
+TEST_CASE("scoring: the sampling error of a score, from disjoint subsets of its runs", "[scoring]") {
+  // The 9-configuration line, every cost 1 s: a run that evaluates the optimum first, and one
+  // that evaluates from the worst up.
+  const RecordedSpace space = line_space({9, 8, 7, 6, 5, 4, 3, 2, 1}, std::vector<double>(9, 1.0));
+  const SpaceScoring s(space);
+  std::vector<Config> best_first, worst_first;
+  for (std::uint32_t i = 0; i < 9; ++i) best_first.push_back(cfg(8 - i)), worst_first.push_back(cfg(i));
+  const auto good = replay_trace(space, best_first, "good"), bad = replay_trace(space, worst_first, "bad");
+  // Fewer than two subsets of kErrorSubsetRuns: not estimated.
+  CHECK(std::isnan(sampling_error(s, std::vector<std::vector<TraceEntry>>(2 * kErrorSubsetRuns - 1, good))));
+  // Runs all alike: no spread.
+  CHECK(sampling_error(s, std::vector<std::vector<TraceEntry>>(2 * kErrorSubsetRuns, good)) == 0.0);
+  // Two subsets, one of good runs and one of bad, in that order: the standard deviation of their
+  // two scores is |a - b| / sqrt(2), scaled by sqrt(5 / 10).
+  std::vector<std::vector<TraceEntry>> runs(kErrorSubsetRuns, good);
+  runs.insert(runs.end(), kErrorSubsetRuns, bad);
+  const double a = s.score(std::vector<std::vector<TraceEntry>>(kErrorSubsetRuns, good));
+  const double b = s.score(std::vector<std::vector<TraceEntry>>(kErrorSubsetRuns, bad));
+  REQUIRE(a > b);
+  CHECK(sampling_error(s, runs) == Approx((a - b) / std::sqrt(2.0) * std::sqrt(0.5)));
+  // A trailing partial subset is left out.
+  runs.push_back(bad);
+  CHECK(sampling_error(s, runs) == Approx((a - b) / std::sqrt(2.0) * std::sqrt(5.0 / 11.0)));
+}
+
 TEST_CASE("scoring: a space with nothing to score is an InputError", "[scoring]") {
   CHECK_THROWS_AS(SpaceScoring(line_space({2, 2, 2}, {1, 1, 1})), InputError);
   CHECK_THROWS_AS(SpaceScoring(line_space({1}, {0})), InputError);
@@ -319,6 +344,14 @@ TEST_CASE("scoring: random search scores about 0, the comparison table", "[scori
   // The calculated baseline is random search's expected best: the median of 30 random runs
   // lands near it (P is relative to the gap between baseline and optimum).
   CHECK(std::abs(random_score) < 0.3);
+  // Every row has its standard errors: random's spread across runs is not 0, brute force
+  // runs alike every time.
+  for (const auto& r : t.rows) {
+    REQUIRE(r.per_space_error.size() == 1);
+    if (r.strategy == "random") CHECK(r.per_space_error[0] > 0.0);
+    if (r.strategy == "brute_force") CHECK(r.per_space_error[0] == 0.0);
+    CHECK(r.overall_error == Approx(r.per_space_error[0]));
+  }
   CHECK(format_score_table(t).find("random") != std::string::npos);
   o.strategies = {"no_such"};
   CHECK_THROWS_AS(compare_strategies(spaces, o), InputError);

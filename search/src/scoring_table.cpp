@@ -40,6 +40,22 @@ std::uint64_t pipeline_planning_budget(const RecordedSpace& space, const SpaceSc
   return static_cast<std::uint64_t>(std::min(evaluations, static_cast<double>(scoring.size())));
 }
 
+double sampling_error(const SpaceScoring& scoring, const std::vector<std::vector<TraceEntry>>& runs) {
+  const std::size_t k = runs.size() / kErrorSubsetRuns;
+  if (k < 2) return std::nan("");
+  std::vector<double> scores;
+  for (std::size_t i = 0; i < k; ++i)
+    scores.push_back(scoring.score({runs.begin() + static_cast<std::ptrdiff_t>(i * kErrorSubsetRuns),
+                                    runs.begin() + static_cast<std::ptrdiff_t>((i + 1) * kErrorSubsetRuns)}));
+  double mean = 0.0;
+  for (double s : scores) mean += s;
+  mean /= static_cast<double>(k);
+  double ss = 0.0;
+  for (double s : scores) ss += (s - mean) * (s - mean);
+  const double sd = std::sqrt(ss / static_cast<double>(k - 1));
+  return sd * std::sqrt(static_cast<double>(kErrorSubsetRuns) / static_cast<double>(runs.size()));
+}
+
 ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const ComparisonOptions& options,
                               const std::vector<ExternalRuns>& external) {
   const auto known = strategy_names();
@@ -114,14 +130,19 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
     double sum_fa = 0.0;
     for (double s : row.per_space_failure_aware) sum_fa += s;
     row.overall_failure_aware = complete ? sum_fa / static_cast<double>(nsp) : std::nan("");
+    // The spaces' runs are independent: the error of the mean is sqrt(sum of squares) / n.
+    double squares = 0.0;
+    for (double e : row.per_space_error) squares += e * e;  // NaN anywhere: NaN
+    row.overall_error = complete ? std::sqrt(squares) / static_cast<double>(nsp) : std::nan("");
     table.rows.push_back(std::move(row));
   };
   for (std::size_t st = 0; st < ns; ++st) {
-    ScoreRow row{options.strategies[st], "cutune", {}, {}, 0.0, {}, 0.0};
+    ScoreRow row{options.strategies[st], "cutune", {}, {}, 0.0, {}, 0.0, {}, 0.0};
     for (std::size_t sp = 0; sp < nsp; ++sp) {
       const Scores s = scorings[sp].scores(runs[st][sp]);
       row.per_space.push_back(s.methodology);
       row.per_space_failure_aware.push_back(s.failure_aware);
+      row.per_space_error.push_back(sampling_error(scorings[sp], runs[st][sp]));
       row.runs.push_back(options.repeats);
     }
     finish(std::move(row));
@@ -135,7 +156,7 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
   }
   for (const auto& name : names) {
     ScoreRow row{name, "trace", std::vector<double>(nsp, std::nan("")), std::vector<std::size_t>(nsp, 0), 0.0,
-                 std::vector<double>(nsp, std::nan("")), 0.0};
+                 std::vector<double>(nsp, std::nan("")), 0.0, std::vector<double>(nsp, std::nan("")), 0.0};
     for (std::size_t sp = 0; sp < nsp; ++sp) {
       std::vector<std::vector<TraceEntry>> pooled;
       for (const auto& e : external)
@@ -144,6 +165,7 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
       const Scores s = scorings[sp].scores(pooled);
       row.per_space[sp] = s.methodology;
       row.per_space_failure_aware[sp] = s.failure_aware;
+      row.per_space_error[sp] = sampling_error(scorings[sp], pooled);
       row.runs[sp] = pooled.size();
     }
     finish(std::move(row));
@@ -162,13 +184,14 @@ std::string format_score_table(const ScoreTable& table) {
   auto block = [&](bool failure_aware) {
     std::string out = fmt::format("{:<{}}", "strategy", name_width);
     for (const auto& s : table.spaces) out += fmt::format("  {:>{}}", s, std::max<std::size_t>(s.size(), 7));
-    out += "  overall\n";
+    out += failure_aware ? "  overall\n" : "  overall      ±\n";
     for (const auto& r : table.rows) {
       const auto& per = failure_aware ? r.per_space_failure_aware : r.per_space;
       out += fmt::format("{:<{}}", r.strategy, name_width);
       for (std::size_t i = 0; i < table.spaces.size(); ++i)
         out += fmt::format("  {:>{}}", cell(per[i]), std::max<std::size_t>(table.spaces[i].size(), 7));
-      out += fmt::format("  {:>7}\n", cell(failure_aware ? r.overall_failure_aware : r.overall));
+      out += fmt::format("  {:>7}", cell(failure_aware ? r.overall_failure_aware : r.overall));
+      out += failure_aware ? "\n" : fmt::format("  {:>5}\n", cell(r.overall_error));
     }
     return out;
   };

@@ -227,10 +227,12 @@ int cmd_score(const ScoreArgs& a) {
     auto& jr = j["strategies"] = nlohmann::ordered_json::array();
     for (const auto& r : table.rows) {
       auto number = [](double v) { return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v); };
-      nlohmann::ordered_json per = nlohmann::ordered_json::object(), per_fa = nlohmann::ordered_json::object();
+      nlohmann::ordered_json per = nlohmann::ordered_json::object(), per_fa = nlohmann::ordered_json::object(),
+                             error = nlohmann::ordered_json::object();
       for (std::size_t i = 0; i < table.spaces.size(); ++i) {
         per[table.spaces[i]] = number(r.per_space[i]);
         per_fa[table.spaces[i]] = number(r.per_space_failure_aware[i]);
+        if (!std::isnan(r.per_space_error[i])) error[table.spaces[i]] = r.per_space_error[i];
       }
       jr.push_back({{"strategy", r.strategy},
                     {"source", r.source},
@@ -239,6 +241,9 @@ int cmd_score(const ScoreArgs& a) {
                     {"score_failure_aware", number(r.overall_failure_aware)},
                     {"per_space_failure_aware", per_fa},
                     {"runs", r.runs}});
+      // The scores' standard errors (search::sampling_error), where estimated: 10 runs or more.
+      if (!error.empty()) jr.back()["sampling_error"] = error;
+      if (!std::isnan(r.overall_error)) jr.back()["sampling_error_overall"] = r.overall_error;
     }
     std::ofstream out(a.json);
     if (!out) throw InputError(fmt::format("--json {}: cannot be written", a.json));
