@@ -361,39 +361,3 @@ TEST_CASE("evaluations to the bowl's optimum", "[.][measure]") {
               << space.count_valid());
   }
 }
-
-// Parameters whose effects add up but are not smooth in the value's index (a block size
-// that is good at 64 and 256 but not at 128): main effects like these explain most of the
-// variance of the recorded spaces (results/strategies_200.notes.md), and an isotropic GP
-// over ten dimensions does not see them from 60 results. bayes_opt's additive kernel part
-// does: the best of its 60 evaluations is near the optimum, better than random search's.
-TEST_CASE("bayes_opt finds the optimum of additive effects that are not smooth") {
-  std::vector<Parameter> ps;
-  for (int i = 0; i < 10; ++i) ps.push_back(range_param("p" + std::to_string(i), 5));
-  const Space space(ps, {});
-  std::vector<std::vector<double>> effect(10, std::vector<double>(5));
-  std::uint64_t state = 12345;
-  for (auto& e : effect)
-    for (double& v : e) state = state * 6364136223846793005ULL + 1442695040888963407ULL, v = static_cast<double>(state >> 11) / 9007199254740992.0;
-  double optimum = 1.0, worst = 1.0;
-  for (const auto& e : effect) optimum += *std::min_element(e.begin(), e.end()), worst += *std::max_element(e.begin(), e.end());
-  auto additive = [&](const Config& c) -> std::optional<double> {
-    double f = 1.0;
-    for (std::size_t p = 0; p < c.index.size(); ++p) f += effect[p][c.index[p]];
-    return f;
-  };
-  // Mean over 8 seeds of the best found, as a share of the way from the optimum to the worst.
-  auto gap = [&](const std::string& name) {
-    double sum = 0.0;
-    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
-      const Run run = drive(space, name, seed, 60, additive, false, 1);
-      REQUIRE(run.best);
-      sum += (*additive(*run.best) - optimum) / (worst - optimum);
-    }
-    return sum / 8.0;
-  };
-  const double bayes = gap("bayes_opt"), random = gap("random");
-  INFO("gap to the optimum: bayes_opt " << bayes << ", random " << random);
-  CHECK(bayes < 0.5 * random);
-  CHECK(bayes < 0.05);  // measured: 0 with the additive part, 0.095 without (random: 0.22)
-}

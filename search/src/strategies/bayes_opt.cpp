@@ -1,9 +1,7 @@
-// bayes_opt: Bayesian optimisation over the discrete space. A Gaussian process models
-// log(objective), standardised, over index coordinates scaled to [0, 1]; its kernel is a
-// Matérn 5/2 over all coordinates mixed with the mean of one Matérn 5/2 per parameter (an
-// additive part, for effects of single parameters), the length scales and the mix chosen by
-// marginal likelihood from a small grid. Failures count as the worst valid value seen.
-// Each plan scores a candidate pool (random valid
+// bayes_opt: Bayesian optimisation over the discrete space. A Gaussian process (Matérn 5/2
+// kernel over index coordinates scaled to [0, 1], length scale chosen by marginal
+// likelihood from a small grid) models log(objective), standardised; failures count as
+// the worst valid value seen. Each plan scores a candidate pool (random valid
 // configurations plus the neighbours of the best ones, never the whole space) with two
 // acquisitions, expected improvement (EI) and lower confidence bound (LCB), and takes
 // their best candidates in turn. Proposals still pending (in flight on other evaluators)
@@ -40,25 +38,11 @@ constexpr std::size_t kRefitEvery = 10;  ///< told results between length-scale 
 constexpr double kXi = 0.01, kKappa = 2.0;
 constexpr double kNoise = 1e-4;  ///< on standardised values: medians are nearly noise-free
 constexpr double kLengthScales[] = {0.05, 0.1, 0.2, 0.4, 0.8};  ///< times sqrt(dim)
-// The additive part: the mean over the parameters of a Matérn kernel on each one's own
-// coordinate, weighted against the full one. Why: main effects alone (ridge regression of
-// log(time) on one-hot parameter values) explain R^2 = 0.69..0.97 of the 15 recorded spaces
-// of results/spaces (0.61 on convolution_A100), and their best configuration is among the
-// 5 best of 842 on matmul 2048^3; an isotropic kernel over 10 to 13 dimensions needs far more
-// results to see that. The weight 0 keeps the isotropic GP; marginal likelihood chooses.
-constexpr double kAdditiveLengthScales[] = {0.3, 1.0};  ///< per parameter, coordinates in [0, 1]
-constexpr double kAdditiveWeights[] = {0.0, 0.5, 0.9};
 
 double matern52(double r, double l) {
   const double s = std::sqrt(5.0) * r / l;
   return (1.0 + s + s * s / 3.0) * std::exp(-s);
 }
-
-struct Kernel {
-  double length = 1.0;           ///< of the isotropic part, over the whole coordinate vector
-  double additive_length = 1.0;  ///< of each parameter's part
-  double additive_weight = 0.0;
-};
 
 class BayesOpt final : public Searcher {
  public:
@@ -119,23 +103,10 @@ class BayesOpt final : public Searcher {
     return {chosen.begin(), chosen.end()};
   }
 
-  static Eigen::MatrixXd isotropic(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double l) {
+  Eigen::MatrixXd covariance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double l) const {
     Eigen::MatrixXd k(a.rows(), b.rows());
     for (Eigen::Index i = 0; i < a.rows(); ++i)
       for (Eigen::Index j = 0; j < b.rows(); ++j) k(i, j) = matern52((a.row(i) - b.row(j)).norm(), l);
-    return k;
-  }
-  static Eigen::MatrixXd additive(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, double l) {
-    Eigen::MatrixXd k = Eigen::MatrixXd::Zero(a.rows(), b.rows());
-    for (Eigen::Index p = 0; p < a.cols(); ++p)
-      for (Eigen::Index i = 0; i < a.rows(); ++i)
-        for (Eigen::Index j = 0; j < b.rows(); ++j) k(i, j) += matern52(std::abs(a(i, p) - b(j, p)), l);
-    return k / static_cast<double>(std::max<Eigen::Index>(a.cols(), 1));
-  }
-  static Eigen::MatrixXd covariance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b, const Kernel& h) {
-    Eigen::MatrixXd k = isotropic(a, b, h.length);
-    if (h.additive_weight > 0.0)
-      k = (1.0 - h.additive_weight) * k + h.additive_weight * additive(a, b, h.additive_length);
     return k;
   }
 
@@ -165,34 +136,25 @@ class BayesOpt final : public Searcher {
     y = (y.array() - mean) / (sd > 0.0 ? sd : 1.0);
     const double y_best = y.minCoeff();
 
-    // Kernel by log marginal likelihood over the grid, re-selected every kRefitEvery results.
-    // Each part's matrix is computed once per length scale; the grid mixes them.
+    // Length scale by log marginal likelihood, re-selected every kRefitEvery results.
     const double scale = std::sqrt(static_cast<double>(std::max<Eigen::Index>(dim, 1)));
     Eigen::LLT<Eigen::MatrixXd> llt;
-    if (!kernel_ || planned_at_ >= selected_at_ + kRefitEvery) {
-      std::vector<Eigen::MatrixXd> parts;
-      for (double l : kAdditiveLengthScales) parts.push_back(additive(x, x, l));
+    if (!length_scale_ || planned_at_ >= selected_at_ + kRefitEvery) {
       double best_lml = -INFINITY;
       for (double g : kLengthScales) {
-        const Eigen::MatrixXd iso = isotropic(x, x, g * scale);
-        for (double w : kAdditiveWeights) {
-          for (std::size_t a = 0; a < std::size(kAdditiveLengthScales); ++a) {
-            if (w == 0.0 && a > 0) break;  // no additive part: its length scale is moot
-            Eigen::MatrixXd k = w == 0.0 ? iso : Eigen::MatrixXd((1.0 - w) * iso + w * parts[a]);
-            k.diagonal().array() += kNoise;
-            llt.compute(k);
-            if (llt.info() != Eigen::Success) continue;
-            const Eigen::VectorXd alpha = llt.solve(y);
-            const double lml = -0.5 * y.dot(alpha) - Eigen::MatrixXd(llt.matrixL()).diagonal().array().log().sum();
-            if (lml > best_lml) best_lml = lml, kernel_ = Kernel{g * scale, kAdditiveLengthScales[a], w};
-          }
-        }
+        Eigen::MatrixXd k = covariance(x, x, g * scale);
+        k.diagonal().array() += kNoise;
+        llt.compute(k);
+        if (llt.info() != Eigen::Success) continue;
+        const Eigen::VectorXd alpha = llt.solve(y);
+        const double lml = -0.5 * y.dot(alpha) - Eigen::MatrixXd(llt.matrixL()).diagonal().array().log().sum();
+        if (lml > best_lml) best_lml = lml, length_scale_ = g * scale;
       }
       selected_at_ = planned_at_;
-      if (!kernel_) return;
+      if (!length_scale_) return;
     }
     auto fit = [&] {
-      Eigen::MatrixXd k = covariance(x, x, *kernel_);
+      Eigen::MatrixXd k = covariance(x, x, *length_scale_);
       k.diagonal().array() += kNoise;
       llt.compute(k);
       return llt.info() == Eigen::Success;
@@ -212,7 +174,7 @@ class BayesOpt final : public Searcher {
       Eigen::MatrixXd xp(p, dim);
       Eigen::Index i = 0;
       for (const Config& c : pending) xp.row(i++) = coordinates(c).transpose();
-      const Eigen::VectorXd lies = covariance(xp, x, *kernel_) * alpha;
+      const Eigen::VectorXd lies = covariance(xp, x, *length_scale_) * alpha;
       Eigen::MatrixXd xa(told + p, dim);
       xa << x, xp;
       Eigen::VectorXd ya(told + p);
@@ -228,7 +190,7 @@ class BayesOpt final : public Searcher {
     const auto m = static_cast<Eigen::Index>(pool.size());
     Eigen::MatrixXd xs(m, dim);
     for (Eigen::Index i = 0; i < m; ++i) xs.row(i) = coordinates(pool[static_cast<std::size_t>(i)]).transpose();
-    const Eigen::MatrixXd ks = covariance(xs, x, *kernel_);
+    const Eigen::MatrixXd ks = covariance(xs, x, *length_scale_);
     const Eigen::VectorXd mu = ks * alpha;
     const Eigen::MatrixXd v = llt.matrixL().solve(ks.transpose());
     std::vector<double> ei(pool.size()), lcb(pool.size());
@@ -277,7 +239,7 @@ class BayesOpt final : public Searcher {
   std::size_t handed_initial_ = 0;
   std::deque<Config> plan_;
   std::size_t planned_at_ = 0;
-  std::optional<Kernel> kernel_;
+  std::optional<double> length_scale_;
   std::size_t selected_at_ = 0;
 };
 
