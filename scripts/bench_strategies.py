@@ -490,9 +490,6 @@ def kt_errors(traces):
     return {st: "; ".join(f"{n} runs: {msg}" for n, msg in kinds.values()) for st, kinds in out.items()}
 
 
-SUBSET = 5  # runs per subset of `cutune score`'s sampling errors (search::kErrorSubsetRuns)
-
-
 def add_families(scores):
     """A family is a kernel (the cache's kernel_name): the targets are judged on the mean over all
     spaces and on each family's mean. Adds sp["family"], r["per_family"] and the standard errors of
@@ -562,10 +559,10 @@ def write_markdown(scores, path):
              f"{scores['methodology']['points']} points, calculated random-search baseline, S(t) = "
              f"{scores['methodology']['curve']}). 0 = as good as random search, 1 = the optimum; the overall score is "
              f"the mean over all {len(spaces)} spaces together, a family's the mean over its spaces (a family = a "
-             f"kernel, the cache's kernel_name). ± is the estimated standard error of a score (sampling error of "
-             f"its runs, by `cutune score`: the spread of {SUBSET}-run subsets, scaled to the runs done; none "
-             f"below {2 * SUBSET} runs, none for rows scored before it was estimated); cutune's rows have "
-             f"{scores['repeats']} runs each.", ""]
+             f"kernel, the cache's kernel_name). ± is `cutune score`'s estimated standard error of a score (its "
+             f"sampling_error: the spread of disjoint subsets of the runs, each scored alone, scaled to the runs "
+             f"done; search/include/cutune/search/scoring_table.hpp; none for rows scored before it was "
+             f"estimated); cutune's rows have {scores['repeats']} runs each.", ""]
     head = ["strategy", "source", "runs per space", "overall"] + [f"{f} ({len(families[f])})" for f in fams]
     if not wide and len(fams) == len(spaces):  # one space per family: the family columns are the spaces
         head = head[:4] + spaces
