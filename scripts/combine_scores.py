@@ -9,9 +9,12 @@ margins being judged. The small spaces are cheap to run 200 times for both tools
 are not, and their scores are steadier.
 
 Usage:
-  scripts/combine_scores.py --scores A.json B.json ... --out results/X
+  scripts/combine_scores.py --scores A.json B.json ... [--rows R.json --row-names kt:skopt ...] --out results/X
 A later file's scores of a space replace an earlier file's, for every row: a row (strategy) is
-kept only where every file has it. The files must share the batch and the compile workers. The
+kept only where every file has it. --rows: rows scored again on some or all of the table's spaces
+(e.g. one slow strategy run again with more runs, or cutune's rows scored again to carry standard
+errors): for each row named by --row-names, that file's spaces replace the combined row's; the
+other rows stay as they are. The files must share the batch and the compile workers. The
 families, the means, their standard errors and OUT.md (with OUT.notes.md) are bench_strategies.py's.
 """
 import argparse
@@ -103,12 +106,78 @@ def combine(files):
     return out
 
 
+def replace_rows(out, path, d, names):
+    """The rows `names` of score file `d` put into the combined table: for each, d's spaces replace the
+    combined row's (score, runs, standard error); other rows are left as they are. A row the table lacks
+    is added when d scores every space of the table."""
+    for key in ("batch", "compile_workers"):
+        if d[key] != out[key]:
+            fail(f"--rows {path}: {key} {d[key]}, the --scores files' is {out[key]}")
+    if d["methodology"] != out["methodology"]:
+        fail(f"--rows {path}: another methodology than the --scores files'")
+    table = [sp["name"] for sp in out["spaces"]]
+    at = {n: i for i, n in enumerate(table)}
+    names_d = [sp["name"] for sp in d["spaces"]]
+    unknown = [n for n in names_d if n not in at]
+    if unknown:
+        fail(f"--rows {path}: space {unknown[0]} is not in the --scores files' table")
+    later = {r["strategy"]: r for r in d["strategies"]}
+    rows = {r["strategy"]: r for r in out["strategies"]}
+    for name in names:
+        if name not in later:
+            fail(f"--row-names {name}: no such row in {path}")
+        if name not in rows and set(names_d) != set(table):
+            fail(f"--row-names {name}: not in the --scores files' table, and {path} does not score all its spaces")
+        r = later[name]
+        row = rows.setdefault(name, {"strategy": name, "source": r["source"], "per_space": {}, "runs": [0] * len(table),
+                                     "per_space_failure_aware": {}})
+        runs = list(row["runs"])
+        errors = dict(row.get("sampling_error") or {})
+        for i, n in enumerate(names_d):
+            row["per_space"][n] = r["per_space"][n]
+            row.setdefault("per_space_failure_aware", {})[n] = (r.get("per_space_failure_aware") or {}).get(n)
+            runs[at[n]] = r["runs"][i]
+            errors.pop(n, None)
+            if n in (r.get("sampling_error") or {}):
+                errors[n] = r["sampling_error"][n]
+        row["runs"] = runs
+        if errors:
+            row["sampling_error"] = errors
+        values = [row["per_space"].get(n) for n in table]
+        row["overall"] = None if None in values else sum(values) / len(values)
+        fa = [row["per_space_failure_aware"].get(n) for n in table]
+        row["score_failure_aware"] = None if None in fa else sum(fa) / len(fa)
+        for key in ("sampling_error_overall", "sampling_error_per_family", "per_family"):
+            row.pop(key, None)
+    out["strategies"] = sorted(rows.values(), key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
+    kt = out.setdefault("kernel_tuner", {})
+    kt_runs, errors = kt.setdefault("runs", {}), kt.setdefault("errors", {})
+    for n in names_d:  # the replaced rows' run statistics on these spaces go with them
+        for name in names:
+            kt_runs.get(n, {}).pop(name, None)
+    for n, per in (d.get("kernel_tuner", {}).get("runs") or {}).items():
+        if n in names_d:
+            kt_runs.setdefault(n, {}).update({st: v for st, v in per.items() if st in names})
+    for name in names:
+        if name in (d.get("kernel_tuner", {}).get("errors") or {}):
+            errors[name] = d["kernel_tuner"]["errors"][name]
+    out["cutune_command"] += "\n" + (d.get("bench_command") or d["command"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scores", nargs="+", required=True)
+    ap.add_argument("--rows", action="append", default=[],
+                    help="a score file of some of the same spaces whose rows --row-names replace the combined ones "
+                         "there (repeatable, each with its --row-names)")
+    ap.add_argument("--row-names", action="append", default=[], help="comma-separated strategies taken from --rows")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
+    if len(args.rows) != len(args.row_names):
+        fail("--rows and --row-names go together, one --row-names per --rows")
     scores = combine([(path, read(path)) for path in args.scores])
+    for path, names in zip(args.rows, args.row_names):
+        replace_rows(scores, path, read(path), [n for n in names.split(",") if n])
     bench_strategies.add_families(scores)
     out = Path(args.out)
     try:

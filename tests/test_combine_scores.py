@@ -63,12 +63,49 @@ def main():
         assert "| a | cutune | 40/200 | **0.433** | 0.900 | 0.200 |" in md, md
         assert "| kt:b | Kernel Tuner | 40/200 | **0.300** ±0.111 | 0.500 ±0.300 | 0.200 ±0.071 |" in md, md
 
+        # --rows: a row scored again on every space replaces the combined one (runs, errors), others stay.
+        scores(t / "again.json", tmp, 8, [("conv_A", "conv"), ("scan_h100", "scan"), ("scan_h200", "scan")], 10,
+               {"kt:b": ([0.0, 0.6, 0.3], 10, {"scan_h100": 0.2}), "a": ([9.0, 9.0, 9.0], 10, None)})
+        p = run("--scores", str(t / "all.json"), str(t / "small.json"), "--rows", str(t / "again.json"),
+                "--row-names", "kt:b", "--out", str(t / "out2"))
+        assert p.returncode == 0, p.stderr
+        rows = {r["strategy"]: r for r in json.loads((t / "out2.json").read_text())["strategies"]}
+        assert rows["kt:b"]["per_space"] == {"conv_A": 0.0, "scan_h100": 0.6, "scan_h200": 0.3}
+        assert rows["kt:b"]["runs"] == [10, 10, 10] and rows["kt:b"]["sampling_error"] == {"scan_h100": 0.2}
+        assert abs(rows["kt:b"]["per_family"]["scan"] - 0.45) < 1e-12 and abs(rows["kt:b"]["overall"] - 0.3) < 1e-12
+        assert rows["a"]["per_space"]["conv_A"] == 0.9  # not named: the combined row stays
+        # ... and on some spaces only: those of the row are replaced, with their runs and errors.
+        scores(t / "conv.json", tmp, 8, [("conv_A", "conv")], 40, {"a": ([0.6], 40, {"conv_A": 0.05})})
+        p = run("--scores", str(t / "all.json"), str(t / "small.json"), "--rows", str(t / "conv.json"),
+                "--row-names", "a", "--out", str(t / "out3"))
+        assert p.returncode == 0, p.stderr
+        rows = {r["strategy"]: r for r in json.loads((t / "out3.json").read_text())["strategies"]}
+        assert rows["a"]["per_space"] == {"conv_A": 0.6, "scan_h100": 0.3, "scan_h200": 0.1}
+        assert rows["a"]["runs"] == [40, 200, 200] and rows["a"]["sampling_error"] == {"conv_A": 0.05}
+        assert abs(rows["a"]["overall"] - 1.0 / 3) < 1e-12 and rows["kt:b"]["per_space"]["conv_A"] == 0.5
+        # Several --rows files, each with its names, in order.
+        p = run("--scores", str(t / "all.json"), str(t / "small.json"), "--rows", str(t / "conv.json"),
+                "--row-names", "a", "--rows", str(t / "again.json"), "--row-names", "kt:b", "--out", str(t / "out4"))
+        assert p.returncode == 0, p.stderr
+        rows = {r["strategy"]: r for r in json.loads((t / "out4.json").read_text())["strategies"]}
+        assert rows["a"]["per_space"]["conv_A"] == 0.6 and rows["kt:b"]["per_space"]["conv_A"] == 0.0
+
         # Bad input: one line, exit 2, nothing written.
         scores(t / "b1.json", tmp, 1, [("scan_h100", "scan")], 200, {"a": ([0.3], 200, None)})
         (t / "broken.json").write_text("{")
+        scores(t / "conv_new.json", tmp, 8, [("conv_A", "conv")], 40, {"new": ([0.6], 40, None)})
         for bad, what in ((["--scores", str(t / "all.json"), str(t / "b1.json")], "batch 1"),
                           (["--scores", str(t / "broken.json")], "broken.json"),
-                          (["--scores", str(t / "all.json"), "--out", str(t / "missing" / "x")], "--out")):
+                          (["--scores", str(t / "all.json"), "--out", str(t / "missing" / "x")], "--out"),
+                          (["--scores", str(t / "small.json"), "--rows", str(t / "all.json"), "--row-names", "kt:b"],
+                           "conv_A"),
+                          (["--scores", str(t / "all.json"), "--rows", str(t / "conv.json"), "--row-names", "kt:z"],
+                           "kt:z"),
+                          (["--scores", str(t / "all.json"), "--rows", str(t / "conv_new.json"), "--row-names", "new"],
+                           "does not score all its spaces"),
+                          (["--scores", str(t / "all.json"), "--rows", str(t / "again.json"), "--row-names", "kt:z"],
+                           "kt:z"),
+                          (["--scores", str(t / "all.json"), "--rows", str(t / "again.json")], "--row-names")):
             p = run(*bad, *([] if "--out" in bad else ["--out", str(t / "bad")]))
             assert p.returncode == 2, (bad, p.returncode, p.stderr)
             assert what in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
