@@ -141,8 +141,9 @@ def replace_rows(out, path, d, names):
             if n in (r.get("sampling_error") or {}):
                 errors[n] = r["sampling_error"][n]
         row["runs"] = runs
-        if errors:
-            row["sampling_error"] = errors
+        row["sampling_error"] = errors
+        if not errors:
+            del row["sampling_error"]
         values = [row["per_space"].get(n) for n in table]
         row["overall"] = None if None in values else sum(values) / len(values)
         fa = [row["per_space_failure_aware"].get(n) for n in table]
@@ -151,7 +152,7 @@ def replace_rows(out, path, d, names):
             row.pop(key, None)
     out["strategies"] = sorted(rows.values(), key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
     kt = out.setdefault("kernel_tuner", {})
-    kt_runs, errors = kt.setdefault("runs", {}), kt.setdefault("errors", {})
+    kt_runs, kt_errors = kt.setdefault("runs", {}), kt.setdefault("errors", {})
     for n in names_d:  # the replaced rows' run statistics on these spaces go with them
         for name in names:
             kt_runs.get(n, {}).pop(name, None)
@@ -160,7 +161,7 @@ def replace_rows(out, path, d, names):
             kt_runs.setdefault(n, {}).update({st: v for st, v in per.items() if st in names})
     for name in names:
         if name in (d.get("kernel_tuner", {}).get("errors") or {}):
-            errors[name] = d["kernel_tuner"]["errors"][name]
+            kt_errors[name] = d["kernel_tuner"]["errors"][name]
     out["cutune_command"] += "\n" + (d.get("bench_command") or d["command"])
 
 

@@ -76,6 +76,7 @@ def main():
         assert rows["a"]["per_space"]["conv_A"] == 0.9  # not named: the combined row stays
         # ... and on some spaces only: those of the row are replaced, with their runs and errors.
         scores(t / "conv.json", tmp, 8, [("conv_A", "conv")], 40, {"a": ([0.6], 40, {"conv_A": 0.05})})
+        scores(t / "conv_plain.json", tmp, 8, [("conv_A", "conv")], 40, {"kt:b": ([0.7], 40, None)})
         p = run("--scores", str(t / "all.json"), str(t / "small.json"), "--rows", str(t / "conv.json"),
                 "--row-names", "a", "--out", str(t / "out3"))
         assert p.returncode == 0, p.stderr
@@ -89,6 +90,12 @@ def main():
         assert p.returncode == 0, p.stderr
         rows = {r["strategy"]: r for r in json.loads((t / "out4.json").read_text())["strategies"]}
         assert rows["a"]["per_space"]["conv_A"] == 0.6 and rows["kt:b"]["per_space"]["conv_A"] == 0.0
+        # A replaced cell without an error estimate loses the old one.
+        p = run("--scores", str(t / "all.json"), "--rows", str(t / "conv_plain.json"), "--row-names", "kt:b",
+                "--out", str(t / "out5"))
+        assert p.returncode == 0, p.stderr
+        rows = {r["strategy"]: r for r in json.loads((t / "out5.json").read_text())["strategies"]}
+        assert rows["kt:b"]["sampling_error"] == {"scan_h100": 0.4}, rows["kt:b"]
 
         # Bad input: one line, exit 2, nothing written.
         scores(t / "b1.json", tmp, 1, [("scan_h100", "scan")], 200, {"a": ([0.3], 200, None)})
