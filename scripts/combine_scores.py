@@ -46,15 +46,51 @@ def read(path):
         fail(f"--scores {path}: not a bench_strategies.py score file ({e})")
 
 
+def editable(row, names):
+    """A copy of a score file's row whose cells can be replaced: runs by space name."""
+    return {**row, "per_space": dict(row["per_space"]),
+            "per_space_failure_aware": dict(row.get("per_space_failure_aware") or {}),
+            "sampling_error": dict(row.get("sampling_error") or {}), "runs": dict(zip(names, row["runs"]))}
+
+
+def put_cells(row, later, names):
+    """A later row's cells of the spaces `names` (score, failure-aware score, runs, standard error) into `row`."""
+    row["per_space"].update({n: later["per_space"][n] for n in names})
+    fa = later.get("per_space_failure_aware") or {}
+    row["per_space_failure_aware"].update({n: fa.get(n) for n in names})
+    row["runs"].update(zip(names, later["runs"]))
+    errors = later.get("sampling_error") or {}
+    for n in names:  # a later cell without an error estimate has none
+        row["sampling_error"].pop(n, None)
+        if n in errors:
+            row["sampling_error"][n] = errors[n]
+
+
+def summarised(row, names):
+    """An editable row back as a score file's row over the spaces `names`: runs as a list, the means
+    again (bench_strategies.add_families adds the families' and the standard errors)."""
+    def mean(values):
+        return None if any(v is None for v in values) else sum(values) / len(values)
+
+    row["runs"] = [row["runs"][n] for n in names]
+    row["overall"] = mean([row["per_space"][n] for n in names])
+    row["score_failure_aware"] = mean([row["per_space_failure_aware"].get(n) for n in names])
+    for key in ("sampling_error_overall", "sampling_error_per_family", "per_family"):
+        row.pop(key, None)
+    if not row["sampling_error"]:
+        del row["sampling_error"]
+    return row
+
+
+def by_overall(rows):
+    return sorted(rows, key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
+
+
 def combine(files):
     """The first file with each later file's spaces put in (in place where the space is there)."""
     out = dict(files[0][1])
     spaces = list(out["spaces"])
-    rows = {r["strategy"]: {**r, "per_space": dict(r["per_space"]),
-                            "per_space_failure_aware": dict(r.get("per_space_failure_aware") or {}),
-                            "sampling_error": dict(r.get("sampling_error") or {}),
-                            "runs": dict(zip([sp["name"] for sp in spaces], r["runs"]))}
-            for r in out["strategies"]}
+    rows = {r["strategy"]: editable(r, [sp["name"] for sp in spaces]) for r in out["strategies"]}
     kt_runs = dict(out.get("kernel_tuner", {}).get("runs") or {})
     for path, d in files[1:]:
         for key in ("batch", "compile_workers"):
@@ -70,32 +106,13 @@ def combine(files):
         later = {r["strategy"]: r for r in d["strategies"]}
         rows = {st: row for st, row in rows.items() if st in later}
         for st, row in rows.items():
-            r = later[st]
-            row["per_space"].update(r["per_space"])
-            row["per_space_failure_aware"].update(r.get("per_space_failure_aware") or {})
-            row["runs"].update(zip(names, r["runs"]))
-            for n in names:  # a later file's spaces without an error estimate have none
-                row["sampling_error"].pop(n, None)
-            row["sampling_error"].update(r.get("sampling_error") or {})
+            put_cells(row, later[st], names)
         kt_runs.update(d.get("kernel_tuner", {}).get("runs") or {})
     if not rows:
         fail("no strategy is scored by every file")
     names = [sp["name"] for sp in spaces]
-
-    def mean(values):
-        return None if any(v is None for v in values) else sum(values) / len(values)
-
-    for row in rows.values():
-        row["runs"] = [row["runs"][n] for n in names]
-        row["overall"] = mean([row["per_space"][n] for n in names])
-        fa = [row["per_space_failure_aware"].get(n) for n in names]
-        row["score_failure_aware"] = mean(fa)
-        for key in ("sampling_error_overall", "sampling_error_per_family", "per_family"):
-            row.pop(key, None)
-        if not row["sampling_error"]:
-            del row["sampling_error"]
     out["spaces"] = spaces
-    out["strategies"] = sorted(rows.values(), key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
+    out["strategies"] = by_overall(summarised(row, names) for row in rows.values())
     out["repeats"] = "/".join(str(r) for r in dict.fromkeys(d["repeats"] for _, d in files))
     out["kernel_tuner"] = {**out.get("kernel_tuner", {}), "runs": kt_runs,
                            "repeats": "/".join(str(r) for r in dict.fromkeys(
@@ -116,9 +133,8 @@ def replace_rows(out, path, d, names):
     if d["methodology"] != out["methodology"]:
         fail(f"--rows {path}: another methodology than the --scores files'")
     table = [sp["name"] for sp in out["spaces"]]
-    at = {n: i for i, n in enumerate(table)}
     names_d = [sp["name"] for sp in d["spaces"]]
-    unknown = [n for n in names_d if n not in at]
+    unknown = [n for n in names_d if n not in table]
     if unknown:
         fail(f"--rows {path}: space {unknown[0]} is not in the --scores files' table")
     later = {r["strategy"]: r for r in d["strategies"]}
@@ -128,29 +144,12 @@ def replace_rows(out, path, d, names):
             fail(f"--row-names {name}: no such row in {path}")
         if name not in rows and set(names_d) != set(table):
             fail(f"--row-names {name}: not in the --scores files' table, and {path} does not score all its spaces")
-        r = later[name]
-        row = rows.setdefault(name, {"strategy": name, "source": r["source"], "per_space": {}, "runs": [0] * len(table),
-                                     "per_space_failure_aware": {}})
-        runs = list(row["runs"])
-        errors = dict(row.get("sampling_error") or {})
-        for i, n in enumerate(names_d):
-            row["per_space"][n] = r["per_space"][n]
-            row.setdefault("per_space_failure_aware", {})[n] = (r.get("per_space_failure_aware") or {}).get(n)
-            runs[at[n]] = r["runs"][i]
-            errors.pop(n, None)
-            if n in (r.get("sampling_error") or {}):
-                errors[n] = r["sampling_error"][n]
-        row["runs"] = runs
-        row["sampling_error"] = errors
-        if not errors:
-            del row["sampling_error"]
-        values = [row["per_space"].get(n) for n in table]
-        row["overall"] = None if None in values else sum(values) / len(values)
-        fa = [row["per_space_failure_aware"].get(n) for n in table]
-        row["score_failure_aware"] = None if None in fa else sum(fa) / len(fa)
-        for key in ("sampling_error_overall", "sampling_error_per_family", "per_family"):
-            row.pop(key, None)
-    out["strategies"] = sorted(rows.values(), key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
+        row = editable(rows[name], table) if name in rows else \
+            {"strategy": name, "source": later[name]["source"], "per_space": {}, "per_space_failure_aware": {},
+             "sampling_error": {}, "runs": {}}
+        put_cells(row, later[name], names_d)
+        rows[name] = summarised(row, table)
+    out["strategies"] = by_overall(rows.values())
     kt = out.setdefault("kernel_tuner", {})
     kt_runs, kt_errors = kt.setdefault("runs", {}), kt.setdefault("errors", {})
     for n in names_d:  # the replaced rows' run statistics on these spaces go with them
