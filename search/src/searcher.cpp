@@ -14,6 +14,27 @@ std::optional<Config> Searcher::random_unseen() {
   return sampler_.unseen(rng_, [this](const Config& c) { return memory_.seen(c); });
 }
 
+std::optional<Config> Searcher::spread_unseen() {
+  const auto& params = space_.parameters();
+  std::vector<std::vector<std::size_t>> held(params.size());
+  for (std::size_t p = 0; p < params.size(); ++p) held[p].assign(params[p].values.size(), 0);
+  const auto count = [&](const Config& c) {
+    for (std::size_t p = 0; p < params.size(); ++p) ++held[p][c.index[p]];
+  };
+  for (const Config& c : memory_.order()) count(c);
+  for (const Config& c : memory_.pending()) count(c);
+  std::optional<Config> best;
+  std::size_t best_overlap = 0;
+  for (std::size_t i = 0; i < kSpreadCandidates; ++i) {
+    Config c = sampler_.any(rng_);
+    if (memory_.seen(c)) continue;
+    std::size_t overlap = 0;
+    for (std::size_t p = 0; p < params.size(); ++p) overlap += held[p][c.index[p]];
+    if (!best || overlap < best_overlap) best_overlap = overlap, best = std::move(c);
+  }
+  return best ? best : random_unseen();
+}
+
 std::vector<Config> Searcher::ask(std::size_t max) {
   std::vector<Config> out;
   if (!has_valid_) return out;

@@ -46,6 +46,12 @@ class Searcher : public Strategy {
   virtual std::optional<Config> propose_while_waiting() { return std::nullopt; }
 
   std::optional<Config> random_unseen();
+  /// An unseen configuration for an initial sample: of kSpreadCandidates random valid ones,
+  /// the one whose parameter values the configurations seen so far (told or pending) hold
+  /// least often, so that a small sample covers each parameter's values as a Latin hypercube
+  /// does instead of repeating some by chance (random_unseen() when none of them is unseen).
+  std::optional<Config> spread_unseen();
+  static constexpr std::size_t kSpreadCandidates = 16;
 
   static constexpr std::size_t kStaleLimit = 32;
   const Space& space_;

@@ -5,7 +5,9 @@
 // configuration is rewarded with the quantile of its result among all valid results so far
 // (1: better than everything, 0: worst or a failure). Rationale: no single strategy wins
 // on every space (Willemsen et al., FGCS 2024), so let the run choose. Whether it helps
-// is for `cutune score` to say; see README.
+// is for `cutune score` to say; see README. With a short evaluation budget
+// (kModelLedBudget) the bandit has too few pulls to learn from, and the model-based arm
+// proposes alone.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -51,9 +53,12 @@ class BanditPortfolio final : public Searcher {
       o.seed = options.seed * 0x9E3779B97F4A7C15ULL + kArmsWithoutPrior + 1;
       arms_.push_back({make_prior_local(space, o)});
     }
+    // A short run is led by the model alone (kModelLedBudget, strategy.hpp says why).
+    const bool model_led = options.budget && *options.budget <= kModelLedBudget;
     for (Factory make : kArms) {
       StrategyOptions o = options;
       o.seed = options.seed * 0x9E3779B97F4A7C15ULL + ++i;  // distinct, reproducible streams
+      if (model_led && make != make_bayes_opt) continue;
       arms_.push_back({make(space, o)});
     }
   }

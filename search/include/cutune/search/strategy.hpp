@@ -46,6 +46,19 @@ class Strategy {
 /// Without a budget it still evaluates the whole space, only in a better order.
 inline constexpr const char* kDefaultStrategy = "bandit_portfolio";
 
+/// With an evaluation budget of at most this many, the default (bandit_portfolio) is its
+/// model-based arm alone, bayes_opt (beside a prior's arm, when there is a prior): a bandit
+/// learns which arm pays only over many pulls, and in a short run every arm's random start
+/// dilutes the one arm that learns from the first results. Measured with `cutune score` on the
+/// recorded spaces (results/strategies_200.notes.md), with the same bayes_opt in both: on the
+/// 15 small spaces (planning budgets 12 to 236) bayes_opt alone 0.162 against the four-arm
+/// portfolio's 0.133 (200 runs, 8 pending; one at a time 0.214 against 0.183; both with
+/// bayes_opt's per-parameter length scales, before its balanced initial sample); on the four
+/// large ones (budgets 550 to 4334) the portfolio leads, 0.808 against 0.687 (convolution_A4000
+/// 0.654 against 0.463: the model settles in a basin that the local arms leave). Any bound
+/// from 237 to 549 gives the same scores there; 400 is twice the results bayes_opt's GP holds.
+inline constexpr std::uint64_t kModelLedBudget = 400;
+
 struct StrategyOptions {
   // A constructor, not an aggregate: callers write {name, seed, budget} and the prior stays
   // unset without a missing-initializer warning at each of them.
