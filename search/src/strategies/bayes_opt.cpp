@@ -6,10 +6,10 @@
 // halves the time like a tile size that barely matters: per parameter, bayes_opt alone
 // scored 0.162 instead of 0.145 on the 15 small recorded spaces, 200 runs with 8 pending,
 // and 0.214 instead of 0.181 one at a time.) The initial sample is half uniform, half
-// balanced over each parameter's values (propose() says why). Each plan scores a candidate pool (random valid
-// configurations plus the neighbours of the best ones, never the whole space) with two
-// acquisitions, expected improvement (EI) and lower confidence bound (LCB), and takes
-// their best candidates in turn. Proposals still pending (in flight on other evaluators)
+// balanced over each parameter's values (propose() says why). Each plan scores a candidate
+// pool (random valid configurations plus the neighbours of the best ones, never the whole
+// space) with two acquisitions, expected improvement (EI) and lower confidence bound (LCB),
+// and takes their best candidates in turn. Proposals still pending (in flight on other evaluators)
 // enter the GP with the value it predicts for them (the "kriging believer" of Ginsbourger,
 // Le Riche and Carraro, 2010): the uncertainty collapses there, so a plan made while N - 1
 // results are pending spreads beyond them instead of crowding around one optimum of EI. The GP
