@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <span>
 
 #include "../searcher.hpp"
 #include "strategies.hpp"
@@ -32,6 +33,9 @@ using Factory = std::unique_ptr<Strategy> (*)(const Space&, const StrategyOption
 // spaces with their values listed in reverse, batch 8, 200 runs 0.095 / 0.108.
 constexpr Factory kArms[] = {make_bayes_opt, make_pso, make_tabu_greywolf, make_simulated_annealing};
 constexpr std::uint64_t kArmsWithoutPrior = std::size(kArms);
+/// The arms of a short run (a budget of at most kModelLedBudget, strategy.hpp says why): the
+/// model alone. It is kArms' first, so it gets the same seed stream either way.
+constexpr Factory kShortRunArms[] = {make_bayes_opt};
 constexpr double kExploration = 2.0;  ///< UCB1's constant: sqrt(2 ln N / n_a)
 constexpr double kPriorReward = 0.5;  ///< mean reward of an arm before its first result
 
@@ -53,12 +57,10 @@ class BanditPortfolio final : public Searcher {
       o.seed = options.seed * 0x9E3779B97F4A7C15ULL + kArmsWithoutPrior + 1;
       arms_.push_back({make_prior_local(space, o)});
     }
-    // A short run is led by the model alone (kModelLedBudget, strategy.hpp says why).
-    const bool model_led = options.budget && *options.budget <= kModelLedBudget;
-    for (Factory make : kArms) {
+    const bool short_run = options.budget && *options.budget <= kModelLedBudget;
+    for (Factory make : short_run ? std::span<const Factory>(kShortRunArms) : std::span<const Factory>(kArms)) {
       StrategyOptions o = options;
       o.seed = options.seed * 0x9E3779B97F4A7C15ULL + ++i;  // distinct, reproducible streams
-      if (model_led && make != make_bayes_opt) continue;
       arms_.push_back({make(space, o)});
     }
   }
