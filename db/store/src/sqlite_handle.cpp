@@ -153,11 +153,11 @@ std::string Statement::column_text(int column) const {
   return std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(bytes));
 }
 
-Transaction::Transaction(sqlite3* db)
+Transaction::Transaction(sqlite3* db, Lock lock)
     // Inside an open transaction (Store::transaction around the store's own writes) a
     // savepoint nests where a second BEGIN would fail.
     : db_(db), nested_(sqlite3_get_autocommit(db) == 0) {
-  exec(db_, nested_ ? "SAVEPOINT cutune_nested" : "BEGIN IMMEDIATE");
+  exec(db_, nested_ ? "SAVEPOINT cutune_nested" : lock == Lock::Write ? "BEGIN IMMEDIATE" : "BEGIN");
 }
 
 Transaction::~Transaction() {

@@ -87,7 +87,10 @@ class Statement {
 /// it waits (busy_timeout) at BEGIN instead. Not copyable or movable: it is a scope.
 class Transaction {
  public:
-  explicit Transaction(sqlite3* db);
+  /// Write: BEGIN IMMEDIATE, the write lock at once. Read: a deferred BEGIN, one consistent
+  /// snapshot for several reads (another process may commit between two autocommit reads).
+  enum class Lock { Write, Read };
+  explicit Transaction(sqlite3* db, Lock lock = Lock::Write);
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;

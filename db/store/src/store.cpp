@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "cutune/model/errors.hpp"
@@ -456,15 +457,21 @@ Store Store::open(const fs::path& path, bool create) {
   // A second process (cutune query, an export) may read while a tuning session writes:
   // in WAL mode readers do not block the writer, but checkpoints and the journal-mode
   // switch take short exclusive locks, so wait for them instead of failing with BUSY.
-  CUTUNE_SQLITE_CHECK(db, "sqlite3_busy_timeout", sqlite3_busy_timeout(db, 10'000));
+  constexpr std::chrono::milliseconds kBusyWait{10'000};
+  CUTUNE_SQLITE_CHECK(db, "sqlite3_busy_timeout", sqlite3_busy_timeout(db, static_cast<int>(kBusyWait.count())));
 
   // Look before touching: everything up to the migration only reads, so a file that is not
-  // ours is left exactly as it was found.
+  // ours is left exactly as it was found. The reads share one snapshot: read one by one, a
+  // process migrating the new file in between made another see version 0 beside the tables
+  // ("not a cutune database (it has other tables: devices, kernels, ...)" in one of 8
+  // writers of test_shard_cli, under load).
   std::int64_t version = 0;
   try {
+    Transaction look(db, Transaction::Lock::Read);
     const std::int64_t app_id = pragma_int(db, "application_id");
     version = pragma_int(db, "user_version");
     const auto tables = user_tables(db);
+    look.commit();
     const bool ours = app_id == kApplicationId;
     const bool empty = tables.empty() && version == 0 && app_id == 0;
     if (!ours && !empty && app_id != 0) {
@@ -521,10 +528,24 @@ Store Store::open(const fs::path& path, bool create) {
   // OS crash or power loss can drop the last few commits, still without corruption. That is
   // the right trade for one commit per measurement. Without WAL (a file system without
   // shared memory) keep FULL, where NORMAL could corrupt on power loss.
-  std::string mode;
-  {
-    Statement wal(db, "PRAGMA journal_mode = WAL");
-    if (wal.step()) mode = lower(wal.column_text(0));
+  // Several processes opening a new DB at once (tuning shards, one tune per GPU): the switch
+  // to WAL needs an exclusive lock, and where waiting could deadlock SQLite answers BUSY at
+  // once instead of calling the busy handler ("SQLITE_BUSY: database is locked; sql: PRAGMA
+  // journal_mode = WAL" in one of 8 writers of test_shard_cli, seen twice under load). A DB
+  // already in WAL mode needs no switch; otherwise retry within the busy timeout.
+  const auto journal_mode = [&](const char* sql) {
+    Statement st(db, sql);
+    return st.step() ? lower(st.column_text(0)) : std::string();
+  };
+  std::string mode = journal_mode("PRAGMA journal_mode");
+  for (const auto give_up = std::chrono::steady_clock::now() + kBusyWait; mode != "wal";) {
+    try {
+      mode = journal_mode("PRAGMA journal_mode = WAL");
+      break;
+    } catch (const SqliteError& e) {
+      if (e.primary_code() != SQLITE_BUSY || std::chrono::steady_clock::now() > give_up) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
   detail::exec(db, mode == "wal" ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL");
 
