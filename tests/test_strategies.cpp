@@ -109,7 +109,7 @@ Run drive(const Space& space, const std::string& name, std::uint64_t seed, std::
 TEST_CASE("every strategy is registered and unknown names are input errors") {
   const auto names = search::strategy_names();
   for (const char* n : {"brute_force", "random", "greedy_ils", "mls", "simulated_annealing", "dual_annealing",
-                        "genetic_algorithm", "diff_evo", "pso", "bayes_opt", "bandit_portfolio"})
+                        "genetic_algorithm", "diff_evo", "pso", "tabu_greywolf", "surrogate_vnd", "bayes_opt", "bandit_portfolio"})
     CHECK(std::count(names.begin(), names.end(), n) == 1);
   const Space space = bowl_space();
   CHECK_THROWS_AS(search::make_strategy(space, {"annealing", 1, {}}), cutune::InputError);

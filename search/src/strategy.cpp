@@ -26,6 +26,7 @@ constexpr Entry kStrategies[] = {
     {"diff_evo", make_diff_evo},
     {"pso", make_pso},
     {"tabu_greywolf", make_tabu_greywolf},
+    {"surrogate_vnd", make_surrogate_vnd},
     {"bayes_opt", make_bayes_opt},
     {"bandit_portfolio", make_bandit_portfolio},
 };
