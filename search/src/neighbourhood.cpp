@@ -127,6 +127,13 @@ std::vector<Config> adjacent_neighbours(const Space& space, const Config& c) {
   return {out.begin(), out.end()};
 }
 
+Config uniform_crossover(const Config& a, const Config& b, std::mt19937_64& rng) {
+  Config child = a;
+  for (std::size_t p = 0; p < child.index.size(); ++p)
+    if (uniform01(rng) < 0.5) child.index[p] = b.index[p];
+  return child;
+}
+
 Config mutate(const Space& space, const Config& c, double rate, std::mt19937_64& rng) {
   const auto& params = space.parameters();
   std::vector<std::size_t> movable;

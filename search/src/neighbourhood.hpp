@@ -44,6 +44,10 @@ std::vector<Config> adjacent_neighbours(const Space& space, const Config& c);
 /// one changes), then the result is repaired.
 Config mutate(const Space& space, const Config& c, double rate, std::mt19937_64& rng);
 
+/// Uniform crossover: each parameter from `b` with probability 1/2, else from `a`; not
+/// repaired (the caller mutates or repairs it).
+Config uniform_crossover(const Config& a, const Config& b, std::mt19937_64& rng);
+
 /// A continuous position in index coordinates (one real per parameter) rounded to the
 /// nearest index, clamped into range and repaired.
 Config round_to_config(const Space& space, const std::vector<double>& position);

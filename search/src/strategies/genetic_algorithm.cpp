@@ -89,9 +89,7 @@ class GeneticAlgorithm final : public Searcher {
   Config child_of(const std::vector<Config>& ranked, std::discrete_distribution<std::size_t>& pick) {
     const Config& a = ranked[pick(rng_)];
     const Config& b = ranked[pick(rng_)];
-    Config child = a;
-    for (std::size_t p = 0; p < child.index.size(); ++p)
-      if (uniform01(rng_) < 0.5) child.index[p] = b.index[p];
+    Config child = uniform_crossover(a, b, rng_);
     for (std::size_t p = 0; p < child.index.size(); ++p) {
       const auto n = space_.parameters()[p].values.size();
       if (n > 1 && uniform01(rng_) < kMutationRate) child.index[p] = static_cast<std::uint32_t>(uniform_index(rng_, n));

@@ -88,7 +88,7 @@ class SurrogateVnd final : public Searcher {
   }
 
   void learn(const Config& c, double fitness) override {
-    remember(c, fitness);
+    catch_up();
     if (x_.learn(c, fitness) || !x_.f()) return;
     const auto by = proposed_by_.find(c);
     if (by == proposed_by_.end()) return;  // not a step from the current point
@@ -126,40 +126,42 @@ class SurrogateVnd final : public Searcher {
     const std::size_t a = uniform_index(rng_, elite_.size());
     std::size_t b = uniform_index(rng_, elite_.size() - 1);
     if (b >= a) ++b;
-    Config child = elite_[a].second;
-    for (std::size_t p = 0; p < child.index.size(); ++p)
-      if (uniform01(rng_) < 0.5) child.index[p] = elite_[b].second.index[p];
-    return repair(space_, std::move(child));
+    return repair(space_, uniform_crossover(elite_[a].second, elite_[b].second, rng_));
   }
 
-  // The results the surrogate and the elite read: log(objective) where every valid value is
-  // positive, failures at the worst valid value (re-read when a worse one arrives).
-  void remember(const Config& c, double fitness) {
-    if (!remembered_.insert(c).second) return;  // a revisit's stored result
-    if (std::isfinite(fitness)) {
-      positive_ = positive_ && fitness > 0.0;
-      worst_ = std::max(worst_, fitness);
-      elite_.emplace_back(fitness, c);
-      std::sort(elite_.begin(), elite_.end());
-      if (elite_.size() > kElite) elite_.pop_back();
+  // The surrogate's values of the results told since the last call (memory_.order() grows by
+  // one per new result; a revisit adds none): log(objective) while every valid value is
+  // positive, NaN for a failure (predict() reads the worst valid value there). Cached: predict()
+  // reads every result for each of 8 candidates per step, up to thousands of results.
+  void catch_up() {
+    const auto& order = memory_.order();
+    for (std::size_t i = values_.size(); i < order.size(); ++i) {
+      const double f = *memory_.fitness(order[i]);
+      if (std::isfinite(f)) {
+        if (positive_ && f <= 0.0) {  // log no longer applies: every value again, raw
+          positive_ = false;
+          for (std::size_t j = 0; j < i; ++j) values_[j] = std::isnan(values_[j]) ? values_[j] : *memory_.fitness(order[j]);
+        }
+        worst_ = std::max(worst_, f);
+        elite_.emplace_back(f, order[i]);
+        std::sort(elite_.begin(), elite_.end());
+        if (elite_.size() > kElite) elite_.pop_back();
+      }
+      values_.push_back(std::isfinite(f) ? (positive_ ? std::log(f) : f) : NAN);
     }
-    history_.emplace_back(c, fitness);
-  }
-
-  double value(double fitness) const {
-    const double f = std::isfinite(fitness) ? fitness : worst_;
-    return positive_ ? std::log(f) : f;
   }
 
   // The mean of the kNearest results closest in Hamming distance.
   double predict(const Config& c) const {
-    if (history_.empty() || !std::isfinite(worst_)) return 0.0;
+    if (values_.empty() || !std::isfinite(worst_)) return 0.0;
+    const double failed = positive_ ? std::log(worst_) : worst_;
+    const auto& order = memory_.order();
     std::vector<std::pair<std::size_t, double>> d;
-    d.reserve(history_.size());
-    for (const auto& [h, f] : history_) {
+    d.reserve(values_.size());
+    for (std::size_t i = 0; i < values_.size(); ++i) {
       std::size_t diff = 0;
-      for (std::size_t p = 0; p < c.index.size(); ++p) diff += c.index[p] != h.index[p];
-      d.emplace_back(diff, value(f));
+      for (std::size_t p = 0; p < c.index.size(); ++p) diff += c.index[p] != order[i].index[p];
+      d.emplace_back(diff, std::isnan(values_[i]) ? failed : values_[i]);
     }
     const std::size_t k = std::min(kNearest, d.size());
     std::partial_sort(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(k), d.end(),
@@ -175,8 +177,7 @@ class SurrogateVnd final : public Searcher {
   std::size_t idle_ = 0, steps_ = 0;
   std::map<Config, std::size_t> proposed_by_;
   std::vector<std::pair<double, Config>> elite_;
-  std::vector<std::pair<Config, double>> history_;
-  std::set<Config> remembered_;
+  std::vector<double> values_;  ///< per memory_.order() entry, as catch_up() says
   double worst_ = -INFINITY;
   bool positive_ = true;
 };
