@@ -35,6 +35,15 @@ std::optional<Config> Searcher::spread_unseen() {
   return best ? best : random_unseen();
 }
 
+std::size_t Searcher::initial_sample_size(std::optional<std::uint64_t> budget) {
+  return budget ? std::clamp<std::size_t>(*budget / 5, kMinInitialSamples, kInitialSamples) : kInitialSamples;
+}
+
+std::optional<Config> Searcher::initial_sample_member(std::size_t size) {
+  if (handed_initial_ >= size) return std::nullopt;
+  return handed_initial_++ % 2 == 0 ? spread_unseen() : random_unseen();
+}
+
 std::vector<Config> Searcher::ask(std::size_t max) {
   std::vector<Config> out;
   if (!has_valid_) return out;

@@ -53,6 +53,15 @@ class Searcher : public Strategy {
   std::optional<Config> spread_unseen();
   static constexpr std::size_t kSpreadCandidates = 16;
 
+  /// A model's initial sample (bayes_opt's, surrogate_vnd's): a fifth of the evaluation budget,
+  /// within [kMinInitialSamples, kInitialSamples]; kInitialSamples without a budget.
+  static std::size_t initial_sample_size(std::optional<std::uint64_t> budget);
+  /// The next member of an initial sample of `size`: alternately balanced over each parameter's
+  /// values (spread_unseen) and uniform (random_unseen; bayes_opt.cpp has the measurements);
+  /// nullopt once all `size` are handed out.
+  std::optional<Config> initial_sample_member(std::size_t size);
+  static constexpr std::size_t kInitialSamples = 20, kMinInitialSamples = 5;
+
   static constexpr std::size_t kStaleLimit = 32;
   const Space& space_;
   std::mt19937_64 rng_;
@@ -61,6 +70,7 @@ class Searcher : public Strategy {
 
  private:
   bool has_valid_;
+  std::size_t handed_initial_ = 0;
 };
 
 /// A generation of a population-based strategy (GA, DE, PSO): its members are proposed in

@@ -30,12 +30,10 @@ namespace cutune::search {
 namespace {
 
 // Kernel Tuner's bayes_opt (kernel_tuner/strategies/bayes_opt.py) starts from 20 random
-// samples (popsize=20) and alternates acquisition functions ("multi" methods); its
+// samples (popsize=20; ours: Searcher::initial_sample_size) and alternates acquisition functions ("multi" methods); its
 // Matérn kernel and exploration factors inspired these. Ours: a fixed length-scale grid
 // with likelihood selection instead of its fixed 1.5, EI's xi=0.01 (the usual default in
 // the literature and in scikit-optimize) and LCB's kappa=2 (~95% upper quantile).
-constexpr std::size_t kInitialSamples = 20;
-constexpr std::size_t kMinInitialSamples = 5;
 constexpr std::size_t kGpCap = 200;
 constexpr std::size_t kPool = 500;
 constexpr std::size_t kPlan = 8;
@@ -59,12 +57,11 @@ class BayesOpt final : public Searcher {
  public:
   BayesOpt(const Space& space, std::uint64_t seed, std::optional<std::uint64_t> budget)
       : Searcher(space, seed),
-        initial_(budget ? std::clamp<std::size_t>(*budget / 5, kMinInitialSamples, kInitialSamples) : kInitialSamples) {}
+        initial_(initial_sample_size(budget)) {}
 
  private:
   std::optional<Config> propose() override {
     if (memory_.told_count() < initial_) {
-      if (handed_initial_ >= initial_) return std::nullopt;
       // Half the initial sample uniform over the valid configurations, half balanced over each
       // parameter's values (spread_unseen): restrictions prune the combinations of some values
       // (large tiles, deep pipelines), so uniform sampling rarely tries them, and on some spaces
@@ -72,7 +69,7 @@ class BayesOpt final : public Searcher {
       // configurations, median 0.42 ms against 0.60 for all), on others not (matmul 1024^3: 0.21
       // ms against 0.12). 200 runs, 15 small recorded spaces, batch 8: all uniform 0.162, all
       // balanced 0.272 (matmul 1024^3 -0.069, reduction 2^22 0.092), half each 0.252.
-      return handed_initial_++ % 2 == 0 ? spread_unseen() : random_unseen();
+      return initial_sample_member(initial_);
     }
     return from_plan();
   }
@@ -290,7 +287,6 @@ class BayesOpt final : public Searcher {
   }
 
   std::size_t initial_;
-  std::size_t handed_initial_ = 0;
   std::deque<Config> plan_;
   std::size_t planned_at_ = 0;
   std::optional<Eigen::VectorXd> length_scales_;

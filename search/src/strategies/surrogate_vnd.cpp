@@ -31,27 +31,18 @@ constexpr std::size_t kPoolSize = 8;             ///< Kernel Tuner's cand_pool
 constexpr std::size_t kNearest = 5;              ///< Kernel Tuner's k
 constexpr std::size_t kElite = 5;                ///< Kernel Tuner's elite_size
 constexpr std::size_t kRestartAfter = 100;       ///< Kernel Tuner's restart_iter
-constexpr std::size_t kInitialSamples = 20, kMinInitialSamples = 5;  ///< as bayes_opt's
 constexpr double kTemperature = 0.1, kCooling = 0.995;
 constexpr double kReward = 1.1, kPenalty = 0.9;  ///< a neighbourhood's weight after a step
-
-enum class Neighbourhood { Adjacent, Hamming };
-constexpr Neighbourhood kNeighbourhoods[] = {Neighbourhood::Adjacent, Neighbourhood::Hamming};
 
 class SurrogateVnd final : public Searcher {
  public:
   SurrogateVnd(const Space& space, std::uint64_t seed, std::optional<std::uint64_t> budget)
       : Searcher(space, seed),
-        initial_(budget && *budget <= kModelLedBudget
-                     ? std::clamp<std::size_t>(*budget / 5, kMinInitialSamples, kInitialSamples)
-                     : 0) {}
+        initial_(budget && *budget <= kModelLedBudget ? initial_sample_size(budget) : 0) {}
 
  private:
   std::optional<Config> propose() override {
-    if (memory_.told_count() < initial_) {
-      if (handed_initial_ >= initial_) return std::nullopt;
-      return handed_initial_++ % 2 == 0 ? spread_unseen() : random_unseen();
-    }
+    if (memory_.told_count() < initial_) return initial_sample_member(initial_);
     if (!x_.has()) {
       if (const Config* best = memory_.best()) x_.set(*best, memory_);
       else restart();
@@ -171,7 +162,7 @@ class SurrogateVnd final : public Searcher {
     return sum / static_cast<double>(k);
   }
 
-  std::size_t initial_, handed_initial_ = 0;
+  std::size_t initial_;
   CurrentPoint x_;
   double weight_[2] = {1.0, 1.0};
   std::size_t idle_ = 0, steps_ = 0;
