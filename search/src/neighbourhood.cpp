@@ -127,6 +127,12 @@ std::vector<Config> adjacent_neighbours(const Space& space, const Config& c) {
   return {out.begin(), out.end()};
 }
 
+bool accept_relative(double current, double candidate, double temperature, std::mt19937_64& rng) {
+  if (std::isinf(current)) return true;
+  if (std::isinf(candidate)) return false;
+  return candidate < current || uniform01(rng) < std::exp(-(candidate - current) / std::abs(current) / temperature);
+}
+
 Config uniform_crossover(const Config& a, const Config& b, std::mt19937_64& rng) {
   Config child = a;
   for (std::size_t p = 0; p < child.index.size(); ++p)

@@ -44,6 +44,11 @@ std::vector<Config> adjacent_neighbours(const Space& space, const Config& c);
 /// one changes), then the result is repaired.
 Config mutate(const Space& space, const Config& c, double rate, std::mt19937_64& rng);
 
+/// Metropolis on the relative worsening (unit-free, as Kernel Tuner's annealing): a move from
+/// a failure (`current` infinite) is always taken, a move to one never; else a better
+/// `candidate` is taken, a worse one with probability exp(-(candidate - current) / |current| / T).
+bool accept_relative(double current, double candidate, double temperature, std::mt19937_64& rng);
+
 /// Uniform crossover: each parameter from `b` with probability 1/2, else from `a`; not
 /// repaired (the caller mutates or repairs it).
 Config uniform_crossover(const Config& a, const Config& b, std::mt19937_64& rng);

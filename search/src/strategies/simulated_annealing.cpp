@@ -46,13 +46,7 @@ class SimulatedAnnealing final : public Searcher {
 
   void learn(const Config& c, double fitness) override {
     if (x_.learn(c, fitness) || !x_.f()) return;
-    const double fx = *x_.f();
-    // From a failure any move is taken; a failure is never moved to; else Metropolis on the
-    // relative worsening (unit-free, as Kernel Tuner's).
-    const bool accept = std::isinf(fx) ? true
-                        : std::isinf(fitness) ? false
-                        : fitness < fx || uniform01(rng_) < std::exp(-(fitness - fx) / std::abs(fx) / temperature());
-    if (accept) x_.move(c, fitness);
+    if (accept_relative(*x_.f(), fitness, temperature(), rng_)) x_.move(c, fitness);
     if (temperature() <= kTemperatureMin) {  // annealed: reheat from a random configuration
       cycle_start_ = memory_.told_count();
       restart();

@@ -87,10 +87,7 @@ class SurrogateVnd final : public Searcher {
     proposed_by_.erase(by);
     const double fx = *x_.f();
     const double t = kTemperature * std::pow(kCooling, static_cast<double>(steps_++));
-    const bool accept = std::isinf(fx) ? true
-                        : std::isinf(fitness) ? false
-                        : fitness < fx || uniform01(rng_) < std::exp(-(fitness - fx) / std::abs(fx) / t);
-    if (accept) {
+    if (accept_relative(fx, fitness, t, rng_)) {
       x_.move(c, fitness);
       weight_[nm] *= kReward;
       idle_ = 0;
