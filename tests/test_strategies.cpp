@@ -6,6 +6,7 @@
 // once every valid configuration is known. Plus the shared repair/neighbourhood helpers.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -327,6 +328,37 @@ TEST_CASE("bayes_opt's initial sample covers more of each parameter's values tha
   CHECK(model.distinct > uniform.distinct + 0.5);
 }
 
+// A short run's batch asked at once is planned pick by pick, each pick with the earlier ones
+// entered as believed results (kriging believer), so the batch spreads instead of crowding
+// around one optimum of the acquisition. Measured on the bowl, batches of 8 after the initial
+// sample, 40 seeds: the nearest two picks of a batch 2.5 index steps apart (L1) on average;
+// 1.2 when a batch was one plan's best EI and LCB candidates.
+TEST_CASE("bayes_opt plans a short run's batch pick by pick") {
+  const Space space = bowl_space();
+  double nearest_sum = 0.0;
+  std::size_t batches = 0;
+  for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+    // A budget of 60: an initial sample of 12 (the first two batches), then the model's picks.
+    const auto run = drive(space, "bayes_opt", seed, 60, bowl, false, 8);
+    for (std::size_t start = 16; start + 8 <= run.proposals.size(); start += 8) {
+      double nearest = INFINITY;
+      for (std::size_t i = start; i < start + 8; ++i)
+        for (std::size_t j = i + 1; j < start + 8; ++j) {
+          double d = 0.0;
+          for (std::size_t p = 0; p < run.proposals[i].index.size(); ++p)
+            d += std::abs(static_cast<double>(run.proposals[i].index[p]) - static_cast<double>(run.proposals[j].index[p]));
+          nearest = std::min(nearest, d);
+        }
+      nearest_sum += nearest;
+      ++batches;
+    }
+  }
+  REQUIRE(batches >= 40);
+  const double mean_nearest = nearest_sum / static_cast<double>(batches);
+  INFO("nearest pair of a batch: " << mean_nearest << " index steps on average, " << batches << " batches");
+  CHECK(mean_nearest > 2.0);
+}
+
 TEST_CASE("repair moves to the nearest valid configuration") {
   const Space space = bowl_space();
   // a + b <= 9 violated by four: lowering a or b by four are equally near (ties go to the
@@ -411,3 +443,4 @@ TEST_CASE("evaluations to the bowl's optimum", "[.][measure]") {
               << space.count_valid());
   }
 }
+
