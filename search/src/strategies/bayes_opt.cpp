@@ -13,9 +13,8 @@
 // or picked earlier in the same batch of a short run) enter the GP with the value it predicts
 // for them (the "kriging believer" of Ginsbourger, Le Riche and Carraro, 2010): the uncertainty
 // collapses there, so a plan made while N - 1 results are pending spreads beyond them instead
-// of crowding around one optimum of EI. The GP
-// holds at most kGpCap results (the best half and the most recent half): O(kGpCap^3) per
-// plan however long the run.
+// of crowding around one optimum of EI. The GP holds at most kGpCap results (the best half and
+// the most recent half): O(kGpCap^3) per plan however long the run.
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
 #include <algorithm>
@@ -88,8 +87,8 @@ class BayesOpt final : public Searcher {
   // using a plan of kPlan up before the next fit). In a short run it is also rebuilt after
   // each pick, so that a batch asked at once is planned pick by pick, each with the earlier
   // picks as believed results, instead of being one plan's best EI and LCB candidates: those
-  // crowd (on the bowl of test_strategies.cpp the nearest two of a batch of 8 were 1.2 index
-  // steps apart, 2.5 pick by pick). 200 runs, the 15 small recorded spaces (budgets 12 to
+  // crowd (on the bowl of test_strategies.cpp the nearest two of a batch of 8 were 1.0 index
+  // steps apart, 2.3 pick by pick). 200 runs, the 15 small recorded spaces (budgets 12 to
   // 236), batches of 8: the default 0.272 -> 0.291 with no space lower (nbody 0.104 -> 0.126,
   // matmul 1024^3 0.241 -> 0.331); picks alternating EI and LCB with the lies 0.289. As the
   // portfolio's arm in the long runs (the four large spaces, 40 runs) it lowered
