@@ -1,5 +1,6 @@
 // The runner: its CPU-side parts everywhere; the whole tuning loop on the GPU ([gpu]).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "cutune/db/store.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/runner/runner.hpp"
+#include "cutune/search/pace.hpp"
 #include "cutune/templates/catalog.hpp"
 #include "test_paths.hpp"
 
@@ -199,6 +201,36 @@ TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]")
   CHECK(winners[0].config_key == third.winner->key());
   CHECK(winners[0].config_json == third.winner->json());
   CHECK(store.integrity_ok());
+}
+
+TEST_CASE("a time budget alone: the strategy learns its budget from the first results' pace", "[gpu]") {
+  KernelProblem p = KernelProblem::load(testing::template_json("reduction"));
+  TempPath db("cutune-paced.db");
+  runner::TuneOptions o;
+  o.db = db.path();
+  o.problem = "n=1000000";
+  o.time_budget_s = 6.0;
+  o.measure.screening.min_samples = o.measure.screening.max_samples = 3;
+  o.measure.finalists = 0;
+  std::ostringstream log;
+  o.log = &log;
+  const auto r = runner::tune(p, o);
+  INFO(log.str());
+  CHECK(r.configs_tried > search::kPaceResults);
+  REQUIRE(r.learnt_budget);
+  CHECK(*r.learnt_budget >= 1);
+  CHECK(*r.learnt_budget <= p.space().count_valid());
+  CHECK(log.str().find("at the pace of the first 8 results") != std::string::npos);
+  CHECK(log.str().find(fmt::format("plans for {} evaluations", *r.learnt_budget)) != std::string::npos);
+  // Given an evaluation budget, it plans with that.
+  TempPath db2("cutune-unpaced.db");
+  o.db = db2.path();
+  o.budget = 12;
+  std::ostringstream log2;
+  o.log = &log2;
+  const auto r2 = runner::tune(p, o);
+  CHECK_FALSE(r2.learnt_budget);
+  CHECK(log2.str().find("at the pace of") == std::string::npos);
 }
 
 TEST_CASE("failures are data: compile, resources, wrong results, illegal addresses and hangs", "[gpu]") {

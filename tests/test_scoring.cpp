@@ -395,6 +395,25 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
   };
   CHECK(simulated_s(q.out) > 0.0);
   CHECK(simulated_s(q.out) < 0.5 * simulated_s(p.out));
+  // A time budget alone: the strategy plans for the evaluations the first 8 results' pace
+  // gives (2 x 7 s / 0.691 s, at most the 15 recorded); given --budget it plans with that.
+  Cli t = run_cutune(fmt::format("tune --simulate '{}' --seed 2 --time-budget 7", cache.string()), dir);
+  Cli u = run_cutune(fmt::format("tune --simulate '{}' --seed 2 --time-budget 7 --budget 9", cache.string()), dir);
+  INFO(t.out << t.err << u.out << u.err);
+  REQUIRE(t.status == 0);
+  REQUIRE(u.status == 0);
+  CHECK(t.out.find("--time-budget 7.0 s at the pace of the first 8 results (0.691 s per evaluation): "
+                   "bandit_portfolio planned for 15 evaluations") != std::string::npos);
+  CHECK(u.out.find("at the pace of") == std::string::npos);
+  Cli v = run_cutune(fmt::format("score --spaces '{}' --strategies bayes_opt --repeats 2 --budget-from-pace --json '{}'",
+                                 cache.string(), (dir / "paced.json").string()), dir);
+  INFO(v.out << v.err);
+  REQUIRE(v.status == 0);
+  CHECK(v.out.find("evaluation budgets learnt from the pace of the first results") != std::string::npos);
+  {
+    std::ifstream in(dir / "paced.json");
+    CHECK(nlohmann::json::parse(in)["budget_from_pace"] == true);
+  }
   Cli r = run_cutune(fmt::format("tune --simulate '{}' --lookahead 3 --db '{}'", cache.string(), (dir / "l.db").string()), dir);
   CHECK(r.status == 2);
   CHECK(r.err.find("--compile-workers") != std::string::npos);

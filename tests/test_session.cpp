@@ -1,17 +1,21 @@
 // The session around a strategy: exact budgets, revisits answered from results,
 // stored results used instead of re-running, the revisit-only rule, and simulation.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <deque>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <vector>
 
 #include "cutune/model/errors.hpp"
 #include "cutune/search/lookahead.hpp"
+#include "cutune/search/pace.hpp"
 #include "cutune/search/recorded_space.hpp"
 #include "cutune/search/session.hpp"
 #include "cutune/search/simulation.hpp"
+#include "cutune/search/strategy.hpp"
 
 using namespace cutune;
 using namespace cutune::search;
@@ -291,7 +295,7 @@ SimulationResult sequential(const RecordedSpace& recorded, Strategy& strategy, c
     if (batch.evaluate.empty() && batch.stored.empty() && !session.done() && session.in_flight() == 0)
       FAIL("the session neither proposed nor ended");
   }
-  return SimulationResult{session.trace(), session.revisits(), session.end_reason()};
+  return SimulationResult{session.trace(), session.revisits(), session.end_reason(), 0.0, {}, {}};
 }
 
 }  // namespace
@@ -348,6 +352,76 @@ TEST_CASE("simulation: N evaluators run at once in simulated wall time", "[sessi
 
   o.workers = 0;
   CHECK_THROWS_AS(simulate(space, *again, o), InputError);
+}
+
+namespace {
+// Random proposals that remember the budgets they are told.
+class BudgetListener final : public Strategy {
+ public:
+  explicit BudgetListener(const Space& space) : inner_(make_strategy(space, {"random", 3})) {}
+  std::vector<Config> ask(std::size_t max) override { return inner_->ask(max); }
+  void tell(const Config& c, const Observation& o) override { inner_->tell(c, o); }
+  void learn_budget(std::uint64_t evaluations) override { learnt.push_back(evaluations); }
+  std::vector<std::uint64_t> learnt;
+
+ private:
+  std::unique_ptr<Strategy> inner_;
+};
+}  // namespace
+
+TEST_CASE("simulation: a time budget alone tells the strategy the budget of its first results' pace", "[session]") {
+  const RecordedSpace space = recorded_bowl();
+  for (std::size_t workers : {1, 3}) {
+    INFO(workers << " evaluators");
+    SimulationOptions options;
+    options.workers = workers;
+    options.session.max_time_s = 40.0;
+    options.budget_from_pace = true;
+    BudgetListener listener(space.space());
+    const SimulationResult r = simulate(space, listener, options);
+    REQUIRE(r.trace.size() > kPaceResults);
+    // The first kPaceResults results, each costing its evaluator its whole cost.
+    double cost = 0.0;
+    for (std::size_t i = 0; i < kPaceResults; ++i) cost += r.trace[i].cost_s;
+    const double pace = cost / static_cast<double>(workers) / static_cast<double>(kPaceResults);
+    REQUIRE(r.pace_s);
+    CHECK(*r.pace_s == Approx(pace));
+    const std::uint64_t expected = planning_budget_at_pace(40.0, pace, space.entries().size());
+    CHECK(expected == static_cast<std::uint64_t>(std::ceil(80.0 / pace)));
+    CHECK(listener.learnt == std::vector<std::uint64_t>{expected});
+    CHECK(r.learnt_budget == expected);
+
+    // Told an evaluation budget, or without a time budget, it learns nothing.
+    options.budget_from_pace = false;
+    BudgetListener told(space.space());
+    CHECK_FALSE(simulate(space, told, options).learnt_budget);
+    CHECK(told.learnt.empty());
+    options.budget_from_pace = true;
+    options.session.max_time_s.reset();
+    BudgetListener untimed(space.space());
+    simulate(space, untimed, options);
+    CHECK(untimed.learnt.empty());
+  }
+}
+
+TEST_CASE("pace: the slower stage of the pipeline, and the budget it gives", "[session]") {
+  PaceEstimate serial(0, 2);
+  serial.add(1.0, 3.0);
+  serial.add(2.0, 2.0);
+  CHECK(serial.per_evaluation_s() == Approx(2.0));  // (3 + 5) / 2 evaluators / 2 results
+  PaceEstimate pipeline(4, 1);
+  CHECK(pipeline.per_evaluation_s() == 0.0);
+  pipeline.add(2.0, 0.5);
+  pipeline.add(6.0, 0.25);
+  CHECK(pipeline.per_evaluation_s() == Approx(1.0));  // compiling: 8 s / 4 workers / 2
+  PaceEstimate gpu_bound(16, 1);
+  gpu_bound.add(2.0, 0.5);
+  gpu_bound.add(6.0, 0.25);
+  CHECK(gpu_bound.per_evaluation_s() == Approx(0.375));  // evaluating: 0.75 s / 2
+  CHECK(planning_budget_at_pace(10.0, 1.0, 1000) == 20);
+  CHECK(planning_budget_at_pace(10.0, 1.0, 15) == 15);    // at most the space
+  CHECK(planning_budget_at_pace(0.001, 1.0, 15) == 1);    // at least one
+  CHECK(planning_budget_at_pace(10.0, 0.0, 15) == 15);    // no pace: the space
 }
 
 TEST_CASE("session: results told out of time order are a caller bug", "[session]") {

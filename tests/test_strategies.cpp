@@ -301,6 +301,51 @@ TEST_CASE("bandit_portfolio with a short budget proposes what bayes_opt proposes
   }
 }
 
+// A run given a time budget alone learns its evaluation budget from its first results'
+// pace: until then the strategy plans as a short run, then as one made with that budget, from
+// the same results.
+TEST_CASE("a strategy whose budget is learnt plans with it once learnt") {
+  const Space space = bowl_space();
+  auto learnt_options = [](const char* name) {
+    search::StrategyOptions o{name, 7};
+    o.budget_learnt = true;
+    return o;
+  };
+  for (const char* name : {"bayes_opt", "bandit_portfolio", "tabu_greywolf"}) {
+    INFO(name);
+    const std::uint64_t budget = 30;
+    auto learning = search::make_strategy(space, learnt_options(name));
+    // The pilot: as a short run's first proposals.
+    const auto pilot = learning->ask(8);
+    CHECK(pilot == search::make_strategy(space, {name, 7, search::kModelLedBudget})->ask(8));
+    std::vector<std::pair<Config, search::Observation>> told;
+    auto unbudgeted = search::make_strategy(space, {name, 7});
+    for (const Config& c : pilot) {
+      const search::Observation o{true, *bowl(c)};
+      told.emplace_back(c, o);
+      learning->tell(c, o);
+      unbudgeted->tell(c, o);
+    }
+    REQUIRE(told.size() == 8);
+    learning->learn_budget(budget);
+    auto budgeted = search::make_strategy(space, {name, 7, budget});
+    for (const auto& [c, o] : told) budgeted->tell(c, o);
+    const auto next = learning->ask(8);
+    CHECK(next == budgeted->ask(8));
+    if (std::string(name) == "bayes_opt") CHECK(next != unbudgeted->ask(8));  // 8 of 20 initial samples without a budget
+    // Learnt once: a second budget changes nothing.
+    auto again = search::make_strategy(space, learnt_options(name));
+    (void)again->ask(8);
+    for (const auto& [c, o] : told) again->tell(c, o);
+    again->learn_budget(budget);
+    again->learn_budget(5000);
+    CHECK(again->ask(8) == next);
+  }
+  // A strategy that does not learn is made as without a budget: random's stops at none.
+  auto random = search::make_strategy(space, learnt_options("random"));
+  CHECK(random->ask(1000).size() == 1000);
+}
+
 // bayes_opt's initial sample is half uniform over the valid configurations and half balanced
 // over each parameter's values: under a restriction that leaves some values in few
 // configurations (a + b <= 15: a = 15 in one of 136), a sample of 10 holds more of a

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cutune/model/errors.hpp"
+#include "cutune/search/pace.hpp"
 #include "cutune/search/simulation.hpp"
 
 namespace cutune::search {
@@ -22,22 +23,17 @@ std::uint64_t planning_budget(const SpaceScoring& scoring) {
 std::uint64_t pipeline_planning_budget(const RecordedSpace& space, const SpaceScoring& scoring,
                                        std::size_t compile_workers, std::size_t workers) {
   if (compile_workers == 0) return planning_budget(scoring);
-  // The pipeline's pace: the compile workers' or the evaluators', whichever is slower, over the
-  // valid configurations (those random search draws, as SpaceScoring's tau).
-  double compile_s = 0.0, evaluate_s = 0.0;
-  std::size_t n = 0;
+  // The pipeline's pace over the valid configurations (those random search draws, as
+  // SpaceScoring's tau); a run with a time budget alone measures the same over its first
+  // results (pace.hpp).
+  PaceEstimate pace(compile_workers, workers);
   for (const auto& e : space.entries()) {
     if (!e.result.observation.valid) continue;
     const auto [c, v] = compile_and_evaluate_s(e.result, space.cost_unit());
-    compile_s += c, evaluate_s += v, ++n;
+    pace.add(c, v);
   }
-  if (n == 0) return planning_budget(scoring);
-  const double per_evaluation_s = std::max(compile_s / static_cast<double>(compile_workers),
-                                           evaluate_s / static_cast<double>(workers)) /
-                                  static_cast<double>(n);
-  if (!(per_evaluation_s > 0.0)) return scoring.size();
-  const double evaluations = std::ceil(2.0 * scoring.window_end_s() / per_evaluation_s);
-  return static_cast<std::uint64_t>(std::min(evaluations, static_cast<double>(scoring.size())));
+  if (pace.results() == 0) return planning_budget(scoring);
+  return planning_budget_at_pace(scoring.window_end_s(), pace.per_evaluation_s(), scoring.size());
 }
 
 double sampling_error(const SpaceScoring& scoring, const std::vector<std::vector<TraceEntry>>& runs) {
@@ -96,7 +92,10 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
       const std::size_t st = t / (nsp * options.repeats), sp = (t / options.repeats) % nsp,
                         r = t % options.repeats;
       try {
-        StrategyOptions so{options.strategies[st], options.seed + r, table.evaluation_budget[sp]};
+        StrategyOptions so{options.strategies[st], options.seed + r,
+                           options.budget_from_pace ? std::nullopt
+                                                    : std::optional<std::uint64_t>(table.evaluation_budget[sp])};
+        so.budget_learnt = options.budget_from_pace;
         if (!options.priors.empty()) so.prior = options.priors.at(sp);
         auto strategy = make_strategy(spaces[sp].space(), so);
         SimulationOptions sim;
@@ -105,6 +104,7 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
         sim.compile_workers = options.compile_workers;
         sim.lookahead = options.lookahead;
         sim.session.max_time_s = table.time_budget_s[sp];
+        sim.budget_from_pace = options.budget_from_pace;
         runs[st][sp][r] = simulate(spaces[sp], *strategy, sim).trace;
       } catch (...) {
         std::lock_guard lock(failure_mutex);

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <set>
 #include <stdexcept>
 
 #include "cutune/model/errors.hpp"
 #include "cutune/search/lookahead.hpp"
+#include "cutune/search/pace.hpp"
 
 namespace cutune::search {
 
@@ -25,9 +27,43 @@ namespace {
 /// Slots of an evaluator in the pipeline: one running, one staged (a GPU worker's kMaxInFlight).
 constexpr std::size_t kEvaluatorSlots = 2;
 
+// SimulationOptions::budget_from_pace: the strategy learns its budget from the first results.
+class BudgetFromPace {
+ public:
+  BudgetFromPace(const RecordedSpace& recorded, Strategy& strategy, const SimulationOptions& options)
+      : recorded_(recorded),
+        strategy_(strategy),
+        time_budget_s_(options.budget_from_pace ? options.session.max_time_s : std::nullopt),
+        pace_(options.compile_workers, options.workers) {}
+
+  void told(const RecordedResult& result) {
+    if (!time_budget_s_ || pace_.results() >= kPaceResults) return;
+    const auto [compile_s, evaluate_s] = compile_and_evaluate_s(result, recorded_.cost_unit());
+    pace_.add(compile_s, evaluate_s);
+    if (pace_.results() < kPaceResults) return;
+    pace_s_ = pace_.per_evaluation_s();
+    budget_ = planning_budget_at_pace(*time_budget_s_, *pace_s_, recorded_.entries().size());
+    strategy_.learn_budget(*budget_);
+  }
+  /// Into the result: what the strategy learnt, if it did.
+  SimulationResult finish(SimulationResult r) const {
+    r.pace_s = pace_s_;
+    r.learnt_budget = budget_;
+    return r;
+  }
+
+ private:
+  const RecordedSpace& recorded_;
+  Strategy& strategy_;
+  std::optional<double> time_budget_s_;
+  PaceEstimate pace_;
+  std::optional<double> pace_s_;
+  std::optional<std::uint64_t> budget_;
+};
+
 // The tuning loop's pipeline (simulation.hpp): compile workers ahead of evaluators.
 SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& strategy,
-                                   const SimulationOptions& options, Session& session) {
+                                   const SimulationOptions& options, Session& session, BudgetFromPace& pace) {
   struct Item {
     Config config;
     const RecordedResult* result;
@@ -110,6 +146,7 @@ SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& stra
     finishing->held.pop_front();
     finishing->started_s = now;
     session.tell_at(done.config, done.result->observation, done.result->cost_s, now);
+    pace.told(*done.result);
     if (session.end_reason() == SessionEnd::TimeBudget) {
       // As the loop at its time budget: what is queued, compiling or compiled is dropped;
       // what the evaluators hold finishes.
@@ -119,7 +156,7 @@ SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& stra
     }
     feed();
   }
-  return SimulationResult{session.trace(), session.revisits(), session.end_reason(), idle_s};
+  return pace.finish({session.trace(), session.revisits(), session.end_reason(), idle_s, {}, {}});
 }
 
 }  // namespace
@@ -135,7 +172,8 @@ SimulationResult simulate(const RecordedSpace& recorded, Strategy& strategy,
   if (options.workers == 0) throw InputError("simulation: at least one evaluator (worker) is needed");
   Session session(strategy, options.session, &recorded.space());
   for (const auto& [config, result] : stored) session.add_stored(config, result.observation, result.cost_s);
-  if (options.compile_workers > 0) return simulate_pipeline(recorded, strategy, options, session);
+  BudgetFromPace pace(recorded, strategy, options);
+  if (options.compile_workers > 0) return simulate_pipeline(recorded, strategy, options, session, pace);
 
   struct Running {
     double finish_s;
@@ -181,8 +219,9 @@ SimulationResult simulate(const RecordedSpace& recorded, Strategy& strategy,
       idle_s += static_cast<double>(options.workers - 1 - running.size()) * (next.finish_s - now);
     now = next.finish_s;
     session.tell_at(next.config, next.result->observation, next.result->cost_s, now);
+    pace.told(*next.result);
   }
-  return SimulationResult{session.trace(), session.revisits(), session.end_reason(), idle_s};
+  return pace.finish({session.trace(), session.revisits(), session.end_reason(), idle_s, {}, {}});
 }
 
 std::vector<TraceEntry> replay_trace(const RecordedSpace& recorded, const std::vector<Config>& evaluated,

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <utility>
+
 #include "cutune/model/errors.hpp"
 #include "strategies/strategies.hpp"
 
@@ -31,6 +33,41 @@ constexpr Entry kStrategies[] = {
     {"bandit_portfolio", make_bandit_portfolio},
 };
 
+// A learning strategy whose budget is learnt during the run, made again with it. Its first
+// proposals (the pilot) come from the strategy planned as a short run, and the one made with
+// the budget starts from their results (bayes_opt's initial sample counts them). The pilot
+// as a short run, not as a run over the whole space: the default's short run is bayes_opt
+// alone, whose first 8 proposals (its initial sample) are the same for every budget from 40
+// to 400. 200 runs, the 15 small recorded spaces, batch 8: told the budget up front 0.291;
+// learnt from the pace after a pilot planned as a short run 0.273, after one planned for the
+// whole space (the four arms' random starts) 0.187.
+class BudgetLearning final : public Strategy {
+ public:
+  BudgetLearning(const Space& space, StrategyOptions options, Factory make, std::unique_ptr<Strategy> first)
+      : space_(space), options_(std::move(options)), make_(make), inner_(std::move(first)) {}
+
+  std::vector<Config> ask(std::size_t max) override { return inner_->ask(max); }
+  void tell(const Config& config, const Observation& observation) override {
+    told_.emplace_back(config, observation);
+    inner_->tell(config, observation);
+  }
+  bool learns() const override { return inner_->learns(); }
+  void learn_budget(std::uint64_t evaluations) override {
+    if (!options_.budget_learnt) return;  // once
+    options_.budget_learnt = false;
+    options_.budget = evaluations;
+    inner_ = make_(space_, options_);
+    for (const auto& [config, observation] : told_) inner_->tell(config, observation);
+  }
+
+ private:
+  const Space& space_;
+  StrategyOptions options_;
+  Factory make_;
+  std::unique_ptr<Strategy> inner_;
+  std::vector<std::pair<Config, Observation>> told_;
+};
+
 }  // namespace
 
 std::vector<std::string> strategy_names() {
@@ -41,7 +78,15 @@ std::vector<std::string> strategy_names() {
 
 std::unique_ptr<Strategy> make_strategy(const Space& space, const StrategyOptions& options) {
   for (const auto& e : kStrategies)
-    if (options.name == e.name) return with_prior(e.make(space, options), options);
+    if (options.name == e.name) {
+      std::unique_ptr<Strategy> s = e.make(space, options);
+      if (options.budget_learnt && !options.budget && s->learns()) {
+        StrategyOptions pilot = options;
+        pilot.budget = kModelLedBudget;
+        s = std::make_unique<BudgetLearning>(space, options, e.make, e.make(space, pilot));
+      }
+      return with_prior(std::move(s), options);
+    }
   throw InputError(fmt::format("unknown strategy '{}' (known: {})", options.name, fmt::join(strategy_names(), ", ")));
 }
 

@@ -667,6 +667,7 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
            {"wall_s", r.wall_s},
            {"timed_ms_total", r.timed_ms_total},
            {"compile_workers", r.compile_workers},
+           {"learnt_budget", r.learnt_budget ? json(*r.learnt_budget) : json(nullptr)},
            {"workers", workers_json(r.workers)},
            {"compile_mode", a.pool.mode},
            {"compiled", r.compile.compiled},

@@ -115,6 +115,9 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
                     "With --compile-workers: proposals queued, compiling or compiled ahead of the evaluators, at "
                     "most (0: the tuning loop's own rule)")
       ->check(CLI::Range(std::size_t{0}, std::size_t{100000}));
+  score->add_flag("--budget-from-pace", a.budget_from_pace,
+                  "Strategies are not told their evaluation budget: they learn it from the pace of their first "
+                  "results, as a tuning with --time-budget and no --budget does");
   score->add_option("--points", a.points, "Points in the time window")->check(CLI::Range(2, 1000000));
   score->add_option("--curve", a.curve, "S(t): median of the repeats, or isotonic regression of the pooled "
                                         "repeats (the reference implementation's)")
@@ -136,6 +139,7 @@ search::ComparisonOptions comparison_options(const ScoreArgs& a) {
   o.batch = a.batch;
   o.compile_workers = a.compile_workers;
   o.lookahead = a.lookahead;
+  o.budget_from_pace = a.budget_from_pace;
   o.scoring.workers = a.workers;
   o.scoring.points = a.points;
   o.scoring.curve = a.curve == "isotonic" ? search::CurveMethod::Isotonic : search::CurveMethod::Median;
@@ -176,9 +180,11 @@ int cmd_score(const ScoreArgs& a) {
                "failure-aware score replaces the random search over the valid configurations by one over every "
                "recorded configuration, whose failures spend their cost and find nothing: on a space with many "
                "failures, random search scores about 0 there and below 0 on the methodology's\n";
-  std::cout << fmt::format("{} repeats per strategy and space, proposals asked {} at a time{}, window T({})..T({}){}, {} points, "
+  std::cout << fmt::format("{} repeats per strategy and space{}, proposals asked {} at a time{}, window T({})..T({}){}, {} points, "
                            "S(t): {}; {:.1f} s\n",
-                           a.repeats, o.batch,
+                           a.repeats,
+                           o.budget_from_pace ? " (evaluation budgets learnt from the pace of the first results)" : "",
+                           o.batch,
                            o.compile_workers == 0
                                ? std::string()
                                : fmt::format(" (cutune's: {} compile workers ahead of the evaluators, lookahead {})",
@@ -205,6 +211,7 @@ int cmd_score(const ScoreArgs& a) {
     j["workers"] = o.workers;
     j["compile_workers"] = o.compile_workers;
     j["lookahead"] = o.lookahead ? nlohmann::ordered_json(o.lookahead) : nlohmann::ordered_json("the tuning loop's rule");
+    j["budget_from_pace"] = o.budget_from_pace;
     auto& js = j["spaces"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < spaces.size(); ++i) {
       const search::SpaceScoring s(spaces[i], o.scoring);

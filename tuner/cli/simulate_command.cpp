@@ -14,6 +14,7 @@
 #include "cutune/model/shard.hpp"
 #include "cutune/runner/tuning_session.hpp"
 #include "cutune/formats/recorded_cache.hpp"
+#include "cutune/search/pace.hpp"
 #include "cutune/search/simulation.hpp"
 #include "cutune/runner/db_prior.hpp"
 #include "option_checks.hpp"
@@ -31,7 +32,8 @@ void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
                    "began on a GPU (as Kernel Tuner's time_limit); with --simulate, the recorded costs (compile + "
                    "verify + benchmark) of the evaluations replayed in series (with --compile-workers N: the clock of "
                    "N compiles at once ahead of the GPU, as the tuning loop runs), or their count for a recording "
-                   "without costs (default: no limit)")
+                   "without costs. Without --budget the strategy plans for the evaluations that the pace of the first 8 "
+                   "results says S holds (default: no limit)")
       ->check(positive_seconds());
   tune->add_option("--trace", args.trace, "With --simulate: write the session's trace (JSON) to this file")
       ->check(directory_exists_for_output());
@@ -88,7 +90,14 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   // Made now to refuse an unknown name before the DB is touched; made again below when stored
   // results widen its budget.
   std::optional<std::uint64_t> strategy_budget = budget;
-  auto strategy = search::make_strategy(searched, search::StrategyOptions{strategy_name, seed, budget});
+  // A time budget alone: the strategy learns its evaluation budget from the first results' pace.
+  const bool budget_learnt = args.time_budget_s && !budget;
+  const auto make_strategy = [&](std::shared_ptr<const search::SpacePrior> prior) {
+    search::StrategyOptions so{strategy_name, seed, strategy_budget, std::move(prior)};
+    so.budget_learnt = budget_learnt;
+    return search::make_strategy(searched, so);
+  };
+  auto strategy = make_strategy(nullptr);
 
   // With --db: the run and every evaluation are stored as a real run stores them, under the
   // recording's GPU and kernel; what that DB already holds is resumed, not re-run.
@@ -126,7 +135,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
         std::count_if(stored.begin(), stored.end(), [&](const auto& s) { return searched.is_valid(s.first); }));
     if (!args.resume && budget && in_share > 0) {
       strategy_budget = *budget + in_share;
-      strategy = search::make_strategy(searched, search::StrategyOptions{strategy_name, seed, strategy_budget});
+      strategy = make_strategy(nullptr);
     }
   }
 
@@ -147,14 +156,14 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     prior_uses = prior->uses();
     if (prior->empty()) prior.reset();
     else
-      strategy = search::make_strategy(
-          searched, search::StrategyOptions{strategy_name, seed, strategy_budget, prior});
+      strategy = make_strategy(prior);
   }
 
   search::SimulationOptions options;
   options.session.max_evaluations = budget;
   options.session.max_time_s = args.time_budget_s;
   options.session.stored_count_against_budget = args.resume;
+  options.budget_from_pace = budget_learnt;
   options.compile_workers = args.compile_workers;
   if (args.lookahead) options.lookahead = *args.lookahead;
   if (options.compile_workers)
@@ -224,6 +233,13 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     }
     run->end();
   }
+  if (result.learnt_budget)
+    std::cout << fmt::format("--time-budget {} at the pace of the first {} results ({} per evaluation): {} planned for "
+                             "{} evaluations\n",
+                             simulated(*args.time_budget_s), search::kPaceResults,
+                             in_evaluations ? fmt::format("{:.3g} evaluations", *result.pace_s)
+                                            : fmt::format("{:.3g} s", *result.pace_s),
+                             strategy_name, *result.learnt_budget);
   std::cout << fmt::format(
       "simulated {} on {}: {} evaluations ({} resumed, {} failed), {} revisits, {} simulated, ended by {}\n",
       strategy_name, recorded.name(), result.trace.size(), resumed, failed, result.revisits,

@@ -30,6 +30,7 @@ class PriorSeeded final : public Strategy {
   }
   void tell(const Config& config, const Observation& observation) override { inner_->tell(config, observation); }
   bool learns() const override { return inner_->learns(); }
+  void learn_budget(std::uint64_t evaluations) override { inner_->learn_budget(evaluations); }
 
  private:
   std::unique_ptr<Strategy> inner_;

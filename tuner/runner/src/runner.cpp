@@ -25,6 +25,7 @@
 #include "cutune/runner/gpu_worker.hpp"
 #include "cutune/search/lookahead.hpp"
 #include "cutune/search/objective.hpp"
+#include "cutune/search/pace.hpp"
 #include "cutune/search/session.hpp"
 #include "cutune/search/strategy.hpp"
 #include "cutune/worker/gpu_stage.hpp"
@@ -120,6 +121,7 @@ class Tuning {
   void record(const Configuration& c, const db::Measurement& m, bool fresh);
   void store_and_record(const Configuration& c, db::Measurement& m);
   void take_outcome(LaneOutcome outcome);
+  void learn_pace(const LaneOutcome& outcome);
   void take_result(std::size_t lane, const Configuration& c, db::Measurement& m, const GpuEvaluation& ev,
                    double eval_ms);
   void progress_of_workers(TuneOptions::Progress& p) const;
@@ -145,6 +147,10 @@ class Tuning {
   std::chrono::milliseconds timeout_{0};
   std::optional<search::Session> search_;
   std::size_t lookahead_ = 0;
+  // A time budget without an evaluation budget: the pace of the first results, until the
+  // strategy learns the evaluation budget it comes to (pace.hpp).
+  std::optional<search::PaceEstimate> pace_;
+  std::uint64_t searchable_ = 0;
 
   // The search's bookkeeping: progress, the screening's best, what the report sums up.
   std::uint64_t done_ = 0, total_ = 0, screened_ = 0;
@@ -278,7 +284,7 @@ void Tuning::resume() {
   const auto stored_in_search = static_cast<std::uint64_t>(std::count_if(
       resumed.begin(), resumed.end(), [&](const Result* r) { return searched.is_valid(r->first.index()); }));
   session_.reuse_stored(stored_in_search);
-  const std::uint64_t searchable = searched.count_valid();
+  const std::uint64_t searchable = searchable_ = searched.count_valid();
   if (options_.resume)
     total_ = options_.budget ? std::min(*options_.budget, searchable) : searchable;
   else
@@ -299,6 +305,7 @@ void Tuning::resume() {
   session_options.max_time_s = options_.time_budget_s;
   session_options.stored_count_against_budget = options_.resume;
   search_.emplace(session_.strategy(), session_options, &space_);
+  if (options_.time_budget_s && !options_.budget) pace_.emplace(compiler().workers(), lanes().size());
   // Told in the order of the stored keys' text, as resumed sessions always were: an
   // adaptive strategy's state depends on the order it is told in.
   std::sort(resumed.begin(), resumed.end(),
@@ -403,12 +410,30 @@ void Tuning::take_outcome(LaneOutcome o) {
     take_result(o.lane, c, m, *o.evaluation, o.eval_ms);
   }
   store_and_record(c, m);
+  learn_pace(o);
   // The screening stops a configuration early once it is surely slower than the best so
   // far: right only when time is what ranks. A slower configuration may use less energy,
   // and a metric may win while slower (GFLOP/s of a variant that does more useful work
   // per launch, or any metric not monotone in time), so with energy or a metric every
   // configuration is screened in full.
   if (std::isfinite(best_ms_) && objective_.is_time()) lanes().set_best_ms(best_ms_);
+}
+
+// A fresh outcome's cost into the pace; at kPaceResults the strategy learns its budget. A
+// compile answered from the cache or shared with another configuration cost no compile worker.
+void Tuning::learn_pace(const LaneOutcome& o) {
+  if (!pace_ || pace_->results() >= search::kPaceResults) return;
+  const bool compiled_here = !o.compiled.result.from_cache && !o.compiled.shared;
+  pace_->add(compiled_here ? o.compiled.result.compile_ms / 1e3 : 0.0, o.evaluation ? o.eval_ms / 1e3 : 0.0);
+  if (pace_->results() < search::kPaceResults) return;
+  const std::uint64_t budget =
+      search::planning_budget_at_pace(*options_.time_budget_s, pace_->per_evaluation_s(), searchable_);
+  session_.strategy().learn_budget(budget);
+  report_.learnt_budget = budget;
+  log(fmt::format("--time-budget {:g} s at the pace of the first {} results ({:.3g} s per evaluation, {} compile "
+                  "workers, {} GPUs): {} plans for {} evaluations",
+                  *options_.time_budget_s, search::kPaceResults, pace_->per_evaluation_s(), compiler().workers(),
+                  lanes().size(), options_.strategy, budget));
 }
 
 // The worker's answer into the row, and into the report's sums (the run's and its worker's).

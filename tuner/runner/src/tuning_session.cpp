@@ -39,8 +39,8 @@ TuningSession::TuningSession(const KernelProblem& problem, TuneOptions options)
   if (options_.shard) {
     check_shard_strategy(options_.strategy, *options_.shard);
     search_space_ = std::make_unique<Space>(shard_of(problem.space(), *options_.shard));
-    strategy_ = search::make_strategy(*search_space_, {options_.strategy, options_.seed, options_.budget});
   }
+  strategy_ = make_strategy();  // over the shard, and with a budget learnt from a time budget's pace
   (void)plan_verification(problem, options_.measure.verify);
   objective_ = search::resolve_objective(problem, options_.objective, options_.objective_higher_is_better,
                                          &objective_warning_);
@@ -68,7 +68,10 @@ void TuningSession::use_prior(std::shared_ptr<const search::SpacePrior> prior) {
 std::unique_ptr<search::Strategy> TuningSession::make_strategy() const {
   std::optional<std::uint64_t> budget = options_.budget;
   if (budget) *budget += stored_reused_;
-  return search::make_strategy(search_space(), {options_.strategy, options_.seed, budget, prior_});
+  search::StrategyOptions so{options_.strategy, options_.seed, budget, prior_};
+  // A time budget alone: the budget is learnt from the first results' pace (Tuning::learn_pace).
+  so.budget_learnt = options_.time_budget_s && !options_.budget;
+  return search::make_strategy(search_space(), so);
 }
 
 db::Store& TuningSession::store() {

@@ -33,6 +33,10 @@ struct ComparisonOptions {
   unsigned threads = 0;    ///< 0: one per core
   /// Per space (empty: none), the prior every strategy gets there (StrategyOptions::prior).
   std::vector<std::shared_ptr<const SpacePrior>> priors;
+  /// Strategies get the time window only, and learn their evaluation budget from the pace of
+  /// their first results (SimulationOptions::budget_from_pace), as a real run given only a
+  /// time budget does; false: they are told it (evaluation_budget) before they start.
+  bool budget_from_pace = false;
 };
 
 /// Runs of another tool on one space (e.g. "kernel_tuner:genetic_algorithm").

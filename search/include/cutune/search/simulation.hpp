@@ -20,6 +20,8 @@
 // evaluators hold finishes, as in the loop. Kernel Tuner compiles and benchmarks one configuration after the other, which is
 // the model without compile workers.
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +45,10 @@ struct SimulationOptions {
   /// an evaluator, at most, before the strategy is asked again; 0: proposals_ahead(), the
   /// real loop's rule.
   std::size_t lookahead = 0;
+  /// With a time budget (session.max_time_s): tell the strategy the evaluation budget it comes
+  /// to at the pace of the first kPaceResults fresh results (pace.hpp), as a real run with a
+  /// time budget alone does.
+  bool budget_from_pace = false;
 };
 
 struct SimulationResult {
@@ -52,6 +58,10 @@ struct SimulationResult {
   /// Evaluator time spent idle before the last result, summed over the evaluators: an
   /// evaluator is idle when the strategy had nothing to propose while results were pending.
   double idle_s = 0.0;
+  /// With budget_from_pace, once the first kPaceResults results arrived: their pace (seconds,
+  /// or evaluations, per evaluation) and the evaluation budget the strategy was told.
+  std::optional<double> pace_s;
+  std::optional<std::uint64_t> learnt_budget;
 };
 
 /// A configuration's recorded cost split into what a compile worker spends and what an

@@ -38,10 +38,15 @@ class Strategy {
   /// sampling) may be asked far ahead, so that compiling runs well ahead of the GPU; one
   /// that does is asked only a little ahead, or it would propose blind.
   virtual bool learns() const { return true; }
+  /// The evaluation budget to plan with, learnt during the run: a run with a time budget and
+  /// no evaluation budget tells it once, from the pace of its first results (pace.hpp). A
+  /// learning strategy made without a budget re-plans with it (make_strategy); the others
+  /// ignore it.
+  virtual void learn_budget(std::uint64_t evaluations) { (void)evaluations; }
 };
 
 /// The strategy `cutune tune` uses unless told otherwise: the best overall score of
-/// results/strategies_200.md (0.385 over 19 recorded spaces of 8 kernel families, 200 runs on the
+/// results/strategies_200.md (0.399 over 19 recorded spaces of 8 kernel families, 200 runs on the
 /// 15 small ones and 40 on the 4 large; Kernel Tuner 1.5.0's best, adaptive_tabu_greywolf, 0.264;
 /// brute force -51.8).
 /// Without a budget it still evaluates the whole space, only in a better order.
@@ -76,6 +81,10 @@ struct StrategyOptions {
   /// empty: none. Every strategy then proposes the prior's seeds first (kPriorSeeds of
   /// them); bandit_portfolio also gets one more arm, a local search ordered by the prior.
   std::shared_ptr<const SpacePrior> prior;
+  /// No budget yet, but one will be learnt (Strategy::learn_budget; a time budget alone, from
+  /// the pace of the first results): until then it plans as a short run (kModelLedBudget), then
+  /// it is made again with the budget learnt. Unset: without a budget it plans for the whole space.
+  bool budget_learnt = false;
 };
 
 /// The prior's best configurations proposed before a strategy's own: one batch of the
@@ -93,7 +102,10 @@ inline constexpr bool kPriorByDefault = true;
 
 /// Names accepted by make_strategy.
 std::vector<std::string> strategy_names();
-/// Throws InputError naming an unknown strategy.
+/// Throws InputError naming an unknown strategy. A learning strategy made with budget_learnt
+/// is made again when it learns its budget (learn_budget), with that budget and told every
+/// result told so far in the same order; results of its earlier proposals that arrive later
+/// are told to the new one.
 std::unique_ptr<Strategy> make_strategy(const Space& space, const StrategyOptions& options);
 
 }  // namespace cutune::search

@@ -52,6 +52,9 @@ struct TuneReport {
   /// and whether each was used; empty when none was looked for or found.
   std::vector<search::PriorUse> prior;
   std::string prior_summary;          ///< one line (SpacePrior::summary); "" when none offered
+  /// A time budget without an evaluation budget: the evaluation budget the strategy learnt
+  /// from the pace of the first results (search/pace.hpp); unset otherwise, or before then.
+  std::optional<std::uint64_t> learnt_budget;
 
   /// The thorough re-measurement of the finalists, winner first.
   struct Finalist {

@@ -1,0 +1,41 @@
+#pragma once
+// A time budget as the evaluation budget a strategy plans with. Strategies plan with an
+// evaluation budget (bayes_opt's initial sample and its batch planning, the portfolio's arms
+// for a short run, annealing schedules); `cutune score` gives them 2x the evaluations random
+// search makes in the time window at the pace of the pipeline's slower stage
+// (pipeline_planning_budget). A run given a time budget and no evaluation budget does not
+// know that pace before it starts: it measures it over its first kPaceResults results and
+// then tells the strategy the same planning budget (Strategy::learn_budget), so that a real
+// run plans as the scored one does.
+#include <cstddef>
+#include <cstdint>
+
+namespace cutune::search {
+
+/// Fresh results the pace is measured over: one batch of the tuning loop.
+inline constexpr std::size_t kPaceResults = 8;
+
+/// 2x the evaluations `time_budget_s` holds at `per_evaluation_s` each, at least 1 and at most
+/// `size` (the whole space when the pace is not above 0).
+std::uint64_t planning_budget_at_pace(double time_budget_s, double per_evaluation_s, std::uint64_t size);
+
+/// The pipeline's pace from what its results cost: the compile workers' or the evaluators'
+/// stage, whichever is slower.
+class PaceEstimate {
+ public:
+  /// compile_workers 0: each configuration is compiled and benchmarked in series on its
+  /// evaluator, as Kernel Tuner's runner does.
+  PaceEstimate(std::size_t compile_workers, std::size_t workers);
+  /// One result: what compiling it took a compile worker, and evaluating it an evaluator.
+  void add(double compile_s, double evaluate_s);
+  std::size_t results() const { return results_; }
+  /// Wall-clock seconds per evaluation; 0 before any result.
+  double per_evaluation_s() const;
+
+ private:
+  std::size_t compile_workers_, workers_;
+  std::size_t results_ = 0;
+  double compile_s_ = 0.0, evaluate_s_ = 0.0;
+};
+
+}  // namespace cutune::search
