@@ -361,7 +361,10 @@ class BudgetListener final : public Strategy {
   explicit BudgetListener(const Space& space) : inner_(make_strategy(space, {"random", 3})) {}
   std::vector<Config> ask(std::size_t max) override { return inner_->ask(max); }
   void tell(const Config& c, const Observation& o) override { inner_->tell(c, o); }
-  void learn_budget(std::uint64_t evaluations) override { learnt.push_back(evaluations); }
+  bool learn_budget(std::uint64_t evaluations) override {
+    learnt.push_back(evaluations);
+    return true;
+  }
   std::vector<std::uint64_t> learnt;
 
  private:

@@ -48,7 +48,8 @@ struct Arm {
 
 class BanditPortfolio final : public Searcher {
  public:
-  BanditPortfolio(const Space& space, const StrategyOptions& options) : Searcher(space, options.seed) {
+  BanditPortfolio(const Space& space, const StrategyOptions& options)
+      : Searcher(space, options.seed), short_run_(options.budget && *options.budget <= kModelLedBudget) {
     std::uint64_t i = 0;
     // With a prior, its arm first: the bandit pulls every arm once in order, and the
     // prior's neighbourhood of the seeds is the best-informed guess at the start.
@@ -57,12 +58,20 @@ class BanditPortfolio final : public Searcher {
       o.seed = options.seed * 0x9E3779B97F4A7C15ULL + kArmsWithoutPrior + 1;
       arms_.push_back({make_prior_local(space, o)});
     }
-    const bool short_run = options.budget && *options.budget <= kModelLedBudget;
-    for (Factory make : short_run ? std::span<const Factory>(kShortRunArms) : std::span<const Factory>(kArms)) {
+    for (Factory make : short_run_ ? std::span<const Factory>(kShortRunArms) : std::span<const Factory>(kArms)) {
       StrategyOptions o = options;
       o.seed = options.seed * 0x9E3779B97F4A7C15ULL + ++i;  // distinct, reproducible streams
       arms_.push_back({make(space, o)});
     }
+  }
+
+  // In place while the budget keeps its arms (a short run stays short); every arm must
+  // re-plan in place too.
+  bool learn_budget(std::uint64_t evaluations) override {
+    if ((evaluations <= kModelLedBudget) != short_run_) return false;
+    bool all = true;
+    for (auto& a : arms_) all = a.strategy->learn_budget(evaluations) && all;
+    return all;
   }
 
  private:
@@ -114,6 +123,7 @@ class BanditPortfolio final : public Searcher {
 
   void restart() override {}  // the arms restart themselves
 
+  const bool short_run_;
   std::vector<Arm> arms_;
   std::size_t total_pulls_ = 0;
   std::map<Config, std::size_t> credit_;

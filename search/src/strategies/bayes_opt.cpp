@@ -60,6 +60,13 @@ class BayesOpt final : public Searcher {
         initial_(initial_sample_size(budget)),
         pick_by_pick_(budget && *budget <= kModelLedBudget) {}
 
+  // In place: the initial sample's size and the batch planning are all the budget sets.
+  bool learn_budget(std::uint64_t evaluations) override {
+    initial_ = initial_sample_size(evaluations);
+    pick_by_pick_ = evaluations <= kModelLedBudget;
+    return true;
+  }
+
  private:
   std::optional<Config> propose() override {
     if (memory_.told_count() < initial_) {
@@ -300,7 +307,7 @@ class BayesOpt final : public Searcher {
 
   std::size_t initial_;
   std::deque<Config> plan_;
-  const bool pick_by_pick_;  ///< a short run (from_plan says why)
+  bool pick_by_pick_;  ///< a short run (from_plan says why)
   std::size_t planned_at_ = 0, planned_pending_ = 0;
   std::optional<Eigen::VectorXd> length_scales_;
   std::size_t selected_at_ = 0;

@@ -30,7 +30,7 @@ class PriorSeeded final : public Strategy {
   }
   void tell(const Config& config, const Observation& observation) override { inner_->tell(config, observation); }
   bool learns() const override { return inner_->learns(); }
-  void learn_budget(std::uint64_t evaluations) override { inner_->learn_budget(evaluations); }
+  bool learn_budget(std::uint64_t evaluations) override { return inner_->learn_budget(evaluations); }
 
  private:
   std::unique_ptr<Strategy> inner_;
@@ -45,6 +45,7 @@ class PriorLocal final : public Searcher {
  public:
   PriorLocal(const Space& space, std::uint64_t seed, std::shared_ptr<const SpacePrior> prior)
       : Searcher(space, seed), prior_(std::move(prior)) {}
+  bool learn_budget(std::uint64_t) override { return true; }  // it plans with no budget
 
  private:
   static constexpr std::size_t kCentres = 3;  ///< the best told configurations searched around

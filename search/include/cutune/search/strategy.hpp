@@ -39,10 +39,14 @@ class Strategy {
   /// that does is asked only a little ahead, or it would propose blind.
   virtual bool learns() const { return true; }
   /// The evaluation budget to plan with, learnt during the run: a run with a time budget and
-  /// no evaluation budget tells it once, from the pace of its first results (pace.hpp). A
-  /// learning strategy made without a budget re-plans with it (make_strategy); the others
-  /// ignore it.
-  virtual void learn_budget(std::uint64_t evaluations) { (void)evaluations; }
+  /// no evaluation budget tells it once, from the pace of its first results (pace.hpp).
+  /// Returns whether it now plans with it: a strategy that re-plans in place (bayes_opt, a
+  /// short-run portfolio) says true; one that does not says false, and one made with
+  /// StrategyOptions::budget_learnt is then made again with the budget (make_strategy).
+  virtual bool learn_budget(std::uint64_t evaluations) {
+    (void)evaluations;
+    return false;
+  }
 };
 
 /// The strategy `cutune tune` uses unless told otherwise: the best overall score of
