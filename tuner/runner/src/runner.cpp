@@ -421,6 +421,17 @@ void Tuning::take_outcome(LaneOutcome o) {
 
 // A fresh outcome's cost into the pace; at kPaceResults the strategy learns its budget. A
 // compile answered from the cache or shared with another configuration cost no compile worker.
+// The pace is the pipeline's model, as the simulation's and the scoring's (the compile workers'
+// stage or the GPU's, whichever is slower), not the wall clock of the first results: on an
+// H100 (12 compile workers, default strategy, 2026-11-27) the wall clock from the first
+// proposal to the 8th result gave 0.234 s per evaluation on scan 2^26 and 0.141 s on reduction
+// 2^26 (compile processes starting, the first plans), where the runs went on to make 480 in
+// 22 s and 541 in 11 s: planned as short runs (172 and 142) they were long ones, the costlier
+// mistake (told their budgets, the long runs as bayes_opt alone scored 0.687 against the
+// portfolio's 0.808; the short ones as the portfolio 0.133 against 0.162). The model errs the
+// other way, leaving out the host's own time: matmul 2048^3 0.042 s against the 0.124 s per
+// evaluation the run made (planned 842, the whole space; made 250 in 31 s). Both runs are in
+// results/nvidia-h100-80gb-hbm3/time_budget_pace/.
 void Tuning::learn_pace(const LaneOutcome& o) {
   if (!pace_ || pace_->results() >= search::kPaceResults) return;
   const bool compiled_here = !o.compiled.result.from_cache && !o.compiled.shared;

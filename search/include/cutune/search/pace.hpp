@@ -6,7 +6,9 @@
 // (pipeline_planning_budget). A run given a time budget and no evaluation budget does not
 // know that pace before it starts: it measures it over its first kPaceResults results and
 // then tells the strategy the same planning budget (Strategy::learn_budget), so that a real
-// run plans as the scored one does.
+// run plans as the scored one does. Both measure it with PaceEstimate: a simulation from the
+// recorded costs, a run on a GPU from its measured compile and GPU times (not its wall clock:
+// tuner/runner/src/runner.cpp has the measurements).
 #include <cstddef>
 #include <cstdint>
 
