@@ -21,6 +21,7 @@
 #include <cmath>
 #include <deque>
 #include <numbers>
+#include <optional>
 #include <set>
 
 #include "../searcher.hpp"
@@ -102,8 +103,9 @@ class BayesOpt final : public Searcher {
   // convolution_A100 from 0.891 to 0.848 (0.833 alternating), so there the plan stands.
   std::optional<Config> from_plan() {
     if (plan_.empty() || planned_at_ != memory_.told_count() ||
-        (pick_by_pick_ && planned_pending_ != memory_.pending().size()))
-      plan();
+        (pick_by_pick_ && planned_pending_ != memory_.pending().size())) {
+      if (!(pick_by_pick_ && extend())) plan();
+    }
     if (plan_.empty()) return random_unseen();
     Config c = std::move(plan_.front());
     plan_.pop_front();
@@ -199,6 +201,7 @@ class BayesOpt final : public Searcher {
     planned_at_ = memory_.told_count();
     planned_pending_ = memory_.pending().size();
     plan_.clear();
+    gp_.reset();
     const std::vector<Config> train = training_set();
     double worst = -INFINITY;
     bool positive = true;
@@ -255,37 +258,109 @@ class BayesOpt final : public Searcher {
       alpha = llt.solve(y);
     }
 
-    const std::vector<Config> pool = candidates();
+    std::vector<Config> pool = candidates();
     if (pool.empty()) return;
     const auto m = static_cast<Eigen::Index>(pool.size());
     Eigen::MatrixXd xs(m, dim);
     for (Eigen::Index i = 0; i < m; ++i) xs.row(i) = coordinates(pool[static_cast<std::size_t>(i)]).transpose();
     const Eigen::MatrixXd ks = covariance(xs, x, *length_scales_);
-    const Eigen::VectorXd mu = ks * alpha;
-    const Eigen::MatrixXd v = llt.matrixL().solve(ks.transpose());
-    std::vector<double> ei(pool.size()), lcb(pool.size());
-    for (Eigen::Index i = 0; i < m; ++i) {
-      const double sigma = std::sqrt(std::max(1.0 + kNoise - v.col(i).squaredNorm(), 1e-12));
-      const double gain = y_best - mu[i] - kXi, z = gain / sigma;
+    Pool g;
+    g.mu = ks * alpha;
+    g.v = llt.matrixL().solve(ks.transpose());
+    g.var = Eigen::VectorXd(m);
+    for (Eigen::Index i = 0; i < m; ++i) g.var[i] = 1.0 + kNoise - g.v.col(i).squaredNorm();
+    g.y_best = y_best;
+    g.told = planned_at_;
+    g.pending = memory_.pending();
+    g.pool = std::move(pool);
+    g.xs = std::move(xs);
+    g.x = std::move(x);
+    g.l = llt.matrixL();
+    gp_ = std::move(g);
+    choose();
+  }
+
+  // The GP of the last full plan over its pool: what a short run's next pick in the same batch
+  // updates instead of planning anew (extend()).
+  struct Pool {
+    std::size_t told = 0;          ///< told results when it was made
+    std::set<Config> pending;      ///< the pending configurations in it (believed results)
+    std::vector<Config> pool;      ///< the candidates, unseen when it was made
+    Eigen::MatrixXd xs;            ///< their coordinates
+    Eigen::VectorXd mu, var;       ///< posterior mean and variance at each candidate
+    Eigen::MatrixXd x, l, v;       ///< the GP's points, its Cholesky factor, L^-1 K(x, pool)
+    double y_best = 0.0;
+  };
+
+  /// A pick later in the same batch: the picks since the last plan enter the GP as believed
+  /// results by extending its Cholesky factor a row each. A believed result is the GP's own
+  /// mean there, so the mean stays everywhere and only the variance falls (the candidates'
+  /// by the square of the new row of L^-1 K). The candidate pool stays, less what is seen.
+  /// Scoring the default and bayes_opt (15 small spaces, 200 runs, batch 8, one thread) took
+  /// 12.9 minutes with every pick planned anew (a new pool, the GP factorised again), 2.5
+  /// extended, for 0.291 and 0.274 against 0.291 and 0.271.
+  /// False when the plan must be made anew (results arrived, a pending one left, or none yet).
+  bool extend() {
+    if (!gp_ || gp_->told != memory_.told_count()) return false;
+    Pool& g = *gp_;
+    for (const Config& c : g.pending)
+      if (!memory_.pending().count(c)) return false;
+    const auto dim = g.x.cols();
+    for (const Config& c : memory_.pending()) {
+      if (g.pending.count(c)) continue;
+      g.pending.insert(c);
+      const Eigen::RowVectorXd xz = coordinates(c).transpose();
+      const Eigen::VectorXd kz = covariance(g.x, xz, *length_scales_).col(0);
+      const Eigen::VectorXd lz = g.l.triangularView<Eigen::Lower>().solve(kz);
+      const double d2 = 1.0 + kNoise - lz.squaredNorm();
+      if (!(d2 > 1e-12)) continue;  // already known to the GP: nothing to add
+      const double d = std::sqrt(d2);
+      const Eigen::Index n = g.x.rows();
+      g.x.conservativeResize(n + 1, dim);
+      g.x.row(n) = xz;
+      g.l.conservativeResize(n + 1, n + 1);
+      g.l.col(n).setZero();
+      g.l.row(n).head(n) = lz.transpose();
+      g.l(n, n) = d;
+      const Eigen::RowVectorXd w = (covariance(xz, g.xs, *length_scales_).row(0) - lz.transpose() * g.v) / d;
+      g.v.conservativeResize(n + 1, Eigen::NoChange);
+      g.v.row(n) = w;
+      g.var -= w.transpose().cwiseAbs2();
+    }
+    planned_pending_ = memory_.pending().size();
+    plan_.clear();
+    choose();
+    return true;
+  }
+
+  /// The plan from the pool's unseen candidates: EI's best, LCB's best, EI's second... (distinct),
+  /// up to kPlan. (Re-planning after every result, N evaluators take EI's best only;
+  /// alternating with LCB's there measured worse at N = 8: 0.555 against 0.690, 10 repeats.)
+  void choose() {
+    const Pool& g = *gp_;
+    std::vector<std::size_t> unseen;
+    for (std::size_t i = 0; i < g.pool.size(); ++i)
+      if (!memory_.seen(g.pool[i])) unseen.push_back(i);
+    std::vector<double> ei(g.pool.size()), lcb(g.pool.size());
+    for (std::size_t i : unseen) {
+      const auto e = static_cast<Eigen::Index>(i);
+      const double sigma = std::sqrt(std::max(g.var[e], 1e-12));
+      const double gain = g.y_best - g.mu[e] - kXi, z = gain / sigma;
       const double cdf = 0.5 * std::erfc(-z / std::numbers::sqrt2);
       const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi);
-      ei[static_cast<std::size_t>(i)] = -(gain * cdf + sigma * pdf);  // negated: lower is better
-      lcb[static_cast<std::size_t>(i)] = mu[i] - kKappa * sigma;
+      ei[i] = -(gain * cdf + sigma * pdf);  // negated: lower is better
+      lcb[i] = g.mu[e] - kKappa * sigma;
     }
-    // EI's best, LCB's best, EI's second... (distinct), up to kPlan. (Re-planning after every
-    // result, N evaluators take EI's best only; alternating with LCB's there measured worse
-    // at N = 8: 0.555 against 0.690, 10 repeats.)
     auto order_by = [&](const std::vector<double>& score) {
-      std::vector<std::size_t> idx(pool.size());
-      for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+      std::vector<std::size_t> idx = unseen;
       std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
       return idx;
     };
     const auto by_ei = order_by(ei), by_lcb = order_by(lcb);
     std::set<std::size_t> taken;
-    for (std::size_t r = 0; r < pool.size() && plan_.size() < kPlan; ++r) {
+    for (std::size_t r = 0; r < unseen.size() && plan_.size() < kPlan; ++r) {
       for (std::size_t i : {by_ei[r], by_lcb[r]})
-        if (plan_.size() < kPlan && taken.insert(i).second) plan_.push_back(pool[i]);
+        if (plan_.size() < kPlan && taken.insert(i).second) plan_.push_back(g.pool[i]);
     }
   }
 
@@ -311,6 +386,7 @@ class BayesOpt final : public Searcher {
   std::size_t planned_at_ = 0, planned_pending_ = 0;
   std::optional<Eigen::VectorXd> length_scales_;
   std::size_t selected_at_ = 0;
+  std::optional<Pool> gp_;  ///< a short run's last full plan (extend())
 };
 
 }  // namespace

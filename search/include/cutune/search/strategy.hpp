@@ -50,7 +50,7 @@ class Strategy {
 };
 
 /// The strategy `cutune tune` uses unless told otherwise: the best overall score of
-/// results/strategies_200.md (0.399 over 19 recorded spaces of 8 kernel families, 200 runs on the
+/// results/strategies_200.md (0.400 over 19 recorded spaces of 8 kernel families, 200 runs on the
 /// 15 small ones and 40 on the 4 large; Kernel Tuner 1.5.0's best, adaptive_tabu_greywolf, 0.264;
 /// brute force -51.8).
 /// Without a budget it still evaluates the whole space, only in a better order.
