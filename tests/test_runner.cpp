@@ -111,16 +111,22 @@ TEST_CASE("tune says there is no GPU instead of failing obscurely", "[runner]") 
 
 namespace {
 
-runner::TuneReport tune_quietly(const KernelProblem& p, const std::filesystem::path& db,
-                                const std::string& problem, const std::string& strategy = "brute_force",
-                                std::optional<std::uint64_t> budget = std::nullopt) {
+/// Three samples a configuration and no thorough stage (it has its own test below).
+runner::TuneOptions quick_options(const std::filesystem::path& db, const std::string& problem) {
   runner::TuneOptions o;
   o.db = db;
   o.problem = problem;
+  o.measure.screening.min_samples = o.measure.screening.max_samples = 3;
+  o.measure.finalists = 0;
+  return o;
+}
+
+runner::TuneReport tune_quietly(const KernelProblem& p, const std::filesystem::path& db,
+                                const std::string& problem, const std::string& strategy = "brute_force",
+                                std::optional<std::uint64_t> budget = std::nullopt) {
+  runner::TuneOptions o = quick_options(db, problem);
   o.strategy = strategy;
   o.budget = budget;
-  o.measure.screening.min_samples = o.measure.screening.max_samples = 3;
-  o.measure.finalists = 0;  // the thorough stage has its own test below
   return runner::tune(p, o);
 }
 
@@ -206,12 +212,8 @@ TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]")
 TEST_CASE("a time budget alone: the strategy learns its budget from the first results' pace", "[gpu]") {
   KernelProblem p = KernelProblem::load(testing::template_json("reduction"));
   TempPath db("cutune-paced.db");
-  runner::TuneOptions o;
-  o.db = db.path();
-  o.problem = "n=1000000";
+  runner::TuneOptions o = quick_options(db.path(), "n=1000000");
   o.time_budget_s = 6.0;
-  o.measure.screening.min_samples = o.measure.screening.max_samples = 3;
-  o.measure.finalists = 0;
   std::ostringstream log;
   o.log = &log;
   const auto r = runner::tune(p, o);
