@@ -31,4 +31,16 @@ double PaceEstimate::per_evaluation_s() const {
   return std::max(compile_s_ / static_cast<double>(compile_workers_), evaluate_s_ / w) / n;
 }
 
+PacedBudget::PacedBudget(double time_budget_s, std::size_t compile_workers, std::size_t workers, std::uint64_t size)
+    : time_budget_s_(time_budget_s), size_(size), pace_(compile_workers, workers) {}
+
+std::optional<std::uint64_t> PacedBudget::add(double compile_s, double evaluate_s) {
+  if (budget_) return std::nullopt;
+  pace_.add(compile_s, evaluate_s);
+  if (pace_.results() < kPaceResults) return std::nullopt;
+  pace_s_ = pace_.per_evaluation_s();
+  budget_ = planning_budget_at_pace(time_budget_s_, *pace_s_, size_);
+  return budget_;
+}
+
 }  // namespace cutune::search

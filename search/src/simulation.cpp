@@ -31,34 +31,26 @@ constexpr std::size_t kEvaluatorSlots = 2;
 class BudgetFromPace {
  public:
   BudgetFromPace(const RecordedSpace& recorded, Strategy& strategy, const SimulationOptions& options)
-      : recorded_(recorded),
-        strategy_(strategy),
-        time_budget_s_(options.budget_from_pace ? options.session.max_time_s : std::nullopt),
-        pace_(options.compile_workers, options.workers) {}
+      : recorded_(recorded), strategy_(strategy) {
+    if (options.budget_from_pace && options.session.max_time_s)
+      paced_.emplace(*options.session.max_time_s, options.compile_workers, options.workers, recorded.entries().size());
+  }
 
   void told(const RecordedResult& result) {
-    if (!time_budget_s_ || pace_.results() >= kPaceResults) return;
+    if (!paced_) return;
     const auto [compile_s, evaluate_s] = compile_and_evaluate_s(result, recorded_.cost_unit());
-    pace_.add(compile_s, evaluate_s);
-    if (pace_.results() < kPaceResults) return;
-    pace_s_ = pace_.per_evaluation_s();
-    budget_ = planning_budget_at_pace(*time_budget_s_, *pace_s_, recorded_.entries().size());
-    strategy_.learn_budget(*budget_);
+    if (const auto budget = paced_->add(compile_s, evaluate_s)) strategy_.learn_budget(*budget);
   }
   /// Into the result: what the strategy learnt, if it did.
   SimulationResult finish(SimulationResult r) const {
-    r.pace_s = pace_s_;
-    r.learnt_budget = budget_;
+    if (paced_) r.pace_s = paced_->pace_s(), r.learnt_budget = paced_->budget();
     return r;
   }
 
  private:
   const RecordedSpace& recorded_;
   Strategy& strategy_;
-  std::optional<double> time_budget_s_;
-  PaceEstimate pace_;
-  std::optional<double> pace_s_;
-  std::optional<std::uint64_t> budget_;
+  std::optional<PacedBudget> paced_;
 };
 
 // The tuning loop's pipeline (simulation.hpp): compile workers ahead of evaluators.

@@ -50,7 +50,7 @@ class BudgetLearning final : public Strategy {
 
   std::vector<Config> ask(std::size_t max) override { return inner_->ask(max); }
   void tell(const Config& config, const Observation& observation) override {
-    told_.emplace_back(config, observation);
+    if (options_.budget_learnt) told_.emplace_back(config, observation);  // for a strategy made again
     inner_->tell(config, observation);
   }
   bool learns() const override { return inner_->learns(); }
@@ -58,9 +58,10 @@ class BudgetLearning final : public Strategy {
     if (!options_.budget_learnt) return true;  // once
     options_.budget_learnt = false;
     options_.budget = evaluations;
+    const auto told = std::move(told_);
     if (inner_->learn_budget(evaluations)) return true;
     inner_ = make_(space_, options_);
-    for (const auto& [config, observation] : told_) inner_->tell(config, observation);
+    for (const auto& [config, observation] : told) inner_->tell(config, observation);
     return true;
   }
 
@@ -81,16 +82,17 @@ std::vector<std::string> strategy_names() {
 }
 
 std::unique_ptr<Strategy> make_strategy(const Space& space, const StrategyOptions& options) {
-  for (const auto& e : kStrategies)
-    if (options.name == e.name) {
-      std::unique_ptr<Strategy> s = e.make(space, options);
-      if (options.budget_learnt && !options.budget && s->learns()) {
-        StrategyOptions pilot = options;
-        pilot.budget = kModelLedBudget;
-        s = std::make_unique<BudgetLearning>(space, options, e.make, e.make(space, pilot));
-      }
-      return with_prior(std::move(s), options);
-    }
+  for (const auto& e : kStrategies) {
+    if (options.name != e.name) continue;
+    if (!options.budget_learnt || options.budget) return with_prior(e.make(space, options), options);
+    // Until the budget is learnt, a short run's plan (the pilot).
+    StrategyOptions pilot = options;
+    pilot.budget = kModelLedBudget;
+    std::unique_ptr<Strategy> s = e.make(space, pilot);
+    if (s->learns()) s = std::make_unique<BudgetLearning>(space, options, e.make, std::move(s));
+    else s = e.make(space, options);  // e.g. random: a budget would end it
+    return with_prior(std::move(s), options);
+  }
   throw InputError(fmt::format("unknown strategy '{}' (known: {})", options.name, fmt::join(strategy_names(), ", ")));
 }
 

@@ -149,8 +149,7 @@ class Tuning {
   std::size_t lookahead_ = 0;
   // A time budget without an evaluation budget: the pace of the first results, until the
   // strategy learns the evaluation budget it comes to (pace.hpp).
-  std::optional<search::PaceEstimate> pace_;
-  std::uint64_t searchable_ = 0;
+  std::optional<search::PacedBudget> paced_;
 
   // The search's bookkeeping: progress, the screening's best, what the report sums up.
   std::uint64_t done_ = 0, total_ = 0, screened_ = 0;
@@ -284,7 +283,7 @@ void Tuning::resume() {
   const auto stored_in_search = static_cast<std::uint64_t>(std::count_if(
       resumed.begin(), resumed.end(), [&](const Result* r) { return searched.is_valid(r->first.index()); }));
   session_.reuse_stored(stored_in_search);
-  const std::uint64_t searchable = searchable_ = searched.count_valid();
+  const std::uint64_t searchable = searched.count_valid();
   if (options_.resume)
     total_ = options_.budget ? std::min(*options_.budget, searchable) : searchable;
   else
@@ -305,7 +304,8 @@ void Tuning::resume() {
   session_options.max_time_s = options_.time_budget_s;
   session_options.stored_count_against_budget = options_.resume;
   search_.emplace(session_.strategy(), session_options, &space_);
-  if (options_.time_budget_s && !options_.budget) pace_.emplace(compiler().workers(), lanes().size());
+  if (options_.time_budget_s && !options_.budget)
+    paced_.emplace(*options_.time_budget_s, compiler().workers(), lanes().size(), searchable);
   // Told in the order of the stored keys' text, as resumed sessions always were: an
   // adaptive strategy's state depends on the order it is told in.
   std::sort(resumed.begin(), resumed.end(),
@@ -433,18 +433,17 @@ void Tuning::take_outcome(LaneOutcome o) {
 // evaluation the run made (planned 842, the whole space; made 250 in 31 s). Both runs are in
 // results/nvidia-h100-80gb-hbm3/time_budget_pace/.
 void Tuning::learn_pace(const LaneOutcome& o) {
-  if (!pace_ || pace_->results() >= search::kPaceResults) return;
+  if (!paced_) return;
   const bool compiled_here = !o.compiled.result.from_cache && !o.compiled.shared;
-  pace_->add(compiled_here ? o.compiled.result.compile_ms / 1e3 : 0.0, o.evaluation ? o.eval_ms / 1e3 : 0.0);
-  if (pace_->results() < search::kPaceResults) return;
-  const std::uint64_t budget =
-      search::planning_budget_at_pace(*options_.time_budget_s, pace_->per_evaluation_s(), searchable_);
-  session_.strategy().learn_budget(budget);
+  const auto budget =
+      paced_->add(compiled_here ? o.compiled.result.compile_ms / 1e3 : 0.0, o.evaluation ? o.eval_ms / 1e3 : 0.0);
+  if (!budget) return;
+  session_.strategy().learn_budget(*budget);
   report_.learnt_budget = budget;
   log(fmt::format("--time-budget {:g} s at the pace of the first {} results ({:.3g} s per evaluation, {} compile "
                   "workers, {} GPUs): {} plans for {} evaluations",
-                  *options_.time_budget_s, search::kPaceResults, pace_->per_evaluation_s(), compiler().workers(),
-                  lanes().size(), options_.strategy, budget));
+                  *options_.time_budget_s, search::kPaceResults, *paced_->pace_s(), compiler().workers(),
+                  lanes().size(), options_.strategy, *budget));
 }
 
 // The worker's answer into the row, and into the report's sums (the run's and its worker's).

@@ -11,6 +11,7 @@
 // tuner/runner/src/runner.cpp has the measurements).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace cutune::search {
 
@@ -38,6 +39,27 @@ class PaceEstimate {
   std::size_t compile_workers_, workers_;
   std::size_t results_ = 0;
   double compile_s_ = 0.0, evaluate_s_ = 0.0;
+};
+
+/// A time budget's evaluation budget, learnt once: the pace of the first kPaceResults results
+/// (PaceEstimate) turned into planning_budget_at_pace. What a simulation and a run on a GPU
+/// both tell their strategy (Strategy::learn_budget).
+class PacedBudget {
+ public:
+  /// `size`: the configurations the run may evaluate (the budget's ceiling).
+  PacedBudget(double time_budget_s, std::size_t compile_workers, std::size_t workers, std::uint64_t size);
+  /// One fresh result's cost; the budget at the kPaceResults-th, nullopt before and after.
+  std::optional<std::uint64_t> add(double compile_s, double evaluate_s);
+  /// Once learnt: the pace it came from (seconds per evaluation) and the budget.
+  std::optional<double> pace_s() const { return pace_s_; }
+  std::optional<std::uint64_t> budget() const { return budget_; }
+
+ private:
+  double time_budget_s_;
+  std::uint64_t size_;
+  PaceEstimate pace_;
+  std::optional<double> pace_s_;
+  std::optional<std::uint64_t> budget_;
 };
 
 }  // namespace cutune::search

@@ -87,7 +87,8 @@ struct StrategyOptions {
   std::shared_ptr<const SpacePrior> prior;
   /// No budget yet, but one will be learnt (Strategy::learn_budget; a time budget alone, from
   /// the pace of the first results): until then it plans as a short run (kModelLedBudget), then
-  /// it is made again with the budget learnt. Unset: without a budget it plans for the whole space.
+  /// it re-plans with the budget learnt, in place or made again (make_strategy). Unset: without
+  /// a budget it plans for the whole space.
   bool budget_learnt = false;
 };
 
