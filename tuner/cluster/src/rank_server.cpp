@@ -36,6 +36,9 @@ void relay(World& world, int index, const KernelProblem& problem, const worker::
     send_message(world, 0, tag, worker::WorkerError{false, false, e.what()});
     gpu.reset();
   }
+  // The GPU idles while this thread sleeps waiting for a request or for rank 0 to take an
+  // answer: the sleeps are paced by how often the worker answers (PollPace).
+  PollPace pace;
   while (true) {
     // Take requests while the worker has room (waiting for one only when it holds none),
     // else hand back the oldest answer.
@@ -43,7 +46,8 @@ void relay(World& world, int index, const KernelProblem& problem, const worker::
     std::optional<Request> m;
     const std::size_t held = gpu ? gpu->in_flight() : 0;
     if (held == 0)
-      m = receive_message<worker::Evaluate, worker::SetTimeout, worker::AdoptReference, worker::Shutdown>(world, 0, tag);
+      m = receive_message<worker::Evaluate, worker::SetTimeout, worker::AdoptReference, worker::Shutdown>(
+          world, 0, tag, std::nullopt, pace.longest_pause());
     else if (held < runner::GpuWorker::kMaxInFlight)
       m = try_receive_message<worker::Evaluate, worker::SetTimeout, worker::AdoptReference, worker::Shutdown>(world, 0,
                                                                                                              tag);
@@ -61,7 +65,9 @@ void relay(World& world, int index, const KernelProblem& problem, const worker::
       }
       continue;
     }
-    send_message(world, 0, tag, worker::Evaluated{gpu->collect()});
+    worker::Evaluated answer{gpu->collect()};
+    pace.answered(std::chrono::steady_clock::now());
+    send_message(world, 0, tag, answer, std::nullopt, pace.longest_pause());
   }
   if (gpu) gpu->release();
 }

@@ -41,7 +41,7 @@ void RemoteLane::wait_ready() {
 
 void RemoteLane::submit(const worker::Evaluate& request) {
   // Throws when the rank takes nothing for as long as it may stay silent: the lane is lost.
-  send_message(world_, rank_, kLaneBase + index_, request, Clock::now() + timeout_ + silence_);
+  send_message(world_, rank_, kLaneBase + index_, request, Clock::now() + timeout_ + silence_, pace_.longest_pause());
   ++in_flight_;
 }
 
@@ -50,8 +50,10 @@ std::optional<GpuEvaluation> RemoteLane::collect() {
   // The relay's worker kills a hung evaluation after timeout_ and answers; the ones queued
   // before it each may take as long.
   const auto answer = receive_message<worker::Evaluated, worker::WorkerError>(
-      world_, rank_, kLaneBase + index_, Clock::now() + timeout_ * static_cast<int>(in_flight_) + silence_);
+      world_, rank_, kLaneBase + index_, Clock::now() + timeout_ * static_cast<int>(in_flight_) + silence_,
+      pace_.longest_pause());
   if (!answer) return std::nullopt;  // the rank stopped answering
+  pace_.answered(Clock::now());
   --in_flight_;
   if (std::holds_alternative<worker::WorkerError>(*answer)) return std::nullopt;  // its relay gave up
   GpuEvaluation ev = std::get<worker::Evaluated>(*answer).evaluation;

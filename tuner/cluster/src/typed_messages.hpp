@@ -12,15 +12,17 @@ namespace cutune::cluster {
 
 template <class M>
 void send_message(World& world, int dest, int tag, const M& m,
-                  std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt) {
-  world.send(dest, tag, worker::to_bytes(worker::encode(m)), deadline);
+                  std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt,
+                  std::chrono::microseconds longest_pause = kLongestPause) {
+  world.send(dest, tag, worker::to_bytes(worker::encode(m)), deadline, longest_pause);
 }
 
 /// Whichever of Ms comes next from `source` on `tag`; nullopt when none came by `deadline`.
 template <class... Ms>
 std::optional<std::variant<Ms...>> receive_message(
-    World& world, int source, int tag, std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt) {
-  const auto bytes = world.receive(source, tag, deadline);
+    World& world, int source, int tag, std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt,
+    std::chrono::microseconds longest_pause = kLongestPause) {
+  const auto bytes = world.receive(source, tag, deadline, longest_pause);
   if (!bytes) return std::nullopt;
   return worker::decode_one_of<Ms...>(worker::from_bytes(bytes->data(), bytes->size()));
 }

@@ -39,7 +39,7 @@ World::World() {
 World::~World() { MPI_Finalize(); }
 
 void World::send(int dest, int tag, std::vector<char> bytes,
-                 std::optional<std::chrono::steady_clock::time_point> deadline) {
+                 std::optional<std::chrono::steady_clock::time_point> deadline, std::chrono::microseconds longest_pause) {
   // MPI keeps the message order per (source, tag), so a lane's requests arrive in the order
   // they were sent. Non-blocking and polled, so that a receiver that stopped (a hung node)
   // fails the send at `deadline` instead of blocking the lane for ever.
@@ -47,14 +47,14 @@ void World::send(int dest, int tag, std::vector<char> bytes,
   MPI_Request request = MPI_REQUEST_NULL;
   check(MPI_Isend(buffer->data(), static_cast<int>(buffer->size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD, &request),
         "MPI_Isend");
-  auto pause = std::chrono::microseconds(5);
+  auto pause = std::min(std::chrono::microseconds(5), longest_pause);
   while (true) {
     int done = 0;
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done) return;
     if (deadline && std::chrono::steady_clock::now() >= *deadline) break;
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+    pause = std::min(pause * 2, longest_pause);
   }
   // Given up: the request is freed, and its buffer left to it (a rank that wakes up may
   // still read the message).
@@ -77,15 +77,16 @@ std::optional<std::vector<char>> World::try_receive(int source, int tag) {
 }
 
 std::optional<std::vector<char>> World::receive(int source, int tag,
-                                                std::optional<std::chrono::steady_clock::time_point> deadline) {
-  // Polling, with sleeps growing to 1 ms: a blocking MPI_Recv spins a core in Open MPI, and
-  // cannot give up at a deadline.
-  auto pause = std::chrono::microseconds(20);
+                                                std::optional<std::chrono::steady_clock::time_point> deadline,
+                                                std::chrono::microseconds longest_pause) {
+  // Polling, with sleeps growing to longest_pause: a blocking MPI_Recv spins a core in Open
+  // MPI, and cannot give up at a deadline.
+  auto pause = std::min(std::chrono::microseconds(20), longest_pause);
   while (true) {
     if (auto m = try_receive(source, tag)) return m;
     if (deadline && std::chrono::steady_clock::now() >= *deadline) return std::nullopt;
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+    pause = std::min(pause * 2, longest_pause);
   }
 }
 

@@ -43,6 +43,7 @@ class RemoteLane : public runner::Lane {
   std::size_t in_flight_ = 0, restarts_ = 0;
   std::chrono::milliseconds timeout_{std::chrono::seconds(120)};
   std::string gpu_;  ///< "GPU n" on that rank, once identified
+  PollPace pace_;    ///< how long the polls for its answers may sleep
 };
 
 }  // namespace cutune::cluster
