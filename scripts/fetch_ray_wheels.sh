@@ -9,7 +9,7 @@
 # Usage: scripts/fetch_ray_wheels.sh [DEST]   then carry ".raywhl".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DEST=${1:-.raywhl}
+mkdir -p "${1:-.raywhl}"; DEST=$(cd "${1:-.raywhl}" && pwd)
 PY=${PYTHON:-python3}
 RAY=ray==2.60.0
 DEPS=(click==8.5.1 filelock==4.3.1 msgpack==1.2.4 protobuf==7.36.2 requests==2.34.2 idna==3.20
@@ -40,6 +40,6 @@ for i in z.infolist():
 PY
 (cd "$tmp/x" \
   && rm -rf ray/jars ray/rllib ray/data ray/serve ray/tune ray/train ray/llm ray/dashboard/client \
-  && tar cf - . | xz -T0 -6 > "$OLDPWD/$DEST/ray_slim.tar.xz")
+  && tar cf - . | xz -T0 -6 > "$DEST/ray_slim.tar.xz")
 rm -rf "$tmp" "$kt"
 echo "$(ls -1 "$DEST" | wc -l) files, $(du -sh "$DEST" | cut -f1) in $DEST"
