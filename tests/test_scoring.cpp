@@ -405,6 +405,11 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
   CHECK(t.out.find("--time-budget 7.0 s at the pace of the first 8 results (0.691 s per evaluation): "
                    "bandit_portfolio planned for 15 evaluations") != std::string::npos);
   CHECK(u.out.find("at the pace of") == std::string::npos);
+  // In series, what was asked and not started when the budget was spent is dropped: the run
+  // ends with the evaluation that crossed 7 s (each costs at most 0.8 s here), where the rest
+  // of a batch of 8 used to run on to 10.4 s.
+  CHECK(simulated_s(t.out) >= 7.0);
+  CHECK(simulated_s(t.out) < 7.8);
   Cli v = run_cutune(fmt::format("score --spaces '{}' --strategies bayes_opt --repeats 2 --budget-from-pace --json '{}'",
                                  cache.string(), (dir / "paced.json").string()), dir);
   INFO(v.out << v.err);

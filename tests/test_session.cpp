@@ -230,12 +230,18 @@ TEST_CASE("simulation: brute force replays the recording in simulated time", "[s
   CHECK(r.trace[4].observation.objective == 1.0);
   CHECK_FALSE(r.trace[2].observation.valid);
 
-  // With a time budget of 1 s: x0 (0.25), x1 (0.75): batch of 2 in flight, x2 (1.25) and x3 ends.
+  // With a time budget of 1 s: x0 (0.25), x1 (0.75), then the batch x2, x3: x2 ends at 1.25,
+  // past the budget, and x3, asked but not started (one evaluator), is dropped.
   auto again = make_strategy(space.space(), StrategyOptions{"brute_force", 1, std::nullopt});
   o.session.max_time_s = 1.0;
   auto limited = simulate(space, *again, o);
   CHECK(limited.end == SessionEnd::TimeBudget);
-  CHECK(limited.trace.size() == 4);
+  CHECK(limited.trace.size() == 3);
+  CHECK(limited.trace.back().elapsed_s == Approx(1.25));
+  // Two evaluators: x2 and x3 start together at 0.75 (x3 on the second), so both finish.
+  auto two = make_strategy(space.space(), StrategyOptions{"brute_force", 1, std::nullopt});
+  o.workers = 2;
+  CHECK(simulate(space, *two, o).trace.size() >= 4);
 }
 
 TEST_CASE("simulation: random search is deterministic for a seed and honours the budget", "[session]") {
@@ -283,12 +289,14 @@ RecordedSpace recorded_bowl() {
 }
 
 // The simulation loop as it was before it had evaluators: ask a batch, evaluate it in
-// order, each result adding its cost to the clock.
+// order, each result adding its cost to the clock; once the time budget is spent, the rest
+// of the batch is not started.
 SimulationResult sequential(const RecordedSpace& recorded, Strategy& strategy, const SimulationOptions& options) {
   Session session(strategy, options.session, &recorded.space());
   while (!session.done()) {
     const Session::Batch batch = session.ask(options.batch);
     for (const Config& c : batch.evaluate) {
+      if (session.time_spent()) break;
       const RecordedResult* r = recorded.find(c);
       session.tell(c, r->observation, r->cost_s);
     }

@@ -92,6 +92,9 @@ class Session {
   /// No more configurations will be proposed (some may still be in flight).
   bool done() const { return end_ != SessionEnd::Running; }
   SessionEnd end_reason() const { return end_; }
+  /// The time budget is spent, whatever ended the session first: what is asked and not yet
+  /// started should not start.
+  bool time_spent() const { return options_.max_time_s && counted_time_s() >= *options_.max_time_s; }
   std::size_t in_flight() const { return in_flight_.size(); }
   std::uint64_t evaluations() const { return trace_.size(); }
   /// The evaluations the budget counts: all of them, or only the new ones when stored
