@@ -29,9 +29,11 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_real_kernels import KT_RUN_SCRIPT  # noqa: E402  (how a script runs under a wrapped tune_kernel)
 
-KT_CHILD = r'''
-import json, os, runpy, sys, time
+KT_CHILD = KT_RUN_SCRIPT + r'''
+import json, os, sys, time
 p = json.load(open(sys.argv[1]))
 import kernel_tuner, kernel_tuner.interface
 real = kernel_tuner.interface.tune_kernel
@@ -63,15 +65,9 @@ def wrapped(kernel_name, kernel_source, problem_size, arguments, tune_params, *a
         out.update(best_ms=float(best["time"]), best_config={k: best[k] for k in tune_params})
     raise SystemExit(0)  # the script's first tune_kernel call only
 
-kernel_tuner.tune_kernel = wrapped
-kernel_tuner.interface.tune_kernel = wrapped
-os.chdir(p["dir"])
-sys.argv = [p["script"]]
-sys.path.insert(0, p["dir"])
-try:
-    runpy.run_path(p["script"], run_name="__main__")
-except SystemExit:
-    pass
+error = run_script(p, wrapped)
+if error is not None:
+    out["script_error"] = f"{type(error).__name__}: {error}"[:3000]
 json.dump(out, open(p["out"], "w"), indent=1, default=str)
 '''
 

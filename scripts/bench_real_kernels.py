@@ -78,8 +78,29 @@ def summarize_call(call, results, tune_params, objective="time", higher=False):
         call["best_config"] = {k: best[k] for k in tune_params}
 '''
 
+# How a Kernel Tuner child runs an author's script unchanged (here and in
+# scripts/bench_kt_parallel.py): Kernel Tuner's tune_kernel replaced by `wrapped`, the script
+# run as __main__ in its own folder. Returns what the script raised, or None.
+KT_RUN_SCRIPT = r'''
+def run_script(p, wrapped):
+    import os, runpy, sys
+    import kernel_tuner, kernel_tuner.interface
+    kernel_tuner.tune_kernel = wrapped
+    kernel_tuner.interface.tune_kernel = wrapped
+    os.chdir(p["dir"])
+    sys.argv = [p["script"]]
+    sys.path.insert(0, p["dir"])
+    try:
+        runpy.run_path(p["script"], run_name="__main__")
+    except SystemExit:
+        pass
+    except BaseException as e:
+        return e
+    return None
+'''
+
 # Kernel Tuner's child for a script: the real tune_kernel, wrapped to impose the budget.
-KT_SCRIPT_CHILD = r'''
+KT_SCRIPT_CHILD = KT_RUN_SCRIPT + r'''
 import json, os, runpy, sys, time
 p = json.load(open(sys.argv[1]))
 import numpy as np
@@ -140,18 +161,11 @@ def wrapped(kernel_name, kernel_source, problem_size, arguments, tune_params, *a
     dump()
     return results, env
 
-kernel_tuner.tune_kernel = wrapped
-kernel_tuner.interface.tune_kernel = wrapped
-os.chdir(p["dir"])
-sys.argv = [p["script"]]
-sys.path.insert(0, p["dir"])
-try:
-    runpy.run_path(p["script"], run_name="__main__")
-except SystemExit:
-    pass
-except BaseException as e:
+error = run_script(p, wrapped)
+if error is not None:
     import traceback
-    calls.append({"script_error": f"{type(e).__name__}: {e}"[:2000], "trace": traceback.format_exc()[-3000:]})
+    calls.append({"script_error": f"{type(error).__name__}: {error}"[:2000],
+                  "trace": "".join(traceback.format_exception(type(error), error, error.__traceback__))[-3000:]})
 dump()
 '''
 
