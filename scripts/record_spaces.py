@@ -5,7 +5,7 @@ a Kernel Tuner cache (cutune export --format cache), gzipped, with its compile, 
 benchmark times, so that `cutune score` and Kernel Tuner's simulation mode can replay it.
 
 A space that does not finish within its share of the call's time is left in the DB; the next
-call with the same --db resumes it (--resume), so a large space can span several device calls.
+call with the same --db goes on with what is not stored yet, so a large space can span several device calls.
 Only a space whose every valid configuration is stored is exported (the summary says which).
 
 Usage (on the GPU machine):
@@ -49,6 +49,17 @@ CASES = {
     # 3 configurations a second on an H100 (heavy compiles): 412 of 6768 in 130 s.
     "bat_convolution": ("bat/convolution/convolution-CAFF.json", []),
     "bat_gemm": ("bat/GEMM/GEMM-CAFF.json", []),
+    # Kernel Tuner's own examples, each script as written, captured into T1 files on the GPU
+    # machine (python/cutune_capture; their inputs are too large to carry) and its n-th
+    # tune_kernel call recorded. Sizes on an H100 (2026-11-28): reduction.py's first call
+    # (sum_floats, 2376 valid), sepconv.py's first (convolution_kernel with the filter's size
+    # among the tuned parameters, 29920), convolution_correct.py's second (convolution_kernel,
+    # 1080). Left out: expdist.py (its `#include <cub/cub.cuh>`
+    # pulls in host code that NVRTC refuses), spmv.py (needs SciPy, 128 configurations),
+    # convolution.py (1,867,776 valid).
+    "kt_reduction": ("kt:reduction.py:1", []),
+    "kt_sepconv": ("kt:sepconv.py:1", []),
+    "kt_convolution_correct": ("kt:convolution_correct.py:2", []),
 }
 
 
@@ -66,6 +77,25 @@ def run(cmd, log, timeout=None):
         except subprocess.TimeoutExpired:
             rc = 124
     return rc, time.time() - t0
+
+
+def captured_t1(case, material, db, log):
+    """'kt:<script>:<n>': the T1 file of the script's n-th tune_kernel call, captured once into
+    the DB folder (kept with the DBs, so a resumed call tunes the same problem and inputs)."""
+    _, script, index = case.split(":")
+    workdir = os.path.join(db, "kt-" + os.path.splitext(script)[0])
+    manifest = os.path.join(workdir, "captured", "capture.json")
+    if not os.path.exists(manifest):
+        shutil.rmtree(workdir, ignore_errors=True)
+        # The script and the kernels beside it, copied: scripts read and write next to themselves.
+        shutil.copytree(os.path.join(material, "kernel_tuner_examples"), workdir)
+        env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+        with open(log, "a") as f:
+            subprocess.run([sys.executable, "-m", "cutune_capture", "--out", "captured", script],
+                           cwd=workdir, env=env, stdout=f, stderr=subprocess.STDOUT)
+    calls = json.load(open(manifest))["calls"]
+    call = next(c for c in calls if c["index"] == int(index))
+    return os.path.join(workdir, "captured", call["t1"])
 
 
 def main():
@@ -92,9 +122,11 @@ def main():
         if name not in CASES:
             sys.exit(f"--cases: unknown case '{name}' (known: {', '.join(CASES)})")
         kernel, problem = CASES[name]
-        if kernel.endswith(".json"):
-            kernel = os.path.join(args.material, kernel)
         log = os.path.join(args.out, "logs", name + ".log")
+        if kernel.startswith("kt:"):
+            kernel = captured_t1(kernel, args.material, args.db, log)
+        elif kernel.endswith(".json"):
+            kernel = os.path.join(args.material, kernel)
         left = args.deadline - (time.time() - start)
         entry = {"case": name, "kernel": kernel, "problem": problem}
         if left < 20:
@@ -109,7 +141,11 @@ def main():
         # A fresh cubin cache: the recorded compile time is a real NVRTC compile, never a cache hit.
         cubins = os.path.join(args.db, "cubins-" + name)
         shutil.rmtree(cubins, ignore_errors=True)
-        cmd = [cutune, "tune", kernel, "--strategy", "brute_force", "--db", db, "--resume", "--cache-dir", cubins,
+        # Not --resume: that counts the stored results' cost against --time-budget (a resumed run
+        # ends where the uninterrupted one would), and a call that resumed 778 configurations
+        # recorded in 313 s with a budget of 285 s evaluated none. A second run on the same DB
+        # reuses what is stored and spends its budget on new configurations only.
+        cmd = [cutune, "tune", kernel, "--strategy", "brute_force", "--db", db, "--cache-dir", cubins,
                "--time-budget", f"{max(left - 15, 5):.0f}", "--report", report, "--finalists", "0"]
         if problem:
             cmd += ["--problem", ",".join(problem)]

@@ -263,6 +263,11 @@ TEST_CASE("entries and measurements map both ways", "[interop]") {
   CHECK(out.extra.at("time_ci_high") == 3.1);
   CHECK(out.extra.at("time_samples") == 4);
   CHECK(out.timestamp == "2023-12-22 09:54:05.502000+00:00");  // from finished_at
+  // cutune's own measurement: its timed launches are its benchmark time (the recorded cost);
+  // an imported one keeps what its file said, here nothing.
+  REQUIRE(out.benchmark_time_ms);
+  CHECK(*out.benchmark_time_ms == 16.0);
+  CHECK(!db::kt::entry_of_measurement(m).benchmark_time_ms);
   CHECK(db::kt::entry_of_measurement(m).timestamp == e.timestamp);  // the file's own, kept in stats_json
   CHECK(db::kt::entry_of_measurement(m).extra.at("GFLOP/s") == 7.5);
   // What cutune writes, it reads back with the same median.
@@ -275,6 +280,7 @@ TEST_CASE("entries and measurements map both ways", "[interop]") {
   CHECK(f.status == Status::Correctness);
   CHECK(f.times_ms.empty());
   CHECK(std::isnan(f.time_ms));
+  CHECK(!f.benchmark_time_ms);
 }
 
 TEST_CASE("space --t1 writes a T1 file that loads back to the same space", "[interop]") {
