@@ -823,7 +823,7 @@ def main():
                          "than this run")
             cutune_rows.update({r["strategy"]: r for r in earlier["strategies"] if r["source"] == "cutune"})
         rows = [r for r in scores["strategies"] if r["source"] != "cutune"] + list(cutune_rows.values())
-        scores["strategies"] = sorted(rows, key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
+        scores["strategies"] = sorted(rows, key=lambda r: (r["overall"] is None, -(r["overall"] or 0.0)))  # unscored rows last
         scores.update(repeats=files[0]["repeats"], seed=files[0]["seed"],
                       cutune_command="\n".join(f.get("cutune_command", f["command"]) for f in files))
     add_families(scores)

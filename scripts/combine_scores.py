@@ -14,7 +14,8 @@ A later file's scores of a space replace an earlier file's, for every row: a row
 kept only where every file has it. --rows: rows scored again on some or all of the table's spaces
 (e.g. one slow strategy run again with more runs, or cutune's rows scored again to carry standard
 errors): for each row named by --row-names, that file's spaces replace the combined row's; the
-other rows stay as they are. The files must share the batch and the compile workers. The
+other rows stay as they are. A row the --scores files lack is added, empty ("-") on the spaces its
+--rows files do not score. The files must share the batch and the compile workers. The
 families, the means, their standard errors and OUT.md (with OUT.notes.md) are bench_strategies.py's.
 """
 import argparse
@@ -83,7 +84,7 @@ def summarised(row, names):
 
 
 def by_overall(rows):
-    return sorted(rows, key=lambda r: -1e9 if r["overall"] is None else -r["overall"])
+    return sorted(rows, key=lambda r: (r["overall"] is None, -(r["overall"] or 0.0)))  # unscored rows last
 
 
 def combine(files):
@@ -126,7 +127,7 @@ def combine(files):
 def replace_rows(out, path, d, names):
     """The rows `names` of score file `d` put into the combined table: for each, d's spaces replace the
     combined row's (score, runs, standard error); other rows are left as they are. A row the table lacks
-    is added when d scores every space of the table."""
+    is added, without a score on the spaces d does not score."""
     for key in ("batch", "compile_workers"):
         if d[key] != out[key]:
             fail(f"--rows {path}: {key} {d[key]}, the --scores files' is {out[key]}")
@@ -142,11 +143,11 @@ def replace_rows(out, path, d, names):
     for name in names:
         if name not in later:
             fail(f"--row-names {name}: no such row in {path}")
-        if name not in rows and set(names_d) != set(table):
-            fail(f"--row-names {name}: not in the --scores files' table, and {path} does not score all its spaces")
+        # A row the table lacks starts empty ("-", no runs) where d does not score a space: a
+        # later --rows file of the other spaces fills it (a row scored in two files).
         row = editable(rows[name], table) if name in rows else \
-            {"strategy": name, "source": later[name]["source"], "per_space": {}, "per_space_failure_aware": {},
-             "sampling_error": {}, "runs": {}}
+            {"strategy": name, "source": later[name]["source"], "per_space": dict.fromkeys(table),
+             "per_space_failure_aware": {}, "sampling_error": {}, "runs": dict.fromkeys(table, 0)}
         put_cells(row, later[name], names_d)
         rows[name] = summarised(row, table)
     out["strategies"] = by_overall(rows.values())
