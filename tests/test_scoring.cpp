@@ -117,6 +117,18 @@ TEST_CASE("scoring: F(p), T(p), B(t), S(t), P(t) on a 5-configuration space by h
   o.curve = CurveMethod::Isotonic;
   SpaceScoring iso(space, o);
   CHECK(iso.strategy_curve(runs) == std::vector<double>{3, 3, 3, 3, 2});
+
+  // Runs that found nothing valid (every evaluation failed): the worst valid value throughout,
+  // by either estimator, so such a strategy scores below random search instead of stopping the
+  // table. P = (5 - B) / (1 - B) = [-3 -3 -3], then 0 where B = f*: -9/5.
+  TraceEntry failed;
+  failed.config = cfg(0);
+  failed.observation.valid = false;
+  failed.cost_s = failed.elapsed_s = 0.25;
+  const std::vector<std::vector<TraceEntry>> none{{failed}, {failed}};
+  CHECK(iso.strategy_curve(none) == std::vector<double>(5, 5.0));
+  CHECK(s.strategy_curve(none) == std::vector<double>(5, 5.0));
+  CHECK(iso.score(none) == Approx(-9.0 / 5));
 }
 
 TEST_CASE("scoring: F(p) and B(t) on 9 configurations by hand", "[scoring]") {
