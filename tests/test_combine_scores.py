@@ -97,10 +97,18 @@ def main():
         rows = {r["strategy"]: r for r in json.loads((t / "out5.json").read_text())["strategies"]}
         assert rows["kt:b"]["sampling_error"] == {"scan_h100": 0.4}, rows["kt:b"]
 
+        # A row the table lacks, scored on some of its spaces: kept, "-" elsewhere, no overall score, last.
+        scores(t / "conv_new.json", tmp, 8, [("conv_A", "conv")], 40, {"new": ([0.6], 40, None)})
+        p = run("--scores", str(t / "all.json"), "--rows", str(t / "conv_new.json"), "--row-names", "new",
+                "--out", str(t / "out6"))
+        assert p.returncode == 0, p.stderr
+        table = json.loads((t / "out6.json").read_text())["strategies"]
+        assert table[-1]["strategy"] == "new" and table[-1]["overall"] is None, table[-1]
+        assert table[-1]["per_space"]["conv_A"] == 0.6 and table[-1]["per_space"]["scan_h100"] is None
+
         # Bad input: one line, exit 2, nothing written.
         scores(t / "b1.json", tmp, 1, [("scan_h100", "scan")], 200, {"a": ([0.3], 200, None)})
         (t / "broken.json").write_text("{")
-        scores(t / "conv_new.json", tmp, 8, [("conv_A", "conv")], 40, {"new": ([0.6], 40, None)})
         for bad, what in ((["--scores", str(t / "all.json"), str(t / "b1.json")], "batch 1"),
                           (["--scores", str(t / "broken.json")], "broken.json"),
                           (["--scores", str(t / "all.json"), "--out", str(t / "missing" / "x")], "--out"),
@@ -108,8 +116,6 @@ def main():
                            "conv_A"),
                           (["--scores", str(t / "all.json"), "--rows", str(t / "conv.json"), "--row-names", "kt:z"],
                            "kt:z"),
-                          (["--scores", str(t / "all.json"), "--rows", str(t / "conv_new.json"), "--row-names", "new"],
-                           "does not score all its spaces"),
                           (["--scores", str(t / "all.json"), "--rows", str(t / "again.json"), "--row-names", "kt:z"],
                            "kt:z"),
                           (["--scores", str(t / "all.json"), "--rows", str(t / "again.json")], "--row-names")):
