@@ -163,6 +163,7 @@ def replace_rows(out, path, d, names):
         if name in (d.get("kernel_tuner", {}).get("errors") or {}):
             kt_errors[name] = d["kernel_tuner"]["errors"][name]
     out["cutune_command"] += "\n" + (d.get("bench_command") or d["command"])
+    out["date"] = max(out["date"], d["date"])  # the table is as recent as its latest cells
 
 
 def main():

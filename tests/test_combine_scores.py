@@ -99,9 +99,12 @@ def main():
 
         # A row the table lacks, scored on some of its spaces: kept, "-" elsewhere, no overall score, last.
         scores(t / "conv_new.json", tmp, 8, [("conv_A", "conv")], 40, {"new": ([0.6], 40, None)})
+        later = json.loads((t / "conv_new.json").read_text())
+        (t / "conv_new.json").write_text(json.dumps({**later, "date": "2026-11-26"}))
         p = run("--scores", str(t / "all.json"), "--rows", str(t / "conv_new.json"), "--row-names", "new",
                 "--out", str(t / "out6"))
         assert p.returncode == 0, p.stderr
+        assert json.loads((t / "out6.json").read_text())["date"] == "2026-11-26"  # its latest cells' date
         table = json.loads((t / "out6.json").read_text())["strategies"]
         assert table[-1]["strategy"] == "new" and table[-1]["overall"] is None, table[-1]
         assert table[-1]["per_space"]["conv_A"] == 0.6 and table[-1]["per_space"]["scan_h100"] is None

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
@@ -110,7 +111,8 @@ Run drive(const Space& space, const std::string& name, std::uint64_t seed, std::
 TEST_CASE("every strategy is registered and unknown names are input errors") {
   const auto names = search::strategy_names();
   for (const char* n : {"brute_force", "random", "greedy_ils", "mls", "simulated_annealing", "dual_annealing",
-                        "genetic_algorithm", "diff_evo", "pso", "tabu_greywolf", "surrogate_vnd", "bayes_opt", "bandit_portfolio"})
+                        "genetic_algorithm", "diff_evo", "pso", "tabu_greywolf", "surrogate_vnd", "pattern_search", "bayes_opt",
+                        "bandit_portfolio"})
     CHECK(std::count(names.begin(), names.end(), n) == 1);
   const Space space = bowl_space();
   CHECK_THROWS_AS(search::make_strategy(space, {"annealing", 1, {}}), cutune::InputError);
@@ -237,6 +239,36 @@ TEST_CASE("strategies propose distinct valid work with 4 and 8 results pending")
 // pending, a strategy's proposals after its first 100 results must be about as good as when
 // it is asked for batches of 8 with nothing pending (one evaluator): measured as the share
 // of proposals in the worse half of the bowl.
+// Hooke and Jeeves' pattern move: a new best near the best of the last moves is followed by
+// the same step again from it (every parameter that moved, at once); a new best from
+// elsewhere is explored around, one adjacent step at a time.
+TEST_CASE("pattern_search repeats the step that made a near new best") {
+  std::vector<Parameter> ps;
+  for (int i = 0; i < 4; ++i) ps.push_back(range_param("p" + std::to_string(i), 8));
+  const Space space(ps, {});
+  auto first_ask = [&](const Config& before, const Config& best) {
+    auto strategy = search::make_strategy(space, {"pattern_search", 1, 100});
+    strategy->tell(before, {true, 10.0});
+    REQUIRE(strategy->ask(1).size() == 1);  // a move from `before`, still running
+    strategy->tell(best, {true, 5.0});
+    const auto batch = strategy->ask(1);
+    REQUIRE(batch.size() == 1);
+    return batch.front();
+  };
+  CHECK(first_ask(Config{{2, 2, 4, 4}}, Config{{3, 4, 4, 4}}) == Config{{4, 6, 4, 4}});
+  // The step leaves the range: clamped at its edge.
+  CHECK(first_ask(Config{{5, 2, 4, 4}}, Config{{7, 3, 4, 4}}) == Config{{7, 4, 4, 4}});
+  // Three steps away along p0: no slope to follow, an adjacent neighbour of the best.
+  const Config from_far = first_ask(Config{{0, 2, 4, 4}}, Config{{3, 3, 4, 4}});
+  std::size_t changed = 0, steps = 0;
+  for (std::size_t p = 0; p < 4; ++p) {
+    const long d = std::labs(static_cast<long>(from_far.index[p]) - static_cast<long>(Config{{3, 3, 4, 4}}.index[p]));
+    changed += d != 0, steps += static_cast<std::size_t>(d);
+  }
+  CHECK(changed == 1);
+  CHECK(steps == 1);
+}
+
 TEST_CASE("strategies with 7 results pending do not fall back to random proposals") {
   // Not bayes_opt: on the bowl its GP has the optimum within 100 results, and EI's best pick
   // after that is exploration by design (0.52 in the worse half with 7 pending, re-planning

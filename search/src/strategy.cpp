@@ -29,6 +29,7 @@ constexpr Entry kStrategies[] = {
     {"pso", make_pso},
     {"tabu_greywolf", make_tabu_greywolf},
     {"surrogate_vnd", make_surrogate_vnd},
+    {"pattern_search", make_pattern_search},
     {"bayes_opt", make_bayes_opt},
     {"bandit_portfolio", make_bandit_portfolio},
 };

@@ -18,6 +18,7 @@ std::unique_ptr<Strategy> make_diff_evo(const Space& space, const StrategyOption
 std::unique_ptr<Strategy> make_pso(const Space& space, const StrategyOptions& options);
 std::unique_ptr<Strategy> make_tabu_greywolf(const Space& space, const StrategyOptions& options);
 std::unique_ptr<Strategy> make_surrogate_vnd(const Space& space, const StrategyOptions& options);
+std::unique_ptr<Strategy> make_pattern_search(const Space& space, const StrategyOptions& options);
 std::unique_ptr<Strategy> make_bayes_opt(const Space& space, const StrategyOptions& options);
 std::unique_ptr<Strategy> make_bandit_portfolio(const Space& space, const StrategyOptions& options);
 /// bandit_portfolio's arm when options.prior is set (not empty): a local search ordered by the prior.
