@@ -269,6 +269,27 @@ TEST_CASE("pattern_search repeats the step that made a near new best") {
   CHECK(steps == 1);
 }
 
+// Once the best's whole neighbourhood is told, pattern_search sweeps around the next-best result.
+TEST_CASE("pattern_search sweeps around the second best once the best's neighbours are seen") {
+  std::vector<Parameter> ps;
+  for (int i = 0; i < 4; ++i) ps.push_back(range_param("p" + std::to_string(i), 8));
+  const Space space(ps, {});
+  const Config best{{4, 4, 4, 4}}, second{{5, 4, 4, 4}};
+  auto strategy = search::make_strategy(space, {"pattern_search", 1, 100});
+  strategy->tell(best, {true, 1.0});
+  double f = 10.0;
+  for (const Config& c : search::hamming_neighbours(space, best)) strategy->tell(c, {true, c == second ? 2.0 : f++});
+  const auto batch = strategy->ask(1);
+  REQUIRE(batch.size() == 1);
+  auto changes = [](const Config& a, const Config& b) {
+    std::size_t n = 0;
+    for (std::size_t p = 0; p < a.index.size(); ++p) n += a.index[p] != b.index[p];
+    return n;
+  };
+  CHECK(changes(batch.front(), second) == 1);
+  CHECK(changes(batch.front(), best) == 2);
+}
+
 TEST_CASE("strategies with 7 results pending do not fall back to random proposals") {
   // Not bayes_opt: on the bowl its GP has the optimum within 100 results, and EI's best pick
   // after that is exploration by design (0.52 in the worse half with 7 pending, re-planning
