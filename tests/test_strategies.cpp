@@ -106,6 +106,12 @@ Run drive(const Space& space, const std::string& name, std::uint64_t seed, std::
   return run;
 }
 
+std::size_t changed_parameters(const Config& a, const Config& b) {
+  std::size_t n = 0;
+  for (std::size_t p = 0; p < a.index.size(); ++p) n += a.index[p] != b.index[p];
+  return n;
+}
+
 }  // namespace
 
 TEST_CASE("every strategy is registered and unknown names are input errors") {
@@ -232,13 +238,6 @@ TEST_CASE("strategies propose distinct valid work with 4 and 8 results pending")
   CHECK(strategy->ask(1).empty());
 }
 
-// With N evaluators a strategy is asked each time a result arrives, with N - 1 pending. The
-// population strategies and bayes_opt once answered such asks with a random configuration
-// whenever their generation (or initial sample) was not all told yet: 7 of every 27
-// proposals of a GA at N = 8 (results/strategies_parallel.md). Asked one at a time with 7
-// pending, a strategy's proposals after its first 100 results must be about as good as when
-// it is asked for batches of 8 with nothing pending (one evaluator): measured as the share
-// of proposals in the worse half of the bowl.
 // Hooke and Jeeves' pattern move: a new best near the best of the last moves is followed by
 // the same step again from it (every parameter that moved, at once); a new best from
 // elsewhere is explored around, one adjacent step at a time.
@@ -260,12 +259,10 @@ TEST_CASE("pattern_search repeats the step that made a near new best") {
   CHECK(first_ask(Config{{5, 2, 4, 4}}, Config{{7, 3, 4, 4}}) == Config{{7, 4, 4, 4}});
   // Three steps away along p0: no slope to follow, an adjacent neighbour of the best.
   const Config from_far = first_ask(Config{{0, 2, 4, 4}}, Config{{3, 3, 4, 4}});
-  std::size_t changed = 0, steps = 0;
-  for (std::size_t p = 0; p < 4; ++p) {
-    const long d = std::labs(static_cast<long>(from_far.index[p]) - static_cast<long>(Config{{3, 3, 4, 4}}.index[p]));
-    changed += d != 0, steps += static_cast<std::size_t>(d);
-  }
-  CHECK(changed == 1);
+  const Config near_best{{3, 3, 4, 4}};
+  long steps = 0;
+  for (std::size_t p = 0; p < 4; ++p) steps += std::labs(static_cast<long>(from_far.index[p]) - near_best.index[p]);
+  CHECK(changed_parameters(from_far, near_best) == 1);
   CHECK(steps == 1);
 }
 
@@ -281,15 +278,17 @@ TEST_CASE("pattern_search sweeps around the second best once the best's neighbou
   for (const Config& c : search::hamming_neighbours(space, best)) strategy->tell(c, {true, c == second ? 2.0 : f++});
   const auto batch = strategy->ask(1);
   REQUIRE(batch.size() == 1);
-  auto changes = [](const Config& a, const Config& b) {
-    std::size_t n = 0;
-    for (std::size_t p = 0; p < a.index.size(); ++p) n += a.index[p] != b.index[p];
-    return n;
-  };
-  CHECK(changes(batch.front(), second) == 1);
-  CHECK(changes(batch.front(), best) == 2);
+  CHECK(changed_parameters(batch.front(), second) == 1);
+  CHECK(changed_parameters(batch.front(), best) == 2);
 }
 
+// With N evaluators a strategy is asked each time a result arrives, with N - 1 pending. The
+// population strategies and bayes_opt once answered such asks with a random configuration
+// whenever their generation (or initial sample) was not all told yet: 7 of every 27
+// proposals of a GA at N = 8 (results/strategies_parallel.md). Asked one at a time with 7
+// pending, a strategy's proposals after its first 100 results must be about as good as when
+// it is asked for batches of 8 with nothing pending (one evaluator): measured as the share
+// of proposals in the worse half of the bowl.
 TEST_CASE("strategies with 7 results pending do not fall back to random proposals") {
   // Not bayes_opt: on the bowl its GP has the optimum within 100 results, and EI's best pick
   // after that is exploration by design (0.52 in the worse half with 7 pending, re-planning
