@@ -48,6 +48,7 @@ CASES = {
     "bat_triad": ("bat/TRIAD/TRIAD-CAFF.json", []),
     # 3 configurations a second on an H100 (heavy compiles): 412 of 6768 in 130 s.
     "bat_convolution": ("bat/convolution/convolution-CAFF.json", []),
+    # 10312 configurations of 18 to 90 ms launches: 493 s on two H200s (--gpus all, 2026-11-28).
     "bat_gemm": ("bat/GEMM/GEMM-CAFF.json", []),
     # Kernel Tuner's own examples, each script as written, captured into T1 files on the GPU
     # machine (python/cutune_capture; their inputs are too large to carry) and its n-th
@@ -107,6 +108,8 @@ def main():
     ap.add_argument("--cases", default=",".join(CASES))
     ap.add_argument("--deadline", type=float, default=560.0, help="seconds for the whole call")
     ap.add_argument("--gpu-slug", default=None, help="default: from `cutune devices`")
+    ap.add_argument("--gpus", default=None,
+                    help="tune on several GPUs of the node (cutune tune --gpus: all, or ordinals), all of one model")
     args = ap.parse_args()
     cutune = os.path.join(args.bin, "cutune")
     os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
@@ -149,6 +152,8 @@ def main():
                "--time-budget", f"{max(left - 15, 5):.0f}", "--report", report, "--finalists", "0"]
         if problem:
             cmd += ["--problem", ",".join(problem)]
+        if args.gpus:
+            cmd += ["--gpus", args.gpus]
         rc, wall = run(cmd, log, timeout=left)
         entry.update(valid=valid, tune_exit=rc, wall_s=round(wall, 1))
         try:
@@ -159,7 +164,9 @@ def main():
             pass
         shutil.rmtree(cubins, ignore_errors=True)
         out = os.path.join(args.out, f"{name}_{gpu}.json")
-        erc, _ = run([cutune, "export", "--format", "cache", "--db", db, "-o", out], log)
+        # --space: the value lists as the kernel declares them, in its order (the neighbourhoods of
+        # every strategy that replays the file), not as the measurements first hold them.
+        erc, _ = run([cutune, "export", "--format", "cache", "--db", db, "--space", kernel, "-o", out], log)
         if erc == 0 and os.path.exists(out):
             cache = json.load(open(out))
             stored = len(cache.get("cache", {}))

@@ -237,6 +237,48 @@ TEST_CASE("export: bad input exits 2", "[interop]") {
   CHECK(db::kt::read_t4(dir / "o.json").entries.size() == 15);
 }
 
+TEST_CASE("export --space: the cache lists the kernel file's values in its declared order", "[interop]") {
+  // Measurements whose header lists each parameter's default first, as brute force stores a BAT
+  // file's (the default is measured first): BLOCK_SIZE 256,64,128,512 for the declared 64..512.
+  CliTempDir dir;
+  const fs::path caff = shared_dir() / "data/real_kernels/bat/nbody/nbody-CAFF.json";
+  const KernelProblem nbody = KernelProblem::load(caff);
+  DeviceIdentity d;
+  d.name = "NVIDIA Test GPU";
+  db::kt::KtCacheHeader h = db::kt::cache_header(nbody.name(), nbody.space(), {131072}, d);
+  const json declared = h.tune_params;
+  REQUIRE(declared["BLOCK_SIZE"] == json::parse("[64, 128, 256, 512]"));
+  h.tune_params["BLOCK_SIZE"] = json::parse("[256, 64, 128, 512]");
+  const std::string scrambled = dir / "nbody_scrambled.json";
+  db::kt::KtCacheWriter w;
+  w.open(scrambled, h);
+  for (int block : {256, 64}) {
+    db::kt::KtEntry e;
+    for (const auto& name : h.tune_params_keys) e.params[name] = h.tune_params[name][0];
+    e.params["BLOCK_SIZE"] = block;
+    e.times_ms = {1.0, 1.1, 1.2};
+    e.time_ms = db::kt::kt_mean(e.times_ms);
+    w.append(e);
+  }
+  w.close();
+  const std::string db = dir / "nbody.db";
+  ok({"import", scrambled, "--db", db});
+
+  const std::string out = dir / "nbody_cache.json";
+  ok({"export", "--db", db, "--space", caff.string(), "-o", out});
+  const db::kt::KtCache back = db::kt::read_cache(out);
+  CHECK(back.kernel_name == "nbody");
+  CHECK(back.tune_params == declared);
+  CHECK(back.entries.size() == 2);
+
+  // A file of another kernel is refused by name, and nothing is written.
+  const std::string wrong = dir / "wrong.json";
+  expect_bad_input({"export", "--db", db, "--space", (shared_dir() / "data/real_kernels/bat/GEMM/GEMM-CAFF.json").string(),
+                    "-o", wrong},
+                   {"--space", "GEMM", "nbody"});
+  CHECK(!fs::exists(wrong));
+}
+
 TEST_CASE("entries and measurements map both ways", "[interop]") {
   db::kt::KtEntry e;
   e.params = json{{"a", 1}};

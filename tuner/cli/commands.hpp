@@ -101,6 +101,7 @@ int cmd_query(const QueryArgs& args);
 /// cutune export (interop_commands.hpp: add_export, cmd_export dispatches on format).
 struct ExportArgs {
   std::string format = "cache", output, db, kernel, gpu, problem, objective;
+  std::string space;                 ///< the kernel file the measurements were tuned from (its declared lists)
   std::string t4_version = "1.0.0";  ///< --format t4: "1.0.0" or "1.1.0"
 };
 /// The winners (filtered as for query) as a wisdom file for cutune::loader.

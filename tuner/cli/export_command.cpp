@@ -2,6 +2,7 @@
 // store as a Kernel Tuner file. Each format is one function; a new format is one
 // more enumerator and one more case in the dispatch.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iostream>
@@ -59,17 +60,32 @@ std::string export_objective(const db::Store& store, const ExportData& x, const 
   return objectives.size() == 1 ? *objectives.begin() : "time";
 }
 
-/// The header of a cache: the kernel's own when cutune knows a kernel of that name whose
-/// parameters are the stored ones (Kernel Tuner's kernel_name, the declared lists); else
-/// the file's header when the data was imported from a cache; else the values the
-/// measurements hold.
-db::kt::KtCacheHeader header_of(const ExportData& x) {
+/// The header of a cache: the kernel file's (--space) or, without one, the built-in kernel's of
+/// that name when its parameters are the stored ones (Kernel Tuner's kernel_name, the declared
+/// lists); else the file's header when the data was imported from a cache; else the values the
+/// measurements hold, sorted. The lists' order is the space's neighbourhood for every strategy
+/// that replays the file (Kernel Tuner's and cutune's): the values in the order the
+/// measurements first hold them put a BAT file's default first (brute force measures it
+/// first), so BLOCK_SIZE 64,128,256,512 was written 256,64,128,512.
+db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_file) {
   json problem = json::parse(x.target.problem_json, nullptr, /*allow_exceptions=*/false);
   if (!problem.is_object()) problem = json::object();
   std::vector<std::int64_t> sizes;
   if (const auto it = problem.find("ProblemSize"); it != problem.end() && it->is_array())
     for (const auto& d : *it)
       if (d.is_number_integer()) sizes.push_back(d.get<std::int64_t>());
+  if (!space_file.empty()) {
+    const KernelProblem kp = KernelProblem::load(resolve_kernel(space_file));
+    // Named as the measurements are (a BAT file's BenchmarkName, not its CUDA function's name).
+    auto h = db::kt::cache_header(x.target.kernel, kp.space(), sizes, x.device, x.objective);
+    if (kp.name() != x.target.kernel)
+      throw InputError(fmt::format("--space {}: its kernel is {}, the measurements' {}", space_file, kp.name(),
+                                   x.target.kernel));
+    if (h.tune_params_keys != x.param_names)
+      throw InputError(fmt::format("--space {}: its parameters ({}) are not the stored ones ({})", space_file,
+                                   fmt::join(h.tune_params_keys, ","), fmt::join(x.param_names, ",")));
+    return h;
+  }
   try {
     const KernelProblem kp = KernelProblem::load(resolve_kernel(x.target.kernel));
     auto h = db::kt::cache_header(kp.kernel_name(), kp.space(), sizes, x.device, x.objective);
@@ -91,6 +107,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x) {
         const auto& v = e.params[name];
         if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
       }
+      std::sort(values.begin(), values.end());
       h.tune_params[name] = values;
     }
   }
@@ -102,8 +119,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x) {
 /// Written beside `out`, then renamed over it: a failed export leaves no half file.
 fs::path temporary_beside(const fs::path& out) { return out.string() + ".cutune-tmp"; }
 
-void write_cache(const ExportData& x, const fs::path& out) {
-  const db::kt::KtCacheHeader h = header_of(x);
+void write_cache(const ExportData& x, const db::kt::KtCacheHeader& h, const fs::path& out) {
   const fs::path tmp = temporary_beside(out);
   fs::remove(tmp);
   db::kt::KtCacheWriter w;
@@ -141,6 +157,10 @@ CLI::App* add_export(CLI::App& app, ExportArgs& a) {
   cmd->add_option("--kernel", a.kernel, "Kernel name (default: any; one target must match)");
   cmd->add_option("--gpu", a.gpu, "GPU name or model (substring; default: any)");
   cmd->add_option("--problem", a.problem, "Problem key, e.g. n=268435456 (default: any)");
+  cmd->add_option("--space", a.space,
+                  "cache: the kernel (template name, T1 or BAT file) the measurements were tuned from; the "
+                  "header's value lists are its declared ones, in its order (default: the built-in kernel of the "
+                  "stored name, else the stored values sorted)");
   cmd->add_option("--db", a.db, "SQLite database (default as for tune)");
   cmd->add_option("-o,--output", a.output, "File to write")->required()->check(directory_exists_for_output());
   return cmd;
@@ -172,9 +192,11 @@ int cmd_export(const ExportArgs& a) {
         x.param_names.push_back(it.key());
   }
   x.objective = export_objective(store, x, a.objective);
+  // Before the file is opened: a --space that does not fit is about --space, not the output.
+  const db::kt::KtCacheHeader header = format == ExportFormat::Cache ? header_of(x, a.space) : db::kt::KtCacheHeader{};
   try {
     switch (format) {
-      case ExportFormat::Cache: write_cache(x, a.output); break;
+      case ExportFormat::Cache: write_cache(x, header, a.output); break;
       case ExportFormat::T4: write_t4_results(x, a.output, a.t4_version); break;
       case ExportFormat::Wisdom: break;  // answered above
     }
