@@ -41,6 +41,12 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures import TimeoutError as FuturesTimeout
 from pathlib import Path
 
+# One BLAS thread per Kernel Tuner run: --jobs runs them side by side, and skopt's and
+# bayes_opt's GP fits each took every core's thread otherwise (16 jobs on 16 cores, 2026-11-29:
+# not one skopt run on BAT GEMM ended within 555 s; one run alone takes 6 to 9 minutes).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 ROOT = Path(__file__).resolve().parent.parent
 # The venv with Kernel Tuner and the optional packages of its strategies (scripts/kt_venv.sh pins
 # them: kernel_tuner==1.5.0, scikit-optimize==0.10.2 for skopt, pyatf==0.0.13 for pyatf_strategies).
