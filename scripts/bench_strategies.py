@@ -41,9 +41,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures import TimeoutError as FuturesTimeout
 from pathlib import Path
 
-# One BLAS thread per Kernel Tuner run: --jobs runs them side by side, and skopt's and
-# bayes_opt's GP fits each took every core's thread otherwise (16 jobs on 16 cores, 2026-11-29:
-# not one skopt run on BAT GEMM ended within 555 s; one run alone takes 6 to 9 minutes).
+# One BLAS thread per Kernel Tuner run: --jobs runs them side by side, and each GP fit of skopt
+# and bayes_opt would otherwise start a thread per core in every job. Not a cure for slow runs:
+# skopt on BAT GEMM takes 5 to 13 minutes a run on this machine (2026-11-29), and 16 such runs
+# on the GPU machine's 16 cores finished none within 515 s with it, none within 555 s without.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
