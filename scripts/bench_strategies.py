@@ -580,7 +580,9 @@ def add_families(scores):
         try:
             sp["family"] = load_cache(sp["file"]).get("kernel_name") or sp["name"]
         except (OSError, ValueError):
-            sp["family"] = sp["name"]
+            # The space files of an earlier score file may be gone (made under /tmp): the family
+            # it recorded stands (combine_scores.py re-reads them to combine such files).
+            sp["family"] = sp.get("family") or sp["name"]
     families = {}
     for sp in scores["spaces"]:
         families.setdefault(sp["family"], []).append(sp["name"])

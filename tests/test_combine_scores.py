@@ -109,6 +109,19 @@ def main():
         assert table[-1]["strategy"] == "new" and table[-1]["overall"] is None, table[-1]
         assert table[-1]["per_space"]["conv_A"] == 0.6 and table[-1]["per_space"]["scan_h100"] is None
 
+        # A score file whose space files are gone (made under /tmp on another day): the families it
+        # recorded stand, instead of one family per space.
+        with tempfile.TemporaryDirectory() as gone:
+            scores(t / "gone.json", gone, 8, [("conv_A", "conv"), ("scan_h100", "scan"), ("scan_h200", "scan")], 40,
+                   {"a": ([0.9, 0.2, 0.4], 40, None)})
+            p = run("--scores", str(t / "gone.json"), "--out", str(t / "gone_families"))
+            assert p.returncode == 0, p.stderr
+        p = run("--scores", str(t / "gone_families.json"), "--out", str(t / "out7"))
+        assert p.returncode == 0, p.stderr
+        d = json.loads((t / "out7.json").read_text())
+        assert d["families"] == {"conv": ["conv_A"], "scan": ["scan_h100", "scan_h200"]}, d["families"]
+        assert abs(d["strategies"][0]["per_family"]["scan"] - 0.3) < 1e-12
+
         # Bad input: one line, exit 2, nothing written.
         scores(t / "b1.json", tmp, 1, [("scan_h100", "scan")], 200, {"a": ([0.3], 200, None)})
         (t / "broken.json").write_text("{")
