@@ -577,12 +577,15 @@ def add_families(scores):
     spaces and on each family's mean. Adds sp["family"], r["per_family"] and the standard errors of
     the means where every space has one (spaces independent)."""
     for sp in scores["spaces"]:
+        if sp.get("family"):
+            # Recorded when the file was scored: combine_scores.py passes earlier score files
+            # through here, whose space files may be gone (made under /tmp) or take seconds to
+            # read again (sepconv's cache is 29920 configurations).
+            continue
         try:
             sp["family"] = load_cache(sp["file"]).get("kernel_name") or sp["name"]
         except (OSError, ValueError):
-            # The space files of an earlier score file may be gone (made under /tmp): the family
-            # it recorded stands (combine_scores.py re-reads them to combine such files).
-            sp["family"] = sp.get("family") or sp["name"]
+            sp["family"] = sp["name"]
     families = {}
     for sp in scores["spaces"]:
         families.setdefault(sp["family"], []).append(sp["name"])
