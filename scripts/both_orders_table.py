@@ -55,9 +55,13 @@ def family_rows(files, flag):
 
 
 def fmt(v, se=None):
-    if v is None:
-        return "-"
     return f"{v:.3f}" + (f" ±{se:.3f}" if se is not None else "")
+
+
+def best_of(both, names, key):
+    """The strategy of `names` with the highest `key` score in `both`, and that score."""
+    name = max(names, key=lambda n: both[n][key])
+    return name, both[name][key]
 
 
 def main():
@@ -104,13 +108,7 @@ def main():
         if not others:
             continue
         d = both[DEFAULT]
-
-        def best(key):
-            s = max(others, key=lambda s: both[s][key])
-            return s, both[s][key]
-        bd, bdv = best("declared")
-        br, brv = best("reversed")
-        bb, bbv = best("both")
+        (bd, bdv), (br, brv), (bb, bbv) = (best_of(both, others, key) for key in ("declared", "reversed", "both"))
         summary.append(f"| {fam} | {d['declared']:.3f} / {d['reversed']:.3f} / **{fmt(d['both'], d['se'])}** "
                        f"| {bd} {bdv:.3f} | {br} {brv:.3f} | {bb} {fmt(bbv, both[bb]['se'])} "
                        f"| {'yes' if d['both'] >= bbv else 'no'} |")
