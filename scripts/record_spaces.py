@@ -44,6 +44,7 @@ CASES = {
     # Recorded on an H100 (2026-11-25) and left out of results/spaces: every configuration fails,
     # as the problem files are written (pnpoly's passes 4 arguments to a 3-parameter kernel,
     # TRIAD's passes a double scalar to a float parameter), so they hold no space to search.
+    # TRIAD again on an H200 (2026-12-01): the same, all 4320 fail.
     "bat_pnpoly": ("bat/pnpoly/pnpoly-CAFF.json", []),
     "bat_triad": ("bat/TRIAD/TRIAD-CAFF.json", []),
     # 3 configurations a second on an H100 (heavy compiles): 412 of 6768 in 130 s.
