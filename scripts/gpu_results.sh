@@ -19,7 +19,8 @@ bin=${CUTUNE_BIN:-.gpu/bin}
 files=$out/files
 mkdir -p "$files"
 export CUTUNE_TEMPLATE_DIR=${CUTUNE_TEMPLATE_DIR:-$PWD/kernel_templates} CUTUNE_TEST_DATA_DIR=$PWD/tests/data
-export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
+# The libraries scripts/stage_gpu.sh staged beside the binaries (Open MPI's), then the toolkit's.
+export LD_LIBRARY_PATH=$bin/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:/usr/local/cuda/lib64
 db=${CUTUNE_RESULTS_DB:-$out/cutune.db}
 status=0
 

@@ -113,6 +113,10 @@ def main():
                     help="tune on several GPUs of the node (cutune tune --gpus: all, or ordinals), all of one model")
     args = ap.parse_args()
     cutune = os.path.join(args.bin, "cutune")
+    # The libraries scripts/stage_gpu.sh staged beside the binaries (Open MPI's), for every call below.
+    staged = os.path.join(os.path.dirname(os.path.abspath(args.bin)), "lib")
+    if os.path.isdir(staged):
+        os.environ["LD_LIBRARY_PATH"] = staged + (":" + os.environ["LD_LIBRARY_PATH"] if os.environ.get("LD_LIBRARY_PATH") else "")
     os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
     os.makedirs(args.db, exist_ok=True)
     start = time.time()

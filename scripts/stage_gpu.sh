@@ -17,4 +17,12 @@ strip .gpu/bin/*
 # machine's toolkit lacks it (cutune finds it through CUTUNE_CUPTI=.gpu/lib/libcupti.so.13).
 cupti=$(ls /usr/local/cuda/lib64/libcupti.so.* /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.* 2>/dev/null | head -n 1 || true)
 if [ -n "$cupti" ]; then mkdir -p .gpu/lib && cp -L "$cupti" .gpu/lib/; fi
+# Every other library the binaries link (ldd) that the GPU machine cannot be assumed to have
+# (../shared/GPU.md: glibc, libstdc++, libsqlite3, NVRTC and the driver only): Open MPI's and what
+# it pulls in (hwloc, libevent, ...), into .gpu/lib too. The scripts that run .gpu/bin
+# (gpu_results.sh, record_spaces.py) put the lib folder beside the bin folder on LD_LIBRARY_PATH.
+mkdir -p .gpu/lib
+for b in .gpu/bin/cutune .gpu/bin/cutune-worker; do ldd "$b"; done | awk '/=> \//{print $3}' | sort -u |
+  grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s|libsqlite3|libnvrtc[^/]*|libcuda|ld-linux[^/]*)\.so' |
+  while read -r lib; do cp -L "$lib" .gpu/lib/; done
 du -sh .gpu
