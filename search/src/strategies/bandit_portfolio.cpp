@@ -6,8 +6,8 @@
 // (1: better than everything, 0: worst or a failure). Rationale: no single strategy wins
 // on every space (Willemsen et al., FGCS 2024), so let the run choose. Whether it helps
 // is for `cutune score` to say; see README. With a short evaluation budget
-// (kModelLedBudget) the bandit has too few pulls to learn from, and the model-based arm
-// proposes alone.
+// (kModelLedBudget) the bandit has too few pulls to learn from: the model-based arm and the
+// pattern arm take turns in a fixed cycle instead (kShortRunCycle says why).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -56,8 +56,29 @@ constexpr ArmKind kArms[] = {
 /// The prior's arm (when there is a prior) has a stream of its own, after the arms'.
 constexpr std::uint64_t kPriorStream = 6;
 /// The arms of a short run (a budget of at most kModelLedBudget, strategy.hpp says why): the
-/// model alone. It is kArms' first, so it gets the same seed stream either way.
-constexpr ArmKind kShortRunArms[] = {kArms[0]};
+/// model and the pattern search, with the seed streams they have in kArms.
+constexpr ArmKind kShortRunArms[] = {kArms[0], kArms[3]};
+/// A short run's schedule: the model's first kShortRunLead proposals (half its initial sample
+/// at most budgets), then of every kShortRunCycle pulls the first is the model's and the rest
+/// the local arms' (the pattern arm's; with a prior, the bandit's choice between it and the
+/// prior's arm). Why: `pattern_search` alone, a local search from the first result, beats
+/// `bayes_opt` alone where the window is long enough to walk (200 runs, batch 8: matmul 1024^3
+/// 0.528 against 0.344, reduction 2^22 0.605 / 0.296, scan 2^22 0.767 / 0.659, Kernel Tuner's
+/// sum_floats on the H200 0.346 / 0.192) and loses where it is a dozen evaluations (reduction on
+/// the H200 0.022 / 0.370, scan on the H100 0.218 / 0.617). Measured on the 18 spaces whose
+/// budgets are at most kModelLedBudget (the 15 small ones, both convolution_correct and the
+/// H200's sum_floats; 200 runs, seeds 1..200, batch 8), against 0.256 for the model alone:
+/// - after the model's whole initial sample (a fifth of the budget, 5 to 20), the pattern arm in
+///   every pull 0.312, in two of three 0.315, one of two 0.302, one of three 0.289, one of four
+///   0.280; both arms under UCB1 from the start 0.259 (the pattern arm's first pull is random);
+/// - after a lead of 8: the pattern arm in one of two 0.319, two of three 0.336, **three of four
+///   0.342**, four of five 0.344, every pull 0.345 (but scan on the H100 / H200 0.567 / 0.463 and
+///   sum_floats on the H200 0.348, where three of four keeps 0.608 / 0.502 and 0.410);
+/// - two of three after a lead of 5 0.328, of 12 0.324.
+/// Three of four after 8, per space: none lower than 0.013 (scan on the H200 0.515 -> 0.502);
+/// convolution_correct 0.065 / 0.054 -> 0.289 / 0.308, sum_floats on the H200 0.192 -> 0.410,
+/// reduction 2^22 0.296 -> 0.510, nbody 0.087 / 0.087 -> 0.226 / 0.238.
+constexpr std::size_t kShortRunLead = 8, kShortRunCycle = 4;
 constexpr double kExploration = 2.0;  ///< UCB1's constant: sqrt(2 ln N / n_a)
 constexpr double kPriorReward = 0.5;  ///< mean reward of an arm before its first result
 
@@ -78,6 +99,7 @@ class BanditPortfolio final : public Searcher {
       StrategyOptions o = options;
       o.seed = options.seed * kStreamStride + kPriorStream;
       arms_.push_back({make_prior_local(space, o)});
+      model_arm_ = 1;
     }
     for (const ArmKind& arm : short_run_ ? std::span<const ArmKind>(kShortRunArms) : std::span<const ArmKind>(kArms)) {
       StrategyOptions o = options;
@@ -113,10 +135,22 @@ class BanditPortfolio final : public Searcher {
   }
 
   Arm* choose() {
+    if (!short_run_) return best_bound(nullptr);
+    Arm& model = arms_[model_arm_];
+    const bool models_turn =
+        total_pulls_ < kShortRunLead || (total_pulls_ - kShortRunLead) % kShortRunCycle == 0;
+    if (models_turn && !model.exhausted) return &model;
+    if (Arm* local = best_bound(&model)) return local;
+    return model.exhausted ? nullptr : &model;
+  }
+
+  /// The arm with the best upper confidence bound (UCB1; an arm not pulled yet first), other
+  /// than `skip`; null when every one is exhausted.
+  Arm* best_bound(const Arm* skip) {
     Arm* best = nullptr;
     double best_score = -INFINITY;
     for (auto& a : arms_) {
-      if (a.exhausted) continue;
+      if (&a == skip || a.exhausted) continue;
       if (a.pulls == 0) return &a;
       const double mean = a.rewards ? a.reward_sum / static_cast<double>(a.rewards) : kPriorReward;
       const double score = mean + std::sqrt(kExploration * std::log(static_cast<double>(total_pulls_)) /
@@ -146,6 +180,7 @@ class BanditPortfolio final : public Searcher {
 
   const bool short_run_;
   std::vector<Arm> arms_;
+  std::size_t model_arm_ = 0;  ///< bayes_opt's place in arms_ (after the prior's arm)
   std::size_t total_pulls_ = 0;
   std::map<Config, std::size_t> credit_;
   std::set<Config> told_;

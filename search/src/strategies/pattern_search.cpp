@@ -46,6 +46,9 @@ constexpr long kPatternReach = 2;
 class PatternSearch final : public Searcher {
  public:
   PatternSearch(const Space& space, std::uint64_t seed) : Searcher(space, seed) {}
+  // Nothing it does depends on the budget: in place, whatever it is (a short-run portfolio
+  // re-plans in place only when every arm does).
+  bool learn_budget(std::uint64_t) override { return true; }
 
  private:
   std::optional<Config> propose() override {

@@ -55,13 +55,14 @@ class Strategy {
 /// Without a budget it still evaluates the whole space, only in a better order.
 inline constexpr const char* kDefaultStrategy = "bandit_portfolio";
 
-/// With an evaluation budget of at most this many, the default (bandit_portfolio) is its
-/// model-based arm alone, bayes_opt (beside a prior's arm, when there is a prior): a bandit
-/// learns which arm pays only over many pulls, and in a short run every arm's random start
-/// dilutes the one arm that learns from the first results. Measured with `cutune score` on the
-/// recorded spaces (results/strategies_200.notes.md), with the same bayes_opt in both: on the
-/// 15 small spaces (planning budgets 12 to 236) bayes_opt alone 0.162 against the four-arm
-/// portfolio's 0.133 (200 runs, 8 pending; one at a time 0.214 against 0.183; both with
+/// With an evaluation budget of at most this many, the default (bandit_portfolio) does not run
+/// its bandit over all four arms: its model-based arm (bayes_opt) and its pattern arm take turns
+/// in a fixed cycle (bandit_portfolio.cpp: kShortRunCycle has the measurements), beside a prior's
+/// arm when there is a prior. A bandit learns which arm pays only over many pulls, and in a short
+/// run every arm's random start dilutes the arms that learn from the first results. Measured with
+/// `cutune score` on the recorded spaces (results/strategies_200.notes.md), with the same bayes_opt
+/// in both: on the 15 small spaces (planning budgets 12 to 236) bayes_opt alone 0.162 against the
+/// four-arm portfolio's 0.133 (200 runs, 8 pending; one at a time 0.214 against 0.183; both with
 /// bayes_opt's per-parameter length scales, before its balanced initial sample); on the four
 /// large ones (budgets 550 to 4334) the portfolio leads, 0.808 against 0.687 (convolution_A4000
 /// 0.654 against 0.463: the model settles in a basin that the local arms leave). Any bound
