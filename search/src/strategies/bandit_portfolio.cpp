@@ -58,8 +58,10 @@ constexpr std::uint64_t kPriorStream = 6;
 /// The arms of a short run (a budget of at most kModelLedBudget, strategy.hpp says why): the
 /// model and the pattern search, with the seed streams they have in kArms.
 constexpr ArmKind kShortRunArms[] = {kArms[0], kArms[3]};
-/// A short run's schedule: the model's first kShortRunLead proposals (half its initial sample
-/// at most budgets), then of every kShortRunCycle pulls the first is the model's and the rest
+static_assert(kShortRunArms[0].make == make_bayes_opt && kShortRunArms[1].make == make_pattern_search,
+              "a short run is the model and the pattern arm: reordering kArms must not change that");
+/// A short run's schedule: the model's first kShortRunLead proposals (its initial sample is a
+/// fifth of the budget, 5 to 20: all of it below a budget of 40, the first part above), then of every kShortRunCycle pulls the first is the model's and the rest
 /// the local arms' (the pattern arm's; with a prior, the bandit's choice between it and the
 /// prior's arm). Why: `pattern_search` alone, a local search from the first result, beats
 /// `bayes_opt` alone where the window is long enough to walk (200 runs, batch 8: matmul 1024^3
