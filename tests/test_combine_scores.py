@@ -74,6 +74,13 @@ def main():
         assert rows["kt:b"]["runs"] == [10, 10, 10] and rows["kt:b"]["sampling_error"] == {"scan_h100": 0.2}
         assert abs(rows["kt:b"]["per_family"]["scan"] - 0.45) < 1e-12 and abs(rows["kt:b"]["overall"] - 0.3) < 1e-12
         assert rows["a"]["per_space"]["conv_A"] == 0.9  # not named: the combined row stays
+        assert json.loads((t / "out2.json").read_text())["repeats"] == "40/200"  # Kernel Tuner's row: cutune's runs stay
+        # A cutune row scored again with 10 runs: the header's "cutune's rows have N runs" counts its
+        # runs beside the other cutune row's (c, 40).
+        p = run("--scores", str(t / "all.json"), "--rows", str(t / "again.json"), "--row-names", "a", "--out", str(t / "out2a"))
+        assert p.returncode == 0, p.stderr
+        assert json.loads((t / "out2a.json").read_text())["repeats"] == "10/40"
+        assert "cutune's rows have 10/40 runs each" in (t / "out2a.md").read_text()
         # ... and on some spaces only: those of the row are replaced, with their runs and errors.
         scores(t / "conv.json", tmp, 8, [("conv_A", "conv")], 40, {"a": ([0.6], 40, {"conv_A": 0.05})})
         scores(t / "conv_plain.json", tmp, 8, [("conv_A", "conv")], 40, {"kt:b": ([0.7], 40, None)})
