@@ -162,11 +162,6 @@ def replace_rows(out, path, d, names):
     for name in names:
         if name in (d.get("kernel_tuner", {}).get("errors") or {}):
             kt_errors[name] = d["kernel_tuner"]["errors"][name]
-    # The header's "cutune's rows have N runs each": with a cutune row scored again (the pipeline
-    # table's 20-run rows replaced by 40-run ones), the counts its cutune rows now have.
-    if any(later[name]["source"] == "cutune" for name in names):
-        counts = sorted({n for r in out["strategies"] if r.get("source") == "cutune" for n in r["runs"] if n})
-        out["repeats"] = "/".join(str(n) for n in counts)
     out["cutune_command"] += "\n" + (d.get("bench_command") or d["command"])
     out["date"] = max(out["date"], d["date"])  # the table is as recent as its latest cells
 
@@ -185,6 +180,12 @@ def main():
     scores = combine([(path, read(path)) for path in args.scores])
     for path, names in zip(args.rows, args.row_names):
         replace_rows(scores, path, read(path), [n for n in names.split(",") if n])
+    # The header's "cutune's rows have N runs each" is what the table's cutune rows hold, not the
+    # files' counts: with --rows, cutune rows scored again (the pipeline table's 20-run rows replaced
+    # by 40-run ones) would otherwise keep the old count.
+    counts = sorted({n for r in scores["strategies"] if r.get("source") == "cutune" for n in r["runs"] if n})
+    if counts:
+        scores["repeats"] = "/".join(str(n) for n in counts)
     bench_strategies.add_families(scores)
     out = Path(args.out)
     try:
