@@ -294,9 +294,9 @@ TEST_CASE("strategies with 7 results pending do not fall back to random proposal
   // after that is exploration by design (0.52 in the worse half with 7 pending, re-planning
   // after each result; 0.34 in batches of 8, half of them LCB's picks).
   const std::string name = GENERATE("genetic_algorithm", "pso", "diff_evo", "bandit_portfolio");
-  // With a budget of at most kModelLedBudget the default is two of its arms in a fixed cycle
+  // With a budget of at most kBanditBudget the default is two of its arms in a fixed cycle
   // (tested below): its bandit is tested with a longer one.
-  const std::uint64_t budget = name == "bandit_portfolio" ? search::kModelLedBudget + 100 : 400;
+  const std::uint64_t budget = name == "bandit_portfolio" ? search::kBanditBudget + 100 : 400;
   const Space space = bowl_space();
   std::vector<double> values;
   space.for_each_valid([&](const Config& c) { return values.push_back(*bowl(c)), true; });
@@ -334,28 +334,35 @@ TEST_CASE("strategies with 7 results pending do not fall back to random proposal
   CHECK(with_pending <= alone + 0.02);
 }
 
-// The default with a short evaluation budget (search::kModelLedBudget) is its model and its
+// The default with a short evaluation budget (search::kBanditBudget) is its model and its
 // pattern arm in a fixed cycle (bandit_portfolio.cpp): asked one at a time, its first 9
 // proposals are bayes_opt's with the seed the portfolio gives that arm (the model's lead of 8,
 // then the model's turn of the first cycle), and the 10th is the pattern arm's first move: an
 // adjacent neighbour of the best result so far. With a longer budget its other arms propose too.
 TEST_CASE("bandit_portfolio with a short budget alternates the model and the pattern arm") {
   const Space space = bowl_space();
+  // 100: within bayes_opt's own short run too (kModelLedBudget); kBanditBudget: the longest run
+  // that is still the cycle.
+  for (std::uint64_t budget : {std::uint64_t{100}, search::kBanditBudget}) {
+    for (std::uint64_t seed : {1, 2, 3}) {
+      INFO("budget " << budget << ", seed " << seed);
+      const std::uint64_t arm_seed = seed * 0x9E3779B97F4A7C15ULL + 1;  // the portfolio's first arm
+      const auto short_run = drive(space, "bandit_portfolio", seed, budget, bowl, false, 1);
+      const auto model = drive(space, "bayes_opt", arm_seed, budget, bowl, false, 1);
+      REQUIRE(short_run.proposals.size() >= 100);
+      const std::vector<Config> first(short_run.proposals.begin(), short_run.proposals.begin() + 9);
+      CHECK(first == std::vector<Config>(model.proposals.begin(), model.proposals.begin() + 9));
+      CHECK(short_run.proposals != model.proposals);
+      const Config* best = nullptr;
+      for (const Config& c : first)
+        if (!best || *bowl(c) < *bowl(*best)) best = &c;
+      const auto adjacent = search::adjacent_neighbours(space, *best);
+      CHECK(std::find(adjacent.begin(), adjacent.end(), short_run.proposals[9]) != adjacent.end());
+    }
+  }
   for (std::uint64_t seed : {1, 2, 3}) {
-    INFO("seed " << seed);
-    const std::uint64_t arm_seed = seed * 0x9E3779B97F4A7C15ULL + 1;  // the portfolio's first arm
-    const auto short_run = drive(space, "bandit_portfolio", seed, 100, bowl, false, 1);
-    const auto model = drive(space, "bayes_opt", arm_seed, 100, bowl, false, 1);
-    REQUIRE(short_run.proposals.size() >= 100);
-    const std::vector<Config> first(short_run.proposals.begin(), short_run.proposals.begin() + 9);
-    CHECK(first == std::vector<Config>(model.proposals.begin(), model.proposals.begin() + 9));
-    CHECK(short_run.proposals != model.proposals);
-    const Config* best = nullptr;
-    for (const Config& c : first)
-      if (!best || *bowl(c) < *bowl(*best)) best = &c;
-    const auto adjacent = search::adjacent_neighbours(space, *best);
-    CHECK(std::find(adjacent.begin(), adjacent.end(), short_run.proposals[9]) != adjacent.end());
-    const std::size_t longer = search::kModelLedBudget + 100;
+    const std::uint64_t arm_seed = seed * 0x9E3779B97F4A7C15ULL + 1;
+    const std::size_t longer = search::kBanditBudget + 100;
     const auto long_run = drive(space, "bandit_portfolio", seed, longer, bowl, false, 1);
     const auto long_model = drive(space, "bayes_opt", arm_seed, longer, bowl, false, 1);
     CHECK(long_run.proposals != long_model.proposals);
@@ -378,7 +385,7 @@ TEST_CASE("a strategy whose budget is learnt plans with it once learnt") {
     bool in_place;
   };
   for (const Case& k : {Case{"bayes_opt", 30, true}, Case{"bandit_portfolio", 30, true},
-                        Case{"bandit_portfolio", 1000, false}, Case{"tabu_greywolf", 30, false}}) {
+                        Case{"bandit_portfolio", 2 * search::kBanditBudget, false}, Case{"tabu_greywolf", 30, false}}) {
     INFO(k.name << " learning " << k.budget);
     auto learning = search::make_strategy(space, learnt_options(k.name));
     // The pilot: as a short run's first proposals.

@@ -6,7 +6,7 @@
 // (1: better than everything, 0: worst or a failure). Rationale: no single strategy wins
 // on every space (Willemsen et al., FGCS 2024), so let the run choose. Whether it helps
 // is for `cutune score` to say; see README. With a short evaluation budget
-// (kModelLedBudget) the bandit has too few pulls to learn from: the model-based arm and the
+// (kBanditBudget) the bandit has too few pulls to learn from: the model-based arm and the
 // pattern arm take turns in a fixed cycle instead (kShortRunCycle says why).
 #include <algorithm>
 #include <cmath>
@@ -45,7 +45,7 @@ constexpr std::uint64_t kStreamStride = 0x9E3779B97F4A7C15ULL;
 // sweep of the best): 0.847 and 0.840 on the two, 0.816 on the four. With its sweeps of the
 // next-best results (pattern_search.cpp has the figures) 0.862, 0.893 and 0.830.
 // pso left out once the pattern arm was in (with / without, 200 runs per space on the seven
-// spaces whose budgets exceed kModelLedBudget: the four shared ones, sum_floats, sepconv and BAT's
+// spaces whose budgets exceeded kModelLedBudget (the short-run bound then): the four shared ones, sum_floats, sepconv and BAT's
 // GEMM): batch 8, seeds 1..200 0.834 / 0.840 and seeds 201..400 0.833 / 0.837; one at a time, seeds
 // 1..200, 0.855 / 0.864 (six of the seven up, sepconv -0.004). Every arm keeps the seed stream it
 // had beside pso (2 was pso's), so those differences are pso's alone, not other random numbers.
@@ -55,7 +55,7 @@ constexpr ArmKind kArms[] = {
     {make_bayes_opt, 1}, {make_tabu_greywolf, 3}, {make_simulated_annealing, 4}, {make_pattern_search, 5}};
 /// The prior's arm (when there is a prior) has a stream of its own, after the arms'.
 constexpr std::uint64_t kPriorStream = 6;
-/// The arms of a short run (a budget of at most kModelLedBudget, strategy.hpp says why): the
+/// The arms of a short run (a budget of at most kBanditBudget, strategy.hpp says why): the
 /// model and the pattern search, with the seed streams they have in kArms.
 constexpr ArmKind kShortRunArms[] = {kArms[0], kArms[3]};
 static_assert(kShortRunArms[0].make == make_bayes_opt && kShortRunArms[1].make == make_pattern_search,
@@ -68,7 +68,7 @@ static_assert(kShortRunArms[0].make == make_bayes_opt && kShortRunArms[1].make =
 /// 0.528 against 0.344, reduction 2^22 0.605 / 0.296, scan 2^22 0.767 / 0.659, Kernel Tuner's
 /// sum_floats on the H200 0.346 / 0.192) and loses where it is a dozen evaluations (reduction on
 /// the H200 0.022 / 0.370, scan on the H100 0.218 / 0.617). Measured on the 18 spaces whose
-/// budgets are at most kModelLedBudget (the 15 small ones, both convolution_correct and the
+/// budgets are at most kModelLedBudget (400; the 15 small ones, both convolution_correct and the
 /// H200's sum_floats; 200 runs, seeds 1..200, batch 8), against 0.256 for the model alone:
 /// - after the model's whole initial sample (a fifth of the budget, 5 to 20), the pattern arm in
 ///   every pull 0.312, in two of three 0.315, one of two 0.302, one of three 0.289, one of four
@@ -94,7 +94,7 @@ struct Arm {
 class BanditPortfolio final : public Searcher {
  public:
   BanditPortfolio(const Space& space, const StrategyOptions& options)
-      : Searcher(space, options.seed), short_run_(options.budget && *options.budget <= kModelLedBudget) {
+      : Searcher(space, options.seed), short_run_(options.budget && *options.budget <= kBanditBudget) {
     // With a prior, its arm first: the bandit pulls every arm once in order, and the
     // prior's neighbourhood of the seeds is the best-informed guess at the start.
     if (options.prior && !options.prior->empty()) {
@@ -113,7 +113,7 @@ class BanditPortfolio final : public Searcher {
   // In place while the budget keeps its arms (a short run stays short); every arm must
   // re-plan in place too.
   bool learn_budget(std::uint64_t evaluations) override {
-    if ((evaluations <= kModelLedBudget) != short_run_) return false;
+    if ((evaluations <= kBanditBudget) != short_run_) return false;
     bool all = true;
     for (auto& a : arms_) all = a.strategy->learn_budget(evaluations) && all;
     return all;

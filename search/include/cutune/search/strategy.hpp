@@ -55,19 +55,29 @@ class Strategy {
 /// Without a budget it still evaluates the whole space, only in a better order.
 inline constexpr const char* kDefaultStrategy = "bandit_portfolio";
 
+/// A short run for the model-based strategies: with an evaluation budget of at most this many,
+/// bayes_opt re-plans after every pick and surrogate_vnd keeps its initial sample, and a run
+/// whose budget is still to be learnt plans as one. Measured with bayes_opt alone against the
+/// four-arm portfolio (results/strategies_200.notes.md): on the 15 small spaces (planning budgets
+/// 12 to 236) bayes_opt 0.162 against 0.133 (200 runs, 8 pending; one at a time 0.214 against
+/// 0.183); on the four large ones (budgets 550 to 4334) the portfolio led, 0.808 against 0.687.
+/// Any bound from 237 to 549 gives the same scores there; 400 is twice the results bayes_opt's
+/// GP holds.
+inline constexpr std::uint64_t kModelLedBudget = 400;
+
 /// With an evaluation budget of at most this many, the default (bandit_portfolio) does not run
 /// its bandit over all four arms: its model-based arm (bayes_opt) and its pattern arm take turns
 /// in a fixed cycle (bandit_portfolio.cpp: kShortRunCycle has the measurements), beside a prior's
 /// arm when there is a prior. A bandit learns which arm pays only over many pulls, and in a short
-/// run every arm's random start dilutes the arms that learn from the first results. Measured with
-/// `cutune score` on the recorded spaces (results/strategies_200.notes.md), with the same bayes_opt
-/// in both: on the 15 small spaces (planning budgets 12 to 236) bayes_opt alone 0.162 against the
-/// four-arm portfolio's 0.133 (200 runs, 8 pending; one at a time 0.214 against 0.183; both with
-/// bayes_opt's per-parameter length scales, before its balanced initial sample); on the four
-/// large ones (budgets 550 to 4334) the portfolio leads, 0.808 against 0.687 (convolution_A4000
-/// 0.654 against 0.463: the model settles in a basin that the local arms leave). Any bound
-/// from 237 to 549 gives the same scores there; 400 is twice the results bayes_opt's GP holds.
-inline constexpr std::uint64_t kModelLedBudget = 400;
+/// run every arm's random start dilutes the arms that learn from the first results. The seven
+/// recorded spaces with budgets above kModelLedBudget, the cycle against the bandit (200 runs,
+/// seeds 1..200, batch 8 / one at a time), by budget: convolution_A4000 (550) 0.697 / 0.693,
+/// dedispersion_A4000 (658) 0.838 / 0.803, Kernel Tuner's sum_floats (846) 0.888 / 0.854, BAT
+/// GEMM (926) 0.864 / 0.855; then the bandit leads: sepconv (1380) 0.880 / 0.896,
+/// convolution_A100 (2410) 0.711 / 0.861, dedispersion_A100 (4334) 0.775 / 0.915.
+/// One at a time, the four up to 926: 0.744 / 0.744, 0.851 / 0.855, 0.904 / 0.889, 0.881 / 0.874.
+/// The crossing lies between 926 and 1380; 1000 is a round bound between them.
+inline constexpr std::uint64_t kBanditBudget = 1000;
 
 struct StrategyOptions {
   // A constructor, not an aggregate: callers write {name, seed, budget} and the prior stays
