@@ -94,7 +94,7 @@ struct Arm {
 class BanditPortfolio final : public Searcher {
  public:
   BanditPortfolio(const Space& space, const StrategyOptions& options)
-      : Searcher(space, options.seed), short_run_(options.budget && *options.budget <= kBanditBudget) {
+      : Searcher(space, options.seed), short_run_(options.budget && is_short(*options.budget)) {
     // With a prior, its arm first: the bandit pulls every arm once in order, and the
     // prior's neighbourhood of the seeds is the best-informed guess at the start.
     if (options.prior && !options.prior->empty()) {
@@ -113,13 +113,16 @@ class BanditPortfolio final : public Searcher {
   // In place while the budget keeps its arms (a short run stays short); every arm must
   // re-plan in place too.
   bool learn_budget(std::uint64_t evaluations) override {
-    if ((evaluations <= kBanditBudget) != short_run_) return false;
+    if (is_short(evaluations) != short_run_) return false;
     bool all = true;
     for (auto& a : arms_) all = a.strategy->learn_budget(evaluations) && all;
     return all;
   }
 
  private:
+  /// A budget the bandit has too few pulls to learn from: the cycle instead (strategy.hpp).
+  static bool is_short(std::uint64_t evaluations) { return evaluations <= kBanditBudget; }
+
   std::optional<Config> propose() override {
     while (true) {
       Arm* arm = choose();
