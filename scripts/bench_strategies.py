@@ -49,6 +49,20 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def bad_input(message):
+    """Bad input: one line naming the option, file or value, and exit code 2 (nothing is written)."""
+    print(f"bench_strategies.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def run_cutune(cmd, **kwargs):
+    """Runs a cutune command; its failure is one line with cutune's own exit code, not a traceback."""
+    rc = subprocess.run(cmd, **kwargs).returncode
+    if rc != 0:
+        print(f"bench_strategies.py: {' '.join(cmd[:2])} ... exited with {rc} (its message is above)", file=sys.stderr)
+        sys.exit(rc)
 # The venv with Kernel Tuner and the optional packages of its strategies (scripts/kt_venv.sh pins
 # them: kernel_tuner==1.5.0, scikit-optimize==0.10.2 for skopt, pyatf==0.0.13 for pyatf_strategies).
 VENV = Path(os.environ.get("CUTUNE_KT_VENV", ROOT / "build" / "kt-venv"))
@@ -133,13 +147,13 @@ def kt_check_strategies(specs):
     for spec in specs:
         name, _, value = spec.partition(":")
         if name not in KT_STRATEGIES:
-            sys.exit(f"--kt-strategies: '{name}' is not one of Kernel Tuner's single-objective strategies "
+            bad_input(f"--kt-strategies: '{name}' is not one of Kernel Tuner's single-objective strategies "
                      f"({','.join(KT_STRATEGIES)})")
         if value and name not in KT_MAIN_OPTION:
-            sys.exit(f"--kt-strategies: '{spec}': {name} has no option that STRATEGY:VALUE sets")
+            bad_input(f"--kt-strategies: '{spec}': {name} has no option that STRATEGY:VALUE sets")
         module = KT_EXTRA_MODULES.get(name)
         if module and importlib.util.find_spec(module) is None:
-            sys.exit(f"--kt-strategies: {name} needs the Python package '{module}', which {sys.executable} "
+            bad_input(f"--kt-strategies: {name} needs the Python package '{module}', which {sys.executable} "
                      "lacks (scripts/kt_venv.sh installs it; on the GPU machine scripts/fetch_kt_wheels.sh's wheels)")
 
 
@@ -157,10 +171,10 @@ def ensure_kernel_tuner(venv):
     if not py.exists():
         subprocess.run(["bash", str(ROOT / "scripts" / "kt_venv.sh"), str(venv)], check=False)
     if not py.exists():
-        sys.exit(f"--kt-venv {venv}: no Kernel Tuner venv there and scripts/kt_venv.sh could not make one")
+        bad_input(f"--kt-venv {venv}: no Kernel Tuner venv there and scripts/kt_venv.sh could not make one")
     # The venv's python links to the system's, so the interpreter in use is told apart by its prefix.
     if Path(sys.prefix).resolve() == venv.resolve():
-        sys.exit(f"--kt-venv {venv}: its Python does not import kernel_tuner (run scripts/kt_venv.sh {venv})")
+        bad_input(f"--kt-venv {venv}: its Python does not import kernel_tuner (run scripts/kt_venv.sh {venv})")
     os.execv(str(py), [str(py), *sys.argv])
 
 
@@ -179,7 +193,7 @@ def expand_spaces(items):
         else:
             found = [item]
         if not found:
-            sys.exit(f"--spaces: '{item}' names no space file")
+            bad_input(f"--spaces: '{item}' names no space file")
         out += [f for f in found if f not in out]
     return out
 
@@ -448,7 +462,7 @@ def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
             for st in repeats:
                 for s in stats.get((sp["name"], st), []):
                     if s.get("time_limit_s") != sp["time_budget_s"] or s.get("max_fevals") != sp["evaluation_budget"]:
-                        sys.exit(f"--kt-resume: {sp['name']} {st} ran under other budgets")
+                        bad_input(f"--kt-resume: {sp['name']} {st} ran under other budgets")
     done = {(k, s["seed"]) for k, v in stats.items() for s in v}
     # Slow strategies last within a repeat, so that they never hold up the others' early runs.
     order = sorted(repeats, key=lambda st: kt_split(st)[0] in KT_SLOW)
@@ -503,9 +517,9 @@ def kt_read_traces(path, option):
         # gzip too: 40 runs of every strategy on 19 spaces made a 64 MB file
         t = json.loads(gzip.decompress(Path(path).read_bytes()) if str(path).endswith(".gz") else Path(path).read_text())
     except (OSError, ValueError, EOFError) as e:
-        sys.exit(f"{option} {path}: {e}")
+        bad_input(f"{option} {path}: {e}")
     if not isinstance(t, dict) or "traces" not in t or "tool" not in t:
-        sys.exit(f"{option} {path}: not an OUT.kt_traces.json (no \"tool\" and \"traces\")")
+        bad_input(f"{option} {path}: not an OUT.kt_traces.json (no \"tool\" and \"traces\")")
     return t
 
 
@@ -514,14 +528,14 @@ def merge_traces(files, option="--kt-traces"):
     and strategy put together; a run of the same seed twice (a resumed job's file beside the file it
     resumed) is kept once. The files must share the Kernel Tuner version and the budget rule."""
     if len({(t["tool"], t.get("budget")) for t in files}) != 1:
-        sys.exit(f"{option}: the files come from other Kernel Tuner versions or budgets: "
+        bad_input(f"{option}: the files come from other Kernel Tuner versions or budgets: "
                  + "; ".join(sorted({f"{t['tool']} / {t.get('budget')}" for t in files})))
     merged = {}
     for f in files:
         for t in f["traces"]:
             stats = t.get("stats") or []
             if len(stats) != len(t["runs"]):
-                sys.exit(f"{option}: {t['space']} {t['strategy']} has no per-run stats (seeds)")
+                bad_input(f"{option}: {t['space']} {t['strategy']} has no per-run stats (seeds)")
             m = merged.setdefault((t["space"], t["strategy"]), {"space": t["space"], "strategy": t["strategy"],
                                                                 "runs": [], "stats": []})
             seeds = {s["seed"] for s in m["stats"]}
@@ -544,7 +558,7 @@ def kt_repeats(args):
     for item in given:
         name, _, n = item.partition("=")
         if name not in repeats or not n.isdigit():
-            sys.exit(f"--kt-repeats-for: '{item}' is not STRATEGY=RUNS with a strategy of --kt-strategies")
+            bad_input(f"--kt-repeats-for: '{item}' is not STRATEGY=RUNS with a strategy of --kt-strategies")
         repeats[name] = int(n)
     return repeats
 
@@ -780,6 +794,8 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "results" / "strategies"))
     ap.add_argument("--cutune", default=str(ROOT / "build" / "tuner" / "cli" / "cutune"))
     args = ap.parse_args()
+    if not os.access(args.cutune, os.X_OK):
+        bad_input(f"--cutune {args.cutune}: no cutune binary there (scripts/setup.sh builds build/tuner/cli/cutune)")
     args.spaces = expand_spaces(args.spaces)
     ensure_kernel_tuner(args.kt_venv)
     import kernel_tuner
@@ -790,8 +806,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         # The budgets cutune's strategies get, per space, from cutune's own statistics.
         info = Path(tmp) / "info.json"
-        subprocess.run([args.cutune, "score", "--spaces", *args.spaces, "--strategies", "random", "--repeats", "1",
-                        "--points", "2", "--json", str(info)], check=True, stdout=subprocess.DEVNULL)
+        run_cutune([args.cutune, "score", "--spaces", *args.spaces, "--strategies", "random", "--repeats", "1",
+                    "--points", "2", "--json", str(info)], stdout=subprocess.DEVNULL)
         spaces = json.loads(info.read_text())["spaces"]
 
         trace_file = out.with_suffix(".kt_traces.json")
@@ -816,12 +832,12 @@ def main():
     cmd = [args.cutune, "score", "--spaces", *args.spaces, "--repeats", str(args.repeats), "--seed", str(args.seed),
            "--traces", str(trace_file), "--json", str(out.with_suffix(".json")), "--batch", str(args.batch),
            "--compile-workers", str(args.compile_workers)]
-    if args.strategies:
-        cmd += ["--strategies", args.strategies]
     if args.cutune_scores:  # Kernel Tuner's runs only (beside one random run, dropped), then cutune's earlier rows
         cmd[cmd.index("--repeats") + 1] = "1"
         cmd += ["--strategies", "random"]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL if args.cutune_scores else None)
+    elif args.strategies:
+        cmd += ["--strategies", args.strategies]
+    run_cutune(cmd, stdout=subprocess.DEVNULL if args.cutune_scores else None)
     scores = json.loads(out.with_suffix(".json").read_text())
     if args.cutune_scores:
         files = [json.loads(Path(f).read_text()) for f in args.cutune_scores]
@@ -831,7 +847,7 @@ def main():
                     earlier["methodology"] != scores["methodology"] or \
                     (earlier["repeats"], earlier["seed"]) != (files[0]["repeats"], files[0]["seed"]) or \
                     earlier.get("batch", 8) != args.batch or earlier.get("compile_workers", 0) != args.compile_workers:
-                sys.exit(f"--cutune-scores {f}: other spaces, methodology, repeats, seed, batch or compile workers "
+                bad_input(f"--cutune-scores {f}: other spaces, methodology, repeats, seed, batch or compile workers "
                          "than this run")
             cutune_rows.update({r["strategy"]: r for r in earlier["strategies"] if r["source"] == "cutune"})
         rows = [r for r in scores["strategies"] if r["source"] != "cutune"] + list(cutune_rows.values())

@@ -101,6 +101,16 @@ def main():
         p = subprocess.run([args.cutune, "score", "--spaces", str(gz), "--strategies", "random", "--repeats", "1",
                             "--points", "10", "--traces", str(traces)], capture_output=True, text=True)
         check(p.returncode == 0 and "kt:greedy_ils" in p.stdout, "cutune score --traces scores the run")
+
+        # Bad input: one line naming the option and value, exit code 2, nothing written.
+        out = Path(tmp) / "bad"
+        for bad, named in ((["--cutune", str(Path(tmp) / "no-cutune")], "--cutune"),
+                           (["--cutune", args.cutune, "--kt-strategies", "no_such_strategy"], "no_such_strategy")):
+            p = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_strategies.py"), "--spaces", str(gz),
+                                "--out", str(out), *bad], capture_output=True, text=True)
+            lines = p.stderr.strip().splitlines()
+            check(p.returncode == 2 and len(lines) == 1 and named in lines[0] and not list(Path(tmp).glob("bad*")),
+                  f"bench_strategies.py {' '.join(bad[-2:])}: exit 2, one line naming it ({lines})")
     return 0
 
 
