@@ -9,7 +9,8 @@ Checks what the harness fixes in Kernel Tuner 1.5.0's simulation mode:
     TuningBudget counts it, which cut slow strategies short on a busy machine);
   - bayes_opt's clock, which decides when it refits its model, advances with the recorded cost;
   - a run spends the whole time budget, revisits are free, every key is in the recorded space,
-    a seed gives the same run, and `cutune score --traces` scores it.
+    a seed gives the same run (diff_evo's and bayes_opt's Latin hypercubes included), and
+    `cutune score --traces` scores it.
 Usage: test_kt_harness.py --cutune CUTUNE --shared SHARED_DIR
 """
 import argparse
@@ -95,6 +96,15 @@ def main():
         check(harness.kt_run(job)[0] == trace, "the same seed gives the same run")
         check(harness.kt_run((str(plain), "greedy_ils", 2, TIME_LIMIT_S, MAX_FEVALS))[0] != trace,
               "another seed gives another run")
+
+        # diff_evo's population and bayes_opt's initial sample are Latin hypercubes, which Kernel
+        # Tuner draws without a seed: the harness seeds them from the run's seed.
+        for name in ("diff_evo", "bayes_opt"):
+            run = harness.kt_run((str(plain), name, 1, TIME_LIMIT_S, MAX_FEVALS))[0]
+            check(harness.kt_run((str(plain), name, 1, TIME_LIMIT_S, MAX_FEVALS))[0] == run,
+                  f"{name}: the same seed gives the same run")
+            check(harness.kt_run((str(plain), name, 2, TIME_LIMIT_S, MAX_FEVALS))[0] != run,
+                  f"{name}: another seed gives another run")
 
         traces = Path(tmp) / "traces.json"
         traces.write_text(json.dumps({"traces": [{"space": SPACE, "strategy": "kt:greedy_ils", "runs": [trace]}]}))
