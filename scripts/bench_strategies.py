@@ -63,6 +63,8 @@ def run_cutune(cmd, **kwargs):
     if rc != 0:
         print(f"bench_strategies.py: {' '.join(cmd[:2])} ... exited with {rc} (its message is above)", file=sys.stderr)
         sys.exit(rc)
+
+
 # The venv with Kernel Tuner and the optional packages of its strategies (scripts/kt_venv.sh pins
 # them: kernel_tuner==1.5.0, scikit-optimize==0.10.2 for skopt, pyatf==0.0.13 for pyatf_strategies).
 VENV = Path(os.environ.get("CUTUNE_KT_VENV", ROOT / "build" / "kt-venv"))
@@ -253,7 +255,7 @@ def kt_seeded_lhs():
 
         def __init__(self, d, **kwargs):
             if kwargs.get("rng") is None and kwargs.get("seed") is None:
-                kwargs.pop("rng", None), kwargs.pop("seed", None)
+                kwargs = {k: v for k, v in kwargs.items() if k not in ("rng", "seed")}
                 kwargs[key] = int(np.random.randint(2**31 - 1))
             super().__init__(d, **kwargs)
 
