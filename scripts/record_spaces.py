@@ -47,7 +47,9 @@ CASES = {
     # TRIAD again on an H200 (2026-12-01): the same, all 4320 fail.
     "bat_pnpoly": ("bat/pnpoly/pnpoly-CAFF.json", []),
     "bat_triad": ("bat/TRIAD/TRIAD-CAFF.json", []),
-    # 3 configurations a second on an H100 (heavy compiles): 412 of 6768 in 130 s.
+    # 3 configurations a second on an H100 (heavy compiles): 412 of 6768 in 130 s. On an H200
+    # (2026-12-03, 12 compile workers) 1333 in the first 515 s, then 629 in 525 s: the space is
+    # walked in order and the larger tiles compile slower, so the whole space is several calls.
     "bat_convolution": ("bat/convolution/convolution-CAFF.json", []),
     # 10312 configurations of 18 to 90 ms launches: 493 s on two H200s (--gpus all, 2026-11-28).
     "bat_gemm": ("bat/GEMM/GEMM-CAFF.json", []),
