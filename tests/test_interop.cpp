@@ -3,6 +3,7 @@
 // are in tests/kt/ (Python, CTest "kt-interop:*").
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
@@ -235,6 +236,78 @@ TEST_CASE("export: bad input exits 2", "[interop]") {
   CHECK(!fs::exists(dir / "o.json"));
   ok({"export", "--db", db, "--kernel", "vector_add", "--format", "t4", "-o", dir / "o.json"});
   CHECK(db::kt::read_t4(dir / "o.json").entries.size() == 15);
+}
+
+TEST_CASE("export: one file holds every physical GPU of the model, the first GPU's value of a configuration measured on two", "[interop]") {
+  // Shards of one space on two GPUs of one model (or one space recorded over calls on two
+  // machines) are two targets in the store, one per uuid, and one GPU model in a file.
+  CliTempDir dir;
+  const std::string db = dir / "two_gpus.db";
+  {
+    db::Store store = db::Store::open(db, true);
+    auto record = [&](const std::string& uuid, std::initializer_list<int> tiles, double scale) {
+      DeviceIdentity d;
+      d.name = "NVIDIA H200";
+      d.cc_major = 9;
+      d.uuid = uuid;
+      db::RunSpec spec;
+      spec.device = d;
+      spec.kernel = "tile_kernel";
+      spec.source_hash = "x";
+      spec.problem_key = "n=1";
+      spec.problem_json = R"({"ProblemSize":[1]})";
+      db::Run run = store.begin_run(spec);
+      for (int tile : tiles) {
+        db::Measurement m;
+        m.config_key = std::to_string(tile);
+        m.config_json = "{\"tile\":" + std::to_string(tile) + "}";
+        m.median_ms = scale * tile;
+        m.samples_ms = {m.median_ms};
+        REQUIRE(run.add(m));
+      }
+      run.end();
+    };
+    record("GPU-first", {1, 2}, 1.0);
+    record("GPU-second", {2, 3}, 10.0);
+    REQUIRE(store.measurement_targets({}).size() == 2);
+  }
+  const std::string out = dir / "cache.json";
+  CHECK_THAT(ok({"export", "--format", "cache", "--db", db, "-o", out}).out,
+             Contains("3 configurations") && Contains("from 2 GPUs of the model"));
+  const db::kt::KtCache back = db::kt::read_cache(out);
+  CHECK(back.device_name == "NVIDIA H200");
+  REQUIRE(back.entries.size() == 3);
+  std::map<std::string, double> time_of;
+  for (const auto& e : back.entries) time_of[e.key] = e.time_ms;
+  CHECK(time_of.at("1") == 1.0);
+  CHECK(time_of.at("2") == 2.0);  // the first GPU's, not the second's 20
+  CHECK(time_of.at("3") == 30.0);
+  // Another GPU model is another file: still refused, naming both.
+  {
+    db::Store store = db::Store::open(db, true);
+    DeviceIdentity d;
+    d.name = "NVIDIA H100 80GB HBM3";
+    d.cc_major = 9;
+    d.uuid = "GPU-h100";
+    db::RunSpec spec;
+    spec.device = d;
+    spec.kernel = "tile_kernel";
+    spec.source_hash = "x";
+    spec.problem_key = "n=1";
+    spec.problem_json = R"({"ProblemSize":[1]})";
+    db::Run run = store.begin_run(spec);
+    db::Measurement m;
+    m.config_key = "1";
+    m.config_json = R"({"tile":1})";
+    m.median_ms = 5.0;
+    m.samples_ms = {m.median_ms};
+    REQUIRE(run.add(m));
+    run.end();
+  }
+  expect_bad_input({"export", "--db", db, "-o", dir / "o.json"},
+                   {"2 kernel/problem/GPU targets", "from 2 GPUs of the model", "H100", "--gpu"});
+  CHECK(!fs::exists(dir / "o.json"));
+  CHECK_THAT(ok({"export", "--db", db, "--gpu", "H100", "-o", dir / "h100.json"}).out, Contains("1 configurations"));
 }
 
 TEST_CASE("export --space: the cache lists the kernel file's values in its declared order", "[interop]") {

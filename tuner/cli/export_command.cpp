@@ -1,4 +1,4 @@
-// cutune export --format cache|t4: one (kernel, problem, device)'s measurements from the
+// cutune export --format cache|t4: one (kernel, problem, GPU model)'s measurements from the
 // store as a Kernel Tuner file. Each format is one function; a new format is one
 // more enumerator and one more case in the dispatch.
 #include <fmt/format.h>
@@ -139,8 +139,38 @@ void write_t4_results(const ExportData& x, const fs::path& out, const std::strin
   fs::rename(tmp, out);
 }
 
-std::string describe(const db::MeasurementTarget& t) {
-  return fmt::format("{} / {} / {} ({} measurements)", t.kernel, t.problem_key, t.gpu_model, t.count);
+std::string describe(const db::MeasurementTarget& t, std::size_t gpus = 1) {
+  return fmt::format("{} / {} / {} ({} measurements{})", t.kernel, t.problem_key, t.gpu_model, t.count,
+                     gpus > 1 ? fmt::format(", from {} GPUs of the model", gpus) : "");
+}
+
+/// The store's targets grouped by (kernel, problem, GPU model), in the store's order. The store
+/// keeps each physical GPU's measurements apart (its uuid), but a file names the GPU by its
+/// model, as Kernel Tuner's caches do, so one file holds every GPU of the model: the shards of
+/// one space run on several GPUs or nodes and merged (`cutune merge`), or a space recorded over
+/// calls on different machines of one model. Seen on two lent H200s (2026-12-03): the export of
+/// such a DB was refused, listing two targets that read the same ("NVIDIA H200/sm_90").
+std::vector<std::vector<db::MeasurementTarget>> by_model(const std::vector<db::MeasurementTarget>& targets) {
+  std::vector<std::vector<db::MeasurementTarget>> groups;
+  for (const auto& t : targets) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return g.front().kernel_id == t.kernel_id && g.front().problem_id == t.problem_id &&
+             g.front().gpu_model == t.gpu_model;
+    });
+    if (it == groups.end())
+      groups.push_back({t});
+    else
+      it->push_back(t);
+  }
+  return groups;
+}
+
+/// A group as one target: its first GPU's ids, the measurements of all.
+db::MeasurementTarget summed(const std::vector<db::MeasurementTarget>& group) {
+  db::MeasurementTarget t = group.front();
+  t.count = 0;
+  for (const auto& g : group) t.count += g.count;
+  return t;
 }
 
 }  // namespace
@@ -175,22 +205,31 @@ int cmd_export(const ExportArgs& a) {
   if (targets.empty())
     throw InputError(fmt::format("{}: no measurements for --kernel '{}' --gpu '{}' --problem '{}'", path.string(),
                                  a.kernel, a.gpu, a.problem));
-  if (targets.size() > 1) {
+  const auto groups = by_model(targets);
+  if (groups.size() > 1) {
     std::string list;
-    for (std::size_t i = 0; i < targets.size() && i < 5; ++i) list += (i ? "; " : "") + describe(targets[i]);
+    for (std::size_t i = 0; i < groups.size() && i < 5; ++i)
+      list += (i ? "; " : "") + describe(summed(groups[i]), groups[i].size());
     throw InputError(fmt::format("{}: {} kernel/problem/GPU targets match ({}{}): one file holds one; narrow it "
                                  "with --kernel, --problem, --gpu",
-                                 path.string(), targets.size(), list, targets.size() > 5 ? "; ..." : ""));
+                                 path.string(), groups.size(), list, groups.size() > 5 ? "; ..." : ""));
   }
+  const auto& group = groups.front();
   ExportData x;
-  x.target = targets.front();
-  x.device = store.device(x.target.device_id).value();
-  for (const auto& m : store.measurements(x.target.kernel_id, x.target.problem_id, x.target.device_id)) {
-    x.entries.push_back(db::kt::entry_of_measurement(m));
-    if (x.param_names.empty())
-      for (auto it = x.entries.back().params.begin(); it != x.entries.back().params.end(); ++it)
-        x.param_names.push_back(it.key());
-  }
+  x.target = summed(group);
+  x.device = store.device(x.target.device_id).value();  // the header's GPU: the model's first
+  // A configuration measured on more than one GPU of the model: the first GPU's (the store's
+  // order: the GPU it first saw), so that a file holds one value per configuration.
+  std::set<std::string> seen;
+  for (const auto& t : group)
+    for (const auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {
+      if (!seen.insert(m.config_key).second) continue;
+      x.entries.push_back(db::kt::entry_of_measurement(m));
+      if (x.param_names.empty())
+        for (auto it = x.entries.back().params.begin(); it != x.entries.back().params.end(); ++it)
+          x.param_names.push_back(it.key());
+    }
+  x.target.count = x.entries.size();
   x.objective = export_objective(store, x, a.objective);
   // Before the file is opened: a --space that does not fit is about --space, not the output.
   const db::kt::KtCacheHeader header = format == ExportFormat::Cache ? header_of(x, a.space) : db::kt::KtCacheHeader{};
@@ -211,7 +250,7 @@ int cmd_export(const ExportArgs& a) {
       why.replace(pos, tmp.size(), a.output);
     throw InputError(fmt::format("-o {}: cannot be written ({})", a.output, why));
   }
-  std::cout << fmt::format("{}: {} configurations of {} as {}\n", a.output, x.entries.size(), describe(x.target),
+  std::cout << fmt::format("{}: {} configurations of {} as {}\n", a.output, x.entries.size(), describe(x.target, group.size()),
                            format == ExportFormat::Cache ? "a Kernel Tuner cache" : "T4 " + a.t4_version);
   return kOk;
 }
