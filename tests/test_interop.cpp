@@ -243,34 +243,32 @@ TEST_CASE("export: one file holds every physical GPU of the model, the first GPU
   // machines) are two targets in the store, one per uuid, and one GPU model in a file.
   CliTempDir dir;
   const std::string db = dir / "two_gpus.db";
-  {
+  auto record = [&](const std::string& gpu, const std::string& uuid, std::initializer_list<int> tiles, double scale) {
     db::Store store = db::Store::open(db, true);
-    auto record = [&](const std::string& uuid, std::initializer_list<int> tiles, double scale) {
-      DeviceIdentity d;
-      d.name = "NVIDIA H200";
-      d.cc_major = 9;
-      d.uuid = uuid;
-      db::RunSpec spec;
-      spec.device = d;
-      spec.kernel = "tile_kernel";
-      spec.source_hash = "x";
-      spec.problem_key = "n=1";
-      spec.problem_json = R"({"ProblemSize":[1]})";
-      db::Run run = store.begin_run(spec);
-      for (int tile : tiles) {
-        db::Measurement m;
-        m.config_key = std::to_string(tile);
-        m.config_json = "{\"tile\":" + std::to_string(tile) + "}";
-        m.median_ms = scale * tile;
-        m.samples_ms = {m.median_ms};
-        REQUIRE(run.add(m));
-      }
-      run.end();
-    };
-    record("GPU-first", {1, 2}, 1.0);
-    record("GPU-second", {2, 3}, 10.0);
-    REQUIRE(store.measurement_targets({}).size() == 2);
-  }
+    DeviceIdentity d;
+    d.name = gpu;
+    d.cc_major = 9;
+    d.uuid = uuid;
+    db::RunSpec spec;
+    spec.device = d;
+    spec.kernel = "tile_kernel";
+    spec.source_hash = "x";
+    spec.problem_key = "n=1";
+    spec.problem_json = R"({"ProblemSize":[1]})";
+    db::Run run = store.begin_run(spec);
+    for (int tile : tiles) {
+      db::Measurement m;
+      m.config_key = std::to_string(tile);
+      m.config_json = "{\"tile\":" + std::to_string(tile) + "}";
+      m.median_ms = scale * tile;
+      m.samples_ms = {m.median_ms};
+      REQUIRE(run.add(m));
+    }
+    run.end();
+    return store.measurement_targets({}).size();
+  };
+  record("NVIDIA H200", "GPU-first", {1, 2}, 1.0);
+  REQUIRE(record("NVIDIA H200", "GPU-second", {2, 3}, 10.0) == 2);
   const std::string out = dir / "cache.json";
   CHECK_THAT(ok({"export", "--format", "cache", "--db", db, "-o", out}).out,
              Contains("3 configurations") && Contains("from 2 GPUs of the model"));
@@ -283,27 +281,7 @@ TEST_CASE("export: one file holds every physical GPU of the model, the first GPU
   CHECK(time_of.at("2") == 2.0);  // the first GPU's, not the second's 20
   CHECK(time_of.at("3") == 30.0);
   // Another GPU model is another file: still refused, naming both.
-  {
-    db::Store store = db::Store::open(db, true);
-    DeviceIdentity d;
-    d.name = "NVIDIA H100 80GB HBM3";
-    d.cc_major = 9;
-    d.uuid = "GPU-h100";
-    db::RunSpec spec;
-    spec.device = d;
-    spec.kernel = "tile_kernel";
-    spec.source_hash = "x";
-    spec.problem_key = "n=1";
-    spec.problem_json = R"({"ProblemSize":[1]})";
-    db::Run run = store.begin_run(spec);
-    db::Measurement m;
-    m.config_key = "1";
-    m.config_json = R"({"tile":1})";
-    m.median_ms = 5.0;
-    m.samples_ms = {m.median_ms};
-    REQUIRE(run.add(m));
-    run.end();
-  }
+  REQUIRE(record("NVIDIA H100 80GB HBM3", "GPU-h100", {1}, 5.0) == 3);
   expect_bad_input({"export", "--db", db, "-o", dir / "o.json"},
                    {"2 kernel/problem/GPU targets", "from 2 GPUs of the model", "H100", "--gpu"});
   CHECK(!fs::exists(dir / "o.json"));
