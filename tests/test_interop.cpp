@@ -238,7 +238,9 @@ TEST_CASE("export: bad input exits 2", "[interop]") {
   CHECK(db::kt::read_t4(dir / "o.json").entries.size() == 15);
 }
 
-TEST_CASE("export: one file holds every physical GPU of the model, the first GPU's value of a configuration measured on two", "[interop]") {
+TEST_CASE("export: one file holds every physical GPU of the model, the first GPU's value of a configuration "
+          "measured on two",
+          "[interop]") {
   // Shards of one space on two GPUs of one model (or one space recorded over calls on two
   // machines) are two targets in the store, one per uuid, and one GPU model in a file.
   CliTempDir dir;

@@ -250,7 +250,8 @@ int cmd_export(const ExportArgs& a) {
       why.replace(pos, tmp.size(), a.output);
     throw InputError(fmt::format("-o {}: cannot be written ({})", a.output, why));
   }
-  std::cout << fmt::format("{}: {} configurations of {} as {}\n", a.output, x.entries.size(), describe(x.target, group.size()),
+  std::cout << fmt::format("{}: {} configurations of {} as {}\n", a.output, x.entries.size(),
+                           describe(x.target, group.size()),
                            format == ExportFormat::Cache ? "a Kernel Tuner cache" : "T4 " + a.t4_version);
   return kOk;
 }
