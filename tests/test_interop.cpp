@@ -30,6 +30,30 @@ CliResult ok(const std::vector<std::string>& args) {
   return r;
 }
 
+/// A run of `kernel` on the problem n=1 on an sm_90 GPU `name` (uuid empty: unknown), for the
+/// tests that write a DB through the store directly.
+db::RunSpec run_on(const std::string& name, const std::string& uuid, const std::string& kernel) {
+  db::RunSpec spec;
+  spec.device.name = name;
+  spec.device.cc_major = 9;
+  spec.device.uuid = uuid;
+  spec.kernel = kernel;
+  spec.source_hash = "x";
+  spec.problem_key = "n=1";
+  spec.problem_json = R"({"ProblemSize":[1]})";
+  return spec;
+}
+
+/// The configuration {"tile": tile} measured at `median_ms`, one sample.
+db::Measurement tile_measurement(int tile, double median_ms) {
+  db::Measurement m;
+  m.config_key = std::to_string(tile);
+  m.config_json = "{\"tile\":" + std::to_string(tile) + "}";
+  m.median_ms = median_ms;
+  m.samples_ms = {median_ms};
+  return m;
+}
+
 std::size_t count_rows(const std::string& db, const std::string& table) {
   // A second connection, read-only: what a user would see.
   const db::Store s = db::Store::open(db, false);
@@ -247,25 +271,8 @@ TEST_CASE("export: one file holds every physical GPU of the model, the first GPU
   const std::string db = dir / "two_gpus.db";
   auto record = [&](const std::string& gpu, const std::string& uuid, std::initializer_list<int> tiles, double scale) {
     db::Store store = db::Store::open(db, true);
-    DeviceIdentity d;
-    d.name = gpu;
-    d.cc_major = 9;
-    d.uuid = uuid;
-    db::RunSpec spec;
-    spec.device = d;
-    spec.kernel = "tile_kernel";
-    spec.source_hash = "x";
-    spec.problem_key = "n=1";
-    spec.problem_json = R"({"ProblemSize":[1]})";
-    db::Run run = store.begin_run(spec);
-    for (int tile : tiles) {
-      db::Measurement m;
-      m.config_key = std::to_string(tile);
-      m.config_json = "{\"tile\":" + std::to_string(tile) + "}";
-      m.median_ms = scale * tile;
-      m.samples_ms = {m.median_ms};
-      REQUIRE(run.add(m));
-    }
+    db::Run run = store.begin_run(run_on(gpu, uuid, "tile_kernel"));
+    for (int tile : tiles) REQUIRE(run.add(tile_measurement(tile, scale * tile)));
     run.end();
     return store.measurement_targets({}).size();
   };
@@ -425,22 +432,9 @@ TEST_CASE("query and export carry the metrics and the objective with its directi
   const std::string db = dir / "m.db";
   {
     db::Store store = db::Store::open(db, true);
-    DeviceIdentity d;
-    d.name = "NVIDIA H200";
-    d.cc_major = 9;
-    db::RunSpec spec;
-    spec.device = d;
-    spec.kernel = "metric_kernel";
-    spec.source_hash = "x";
-    spec.problem_key = "n=1";
-    spec.problem_json = R"({"ProblemSize":[1]})";
-    db::Run run = store.begin_run(spec);
+    db::Run run = store.begin_run(run_on("NVIDIA H200", "", "metric_kernel"));
     for (int tile : {1, 2}) {
-      db::Measurement m;
-      m.config_key = std::to_string(tile);
-      m.config_json = "{\"tile\":" + std::to_string(tile) + "}";
-      m.median_ms = 1.0 * tile;
-      m.samples_ms = {m.median_ms};
+      db::Measurement m = tile_measurement(tile, 1.0 * tile);
       m.metrics = {{"GFLOP/s", 100.0 * tile * tile}, {"per_tile", 0.5 * tile}};
       REQUIRE(run.add(m));
     }
