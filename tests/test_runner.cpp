@@ -7,6 +7,7 @@
 #include <iterator>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 #include <sstream>
 
 #include "cutune/cuda/device.hpp"
@@ -206,6 +207,39 @@ TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]")
   REQUIRE(winners.size() == 1);
   CHECK(winners[0].config_key == third.winner->key());
   CHECK(winners[0].config_json == third.winner->json());
+  CHECK(store.integrity_ok());
+}
+
+TEST_CASE("a second GPU of the model reuses what the first stored, and --reuse gpu measures its own", "[gpu]") {
+  KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  TempPath db("cutune-reuse-model.db");
+  const auto first = tune_quietly(p, db.path(), "n=100000", "random", 10);
+  REQUIRE(first.configs_tried == 10);
+  // The GPU that measured them becomes another physical GPU of the same model, as in a DB
+  // carried from another machine or merged from shards that ran elsewhere.
+  {
+    sqlite3* h = nullptr;
+    REQUIRE(sqlite3_open(db.path().string().c_str(), &h) == SQLITE_OK);
+    const int rc = sqlite3_exec(h, "UPDATE devices SET uuid = 'GPU-another-of-the-model'", nullptr, nullptr, nullptr);
+    sqlite3_close(h);
+    REQUIRE(rc == SQLITE_OK);
+  }
+  const std::uint64_t valid = p.space().count_valid();
+  const auto second = tune_quietly(p, db.path(), "n=100000");
+  CHECK(second.configs_resumed == 10);
+  CHECK(second.configs_resumed_other_gpus == 10);
+  CHECK(second.configs_tried == valid - 10);
+  // This GPU's own only: the other GPU's 10 are measured here too, nothing else again.
+  runner::TuneOptions o = quick_options(db.path(), "n=100000");
+  o.reuse = runner::TuneOptions::Reuse::Gpu;
+  const auto third = runner::tune(p, o);
+  CHECK(third.configs_tried == 10);
+  CHECK(third.configs_resumed == valid - 10);
+  CHECK(third.configs_resumed_other_gpus == 0);
+  auto store = db::Store::open(db.path(), false);
+  const auto targets = store.measurement_targets({"vector_add", "", "n=100000", ""});
+  REQUIRE(targets.size() == 2);  // the two GPUs, each with its own rows
+  CHECK(targets[0].count + targets[1].count == valid + 10);
   CHECK(store.integrity_ok());
 }
 

@@ -438,13 +438,42 @@ TEST_CASE("a run begins, adds, sets its winner and ends, and a second run on the
   CHECK(w[0].run_id == again.id());
   CHECK(w[0].config_key == "512");
   CHECK(w[0].verdict == Verdict::Tie);
-  // Another device is another target: nothing of the first to resume.
+  // Another device is another target: nothing of the first is its own.
   DeviceIdentity other = h200();
   other.uuid = "GPU-other";
   Run elsewhere = store.begin_run(spec(other));
   CHECK(elsewhere.device_id() != device);
   CHECK(elsewhere.kernel_id() == kernel);
   CHECK(elsewhere.measurements().empty());
+  // But it is a GPU of the same model: what a tuning there reuses is the first GPU's.
+  auto of_model = elsewhere.model_measurements();
+  REQUIRE(of_model.size() == 4);
+  CHECK(of_model[0].config_key == "64");
+  CHECK(of_model[0].device_id == device);
+  CHECK(of_model[3].config_key == "512");
+  // Its own first, and a configuration both GPUs stored once, as its own GPU has it.
+  CHECK(elsewhere.add(measurement("64", Status::Timeout)));
+  CHECK(elsewhere.add(measurement("2048")));
+  of_model = elsewhere.model_measurements();
+  REQUIRE(of_model.size() == 5);
+  CHECK(of_model[0].config_key == "64");
+  CHECK(of_model[0].status == Status::Timeout);
+  CHECK(of_model[0].device_id == elsewhere.device_id());
+  CHECK(of_model[1].config_key == "2048");
+  CHECK(of_model[2].config_key == "128");
+  CHECK(of_model[2].device_id == device);
+  // Seen from the first GPU: its own 64 (ok), then the other's 2048.
+  const auto from_first = store.model_measurements(kernel, problem, device);
+  REQUIRE(from_first.size() == 5);
+  CHECK(from_first[0].status == Status::Ok);
+  CHECK(from_first[4].config_key == "2048");
+  CHECK(from_first[4].device_id == elsewhere.device_id());
+  // Another model (same name, another architecture), or another problem: nothing.
+  DeviceIdentity other_model = h200();
+  other_model.uuid = "GPU-another-model";
+  other_model.cc_minor = 1;
+  CHECK(store.begin_run(spec(other_model)).model_measurements().empty());
+  CHECK(store.begin_run(spec(other, "vector_add", "n=1024")).model_measurements().empty());
   CHECK(store.integrity_ok());
 }
 

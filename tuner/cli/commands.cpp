@@ -549,6 +549,7 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
   o.strategy = a.strategy;
   o.budget = a.budget;
   o.resume = a.resume;
+  o.reuse = runner::parse_reuse(a.reuse);
   if (!a.shard.empty()) o.shard = parse_shard(a.shard);
   o.time_budget_s = a.time_budget_s;
   o.seed = a.seed;
@@ -596,8 +597,12 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
   const runner::TuneReport& r = *report;
 
   std::cout << fmt::format("\n{} on {} ({}), problem {}\n", r.kernel, r.device.name, r.device.arch(), r.problem_key);
-  std::cout << fmt::format("configurations: {} valid, {} evaluated now, {} resumed from {}, {} failed\n",
-                           r.space_valid, r.configs_tried, r.configs_resumed, o.db.string(), r.configs_failed);
+  std::cout << fmt::format("configurations: {} valid, {} evaluated now, {} resumed from {}{}, {} failed\n",
+                           r.space_valid, r.configs_tried, r.configs_resumed, o.db.string(),
+                           r.configs_resumed_other_gpus
+                               ? fmt::format(" ({} measured on other GPUs of the model)", r.configs_resumed_other_gpus)
+                               : std::string(),
+                           r.configs_failed);
   for (const auto& [status, n] : r.failures_by_status) std::cout << fmt::format("  failed ({}): {}\n", status, n);
   const std::string default_key = r.default_config ? r.default_config->key() : std::string();
   if (!r.winner) {
@@ -649,6 +654,7 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
            {"space_valid", r.space_valid},
            {"configs_tried", r.configs_tried},
            {"configs_resumed", r.configs_resumed},
+           {"configs_resumed_other_gpus", r.configs_resumed_other_gpus},
            {"configs_failed", r.configs_failed},
            {"winner", r.winner ? r.winner->to_json() : json(nullptr)},
            {"winner_key", r.winner ? r.winner->key() : std::string()},

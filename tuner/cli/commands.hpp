@@ -79,6 +79,7 @@ struct TuneArgs {
   double timeout_s = 5.0;             ///< floor of the per-configuration hang timeout
   std::optional<double> time_budget_s;  ///< --time-budget: wall-clock seconds since the tuning began
   bool resume = false;                ///< --resume: stored measurements count against the budget
+  std::string reuse = "model";        ///< --reuse: whose stored measurements are reused (model, gpu)
   std::string shard;                  ///< --shard i/N; "" = the whole space
   std::optional<std::size_t> lookahead;  ///< --lookahead; unset = search::proposals_ahead's rule
 };

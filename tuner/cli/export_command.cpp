@@ -218,17 +218,14 @@ int cmd_export(const ExportArgs& a) {
   ExportData x;
   x.target = summed(group);
   x.device = store.device(x.target.device_id).value();  // the header's GPU: the model's first
-  // A configuration measured on more than one GPU of the model: the first GPU's (the store's
-  // order: the GPU it first saw), so that a file holds one value per configuration.
-  std::set<std::string> seen;
-  for (const auto& t : group)
-    for (const auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {
-      if (!seen.insert(m.config_key).second) continue;
-      x.entries.push_back(db::kt::entry_of_measurement(m));
-      if (x.param_names.empty())
-        for (auto it = x.entries.back().params.begin(); it != x.entries.back().params.end(); ++it)
-          x.param_names.push_back(it.key());
-    }
+  // A configuration measured on more than one GPU of the model: the first GPU's (the group's
+  // first, the GPU the store first saw), so that a file holds one value per configuration.
+  for (const auto& m : store.model_measurements(x.target.kernel_id, x.target.problem_id, x.target.device_id)) {
+    x.entries.push_back(db::kt::entry_of_measurement(m));
+    if (x.param_names.empty())
+      for (auto it = x.entries.back().params.begin(); it != x.entries.back().params.end(); ++it)
+        x.param_names.push_back(it.key());
+  }
   x.target.count = x.entries.size();
   x.objective = export_objective(store, x, a.objective);
   // Before the file is opened: a --space that does not fit is about --space, not the output.

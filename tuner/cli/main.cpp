@@ -95,6 +95,11 @@ int main(int argc, char** argv) {
       ->check(whole_number(1));
   tune->add_flag("--resume", ta.resume,
                  "Finish an interrupted run: the measurements the DB holds count against --budget and --time-budget");
+  tune->add_option("--reuse", ta.reuse,
+                   "Whose stored measurements of the kernel and problem are reused, never re-measured: model (every "
+                   "GPU of this one's model, as Kernel Tuner's cache is per GPU name) or gpu (this physical GPU's "
+                   "only, to measure a second GPU of the model on its own); default model. A simulation's GPU is "
+                   "its recording's");
   tune->add_option("--shard", ta.shard,
                    "i/N: evaluate only the configurations whose position in the space's order is i mod N "
                    "(brute_force and random; each shard into its own DB, then `cutune merge`; default: the whole "

@@ -142,7 +142,7 @@ struct Best {
 std::optional<Best> best_measurement(sqlite3* db, const std::filesystem::path& path, std::int64_t kernel_id,
                                      std::int64_t problem_id, const std::string& gpu_model,
                                      const Objective& objective) {
-  Statement st(db, fmt::format("SELECT {}, device_id FROM measurements WHERE kernel_id = ?1 AND "
+  Statement st(db, fmt::format("SELECT {} FROM measurements WHERE kernel_id = ?1 AND "
                                "problem_id = ?2 AND status = 'ok' AND device_id IN "
                                "(SELECT id FROM devices WHERE model_key = ?3) ORDER BY id",
                                detail::kMeasurementColumns));
@@ -155,7 +155,7 @@ std::optional<Best> best_measurement(sqlite3* db, const std::filesystem::path& p
     const bool better = !best || objective.better(*v, best->value) ||
                         (*v == best->value && m.config_key < best->config_key);
     if (!better) continue;
-    best = Best{m.run_id, st.column_int64(14), m.config_key, m.config_json, m.median_ms, *v};
+    best = Best{m.run_id, m.device_id, m.config_key, m.config_json, m.median_ms, *v};
   }
   return best;
 }

@@ -12,8 +12,10 @@
 #include <ctime>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -340,7 +342,7 @@ namespace detail {
 
 const char* const kMeasurementColumns =
     "id, config_key, config_json, status, error, median_ms, samples_ms, compile_ms, "
-    "verify_ms, started_at, finished_at, stats_json, metrics_json, run_id";
+    "verify_ms, started_at, finished_at, stats_json, metrics_json, run_id, device_id";
 
 Measurement read_measurement(const Statement& st, const fs::path& path) {
   Measurement m;
@@ -367,6 +369,7 @@ Measurement read_measurement(const Statement& st, const fs::path& path) {
     m.energy_mj_per_launch = stats["energy_mj_per_launch"].get<double>();
   m.metrics = metrics_from_json(st.column_text(12), path, id);
   m.run_id = st.column_int64(13);  // NULL (imported without a run) reads as 0
+  m.device_id = st.column_int64(14);
   return m;
 }
 
@@ -834,6 +837,23 @@ std::vector<Measurement> Store::measurements(std::int64_t kernel_id, std::int64_
   return out;
 }
 
+std::vector<Measurement> Store::model_measurements(std::int64_t kernel_id, std::int64_t problem_id,
+                                                   std::int64_t device_id) const {
+  Statement st(db_, fmt::format("SELECT {} FROM measurements WHERE kernel_id = ?1 AND problem_id = ?2 AND "
+                                "device_id IN (SELECT id FROM devices WHERE model_key = "
+                                "(SELECT model_key FROM devices WHERE id = ?3)) "
+                                "ORDER BY device_id != ?3, device_id, id",
+                                kMeasurementColumns));
+  st.bind_int64(1, kernel_id).bind_int64(2, problem_id).bind_int64(3, device_id);
+  std::vector<Measurement> out;
+  std::set<std::string> seen;
+  while (st.step()) {
+    Measurement m = read_measurement(st, path_);
+    if (seen.insert(m.config_key).second) out.push_back(std::move(m));
+  }
+  return out;
+}
+
 void Store::write_winner(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
                          std::int64_t run_id, const WinnerChoice& w) {
   // One statement, so atomic: the GPU model comes from the device row. The WHERE before
@@ -951,6 +971,10 @@ void Run::require_open(const char* what) const {
 
 std::vector<Measurement> Run::measurements() const {
   return store_->measurements(kernel_id_, problem_id_, device_id_);
+}
+
+std::vector<Measurement> Run::model_measurements() const {
+  return store_->model_measurements(kernel_id_, problem_id_, device_id_);
 }
 
 bool Run::add(const Measurement& m) {

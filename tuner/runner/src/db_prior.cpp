@@ -36,12 +36,14 @@ std::optional<Value> value_of(const nlohmann::json& j) {
 
 std::vector<search::Prior> priors_from_store(const db::Store& store, const std::string& kernel,
                                              const Objective& objective, std::int64_t except_kernel_id,
-                                             std::int64_t except_problem_id, std::int64_t except_device_id) {
+                                             std::int64_t except_problem_id, std::int64_t except_device_id,
+                                             const std::string& except_gpu_model) {
   db::WinnerFilter filter;
   filter.kernel = kernel;
   std::vector<search::Prior> out;
   for (const auto& t : store.measurement_targets(filter)) {
-    if (t.kernel_id == except_kernel_id && t.problem_id == except_problem_id && t.device_id == except_device_id)
+    if (t.kernel_id == except_kernel_id && t.problem_id == except_problem_id &&
+        (t.device_id == except_device_id || (!except_gpu_model.empty() && t.gpu_model == except_gpu_model)))
       continue;
     search::Prior prior;
     prior.origin = {t.kernel, t.gpu_model, t.problem_key};

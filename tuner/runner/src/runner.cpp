@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <sstream>
@@ -235,11 +236,24 @@ void Tuning::prepare() {
   report_.run_id = run_->id();
 }
 
-// Resume: what the store holds for this kernel, problem and device becomes results, and
-// the search session is told it, so that nothing stored is evaluated again.
+// Resume: what the store holds for this kernel and problem on this GPU's model (or on this
+// GPU alone, --reuse gpu) becomes results, and the search session is told it, so that nothing
+// stored is evaluated again. Per model, because one process tuning on 8 GPUs stores them all
+// under its first GPU while 8 processes (shards, or sessions on other machines of the model)
+// stored 8 GPUs: a session on a second lent H200 re-measured the 1962 configurations of BAT's
+// convolution the first one had stored.
 void Tuning::resume() {
   std::vector<const Result*> resumed;
-  for (auto& m : run_->measurements()) {
+  const bool per_model = options_.reuse == TuneOptions::Reuse::Model;
+  std::vector<db::Measurement> stored = per_model ? run_->model_measurements() : run_->measurements();
+  std::set<std::int64_t> other_gpus;
+  std::size_t from_other_gpus = 0;
+  for (const auto& m : stored)
+    if (m.device_id != run_->device_id()) {
+      other_gpus.insert(m.device_id);
+      ++from_other_gpus;
+    }
+  for (auto& m : stored) {
     // A stored key is text entering the process: it becomes a configuration here, once. One
     // outside the declared space cannot be proposed, compiled or re-measured: left out.
     std::optional<Configuration> c;
@@ -268,7 +282,8 @@ void Tuning::resume() {
     std::vector<search::Prior> priors = options_.priors;
     if (prior_from_db(options_.prior)) {
       auto from_db = priors_from_store(session_.store(), problem_.name(), objective_, run_->kernel_id(),
-                                       run_->problem_id(), run_->device_id());
+                                       run_->problem_id(), run_->device_id(),
+                                       per_model ? report_.device.model_key() : std::string());
       priors.insert(priors.end(), from_db.begin(), from_db.end());
     }
     if (!priors.empty()) {
@@ -289,6 +304,10 @@ void Tuning::resume() {
   else
     total_ = options_.budget ? std::min(*options_.budget + stored_in_search, searchable) : searchable;
   if (!resumed.empty()) log(stored_results_line(options_.resume, options_.budget, resumed.size()));
+  if (from_other_gpus > 0)
+    log(fmt::format("{} of the stored measurements were made on {} other GPU{} of the model {} "
+                    "(--reuse gpu: this GPU's own only)",
+                    from_other_gpus, other_gpus.size(), other_gpus.size() == 1 ? "" : "s", report_.device.model_key()));
   if (!options_.resume && options_.budget) {
     for (const auto& r : session_.store().runs(run_->kernel_id(), run_->problem_id(), run_->device_id()))
       if (r.id != run_->id() && r.finished_at.empty())
@@ -322,6 +341,7 @@ void Tuning::feed() {
     for (std::size_t i : batch.stored) {
       ++report_.configs_resumed;
       const Configuration c(space_, search_->trace()[i].config);
+      if (results_.at(c).device_id != run_->device_id()) ++report_.configs_resumed_other_gpus;
       record(c, results_.at(c), false);
     }
     for (const auto& c : batch.evaluate) compiler().submit(c);

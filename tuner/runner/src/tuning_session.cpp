@@ -18,6 +18,12 @@ std::string stored_results_line(bool resume, std::optional<std::uint64_t> budget
                 : fmt::format("reusing {} stored measurements; no budget: every configuration not stored", stored);
 }
 
+TuneOptions::Reuse parse_reuse(const std::string& text) {
+  if (text == "model") return TuneOptions::Reuse::Model;
+  if (text == "gpu") return TuneOptions::Reuse::Gpu;
+  throw InputError(fmt::format("--reuse {}: expected model or gpu", text));
+}
+
 void check_shard_strategy(const std::string& strategy, const Shard& shard) {
   if (strategy != "brute_force" && strategy != "random")
     throw InputError(fmt::format("--shard {}: strategy {} cannot be split into shards; use brute_force or random",

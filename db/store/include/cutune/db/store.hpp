@@ -51,6 +51,9 @@ struct Measurement {
   /// The run that stored it, as read back (0: none, e.g. data imported before runs had
   /// one); Run::add ignores it and records its own.
   std::int64_t run_id = 0;
+  /// The device that measured it, as read back (0 before it is stored); Run::add ignores
+  /// it and records its run's device.
+  std::int64_t device_id = 0;
 };
 
 /// The figure a stored measurement ranks by for `objective`: its median (time), its energy
@@ -156,6 +159,9 @@ class Run {
   /// Everything stored for the target (by earlier runs too), oldest first: what a resumed
   /// run skips.
   std::vector<Measurement> measurements() const;
+  /// Everything stored for the target's kernel and problem on any GPU of its device's model
+  /// (Store::model_measurements): what a tuning reuses unless told to keep to its own GPU.
+  std::vector<Measurement> model_measurements() const;
   /// Inserts and commits one measurement of the target, recorded as this run's. Unique on
   /// (kernel, problem, device, config): a configuration already stored, by any run, is
   /// ignored and returns false. Throws std::invalid_argument for a NaN median/compile/verify
@@ -225,6 +231,14 @@ class Store {
                                               const std::string& config_key) const;
   std::vector<Measurement> measurements(std::int64_t kernel_id, std::int64_t problem_id,
                                         std::int64_t device_id) const;
+  /// The kernel's and problem's measurements on every device of `device_id`'s GPU model
+  /// (DeviceIdentity::model_key: name and architecture): that device's first, then each other
+  /// device's in the order the DB first saw it, each oldest first. A configuration measured
+  /// on several of them comes once, as the first of them has it. Winners are per model and
+  /// Kernel Tuner's cache is per GPU name, so a second GPU of the model need not measure again
+  /// what the first did (shards on several GPUs, a session on another machine of the model).
+  std::vector<Measurement> model_measurements(std::int64_t kernel_id, std::int64_t problem_id,
+                                              std::int64_t device_id) const;
 
   std::vector<Winner> winners(const WinnerFilter& filter = {}) const;
 

@@ -36,6 +36,8 @@ struct TuneReport {
   std::uint64_t space_valid = 0;
   std::uint64_t configs_tried = 0;    ///< evaluated in this run
   std::uint64_t configs_resumed = 0;  ///< found in the DB and skipped
+  /// Of those, measured on other GPUs of the model (TuneOptions::Reuse::Model)
+  std::uint64_t configs_resumed_other_gpus = 0;
   std::uint64_t configs_failed = 0;   ///< failed in this run or stored as failed
   std::vector<std::pair<std::string, std::uint64_t>> failures_by_status;
   std::optional<Configuration> winner;  ///< none when no configuration ran successfully

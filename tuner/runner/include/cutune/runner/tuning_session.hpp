@@ -35,6 +35,11 @@ struct TuneOptions {
   /// Finish an interrupted run: the stored measurements count against `budget` and
   /// `time_budget_s`, so the run ends where the interrupted one would have.
   bool resume = false;
+  /// Whose stored measurements of the kernel and problem are reused: every GPU's of this GPU's
+  /// model (name and architecture: winners are per model, and Kernel Tuner's cache is per GPU
+  /// name), or this physical GPU's only (by uuid), to measure a second GPU of the model on its own.
+  enum class Reuse { Model, Gpu };
+  Reuse reuse = Reuse::Model;
   /// Evaluate this share of the space only (brute_force and random; see shard.hpp). The
   /// default configuration and --try are still evaluated first: they are the run's baseline.
   std::optional<Shard> shard;
@@ -101,6 +106,8 @@ struct TuneOptions {
 /// "reusing 150 stored measurements; budget 150 new evaluations" or, resuming,
 /// "resuming: 150 of 150 already stored".
 std::string stored_results_line(bool resume, std::optional<std::uint64_t> budget, std::size_t stored);
+/// Throws InputError naming --reuse for anything but model or gpu.
+TuneOptions::Reuse parse_reuse(const std::string& text);
 
 /// Throws InputError (one line) unless `strategy` can run on a shard: brute_force and random
 /// propose from a fixed set, which splits; a local search or a model-based one follows its
