@@ -115,6 +115,13 @@ TEST_CASE("cli: --shard is refused for other strategies and malformed shards, be
   CHECK_FALSE(fs::exists(db));
 }
 
+TEST_CASE("cli: --reuse takes model or gpu, and anything else is refused before looking for a GPU", "[cli]") {
+  CliTempDir dir;
+  const std::string db = dir / "r.db";
+  expect_bad_input({"tune", "vector_add", "--reuse", "node", "--db", db}, {"--reuse node", "model or gpu"});
+  CHECK_FALSE(fs::exists(db));
+}
+
 TEST_CASE("cli: merge refuses a file that is not a cutune DB, or is newer, and touches no output", "[cli]") {
   if (!have_space()) return;
   CliTempDir dir;
