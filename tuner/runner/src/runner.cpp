@@ -245,15 +245,13 @@ void Tuning::prepare() {
 void Tuning::resume() {
   std::vector<const Result*> resumed;
   const bool per_model = options_.reuse == TuneOptions::Reuse::Model;
-  std::vector<db::Measurement> stored = per_model ? run_->model_measurements() : run_->measurements();
   std::set<std::int64_t> other_gpus;
   std::size_t from_other_gpus = 0;
-  for (const auto& m : stored)
+  for (auto& m : per_model ? run_->model_measurements() : run_->measurements()) {
     if (m.device_id != run_->device_id()) {
       other_gpus.insert(m.device_id);
       ++from_other_gpus;
     }
-  for (auto& m : stored) {
     // A stored key is text entering the process: it becomes a configuration here, once. One
     // outside the declared space cannot be proposed, compiled or re-measured: left out.
     std::optional<Configuration> c;
@@ -341,8 +339,9 @@ void Tuning::feed() {
     for (std::size_t i : batch.stored) {
       ++report_.configs_resumed;
       const Configuration c(space_, search_->trace()[i].config);
-      if (results_.at(c).device_id != run_->device_id()) ++report_.configs_resumed_other_gpus;
-      record(c, results_.at(c), false);
+      const db::Measurement& stored = results_.at(c);
+      if (stored.device_id != run_->device_id()) ++report_.configs_resumed_other_gpus;
+      record(c, stored, false);
     }
     for (const auto& c : batch.evaluate) compiler().submit(c);
     if (batch.evaluate.empty() && batch.stored.empty()) break;  // wait for those in flight
