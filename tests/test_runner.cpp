@@ -220,15 +220,30 @@ TEST_CASE("a second GPU of the model reuses what the first stored, and --reuse g
   {
     sqlite3* h = nullptr;
     REQUIRE(sqlite3_open(db.path().string().c_str(), &h) == SQLITE_OK);
-    const int rc = sqlite3_exec(h, "UPDATE devices SET uuid = 'GPU-another-of-the-model'", nullptr, nullptr, nullptr);
+    // ... and its run was interrupted there.
+    const int rc = sqlite3_exec(h, "UPDATE devices SET uuid = 'GPU-another-of-the-model'; UPDATE runs SET finished_at = NULL",
+                                nullptr, nullptr, nullptr);
     sqlite3_close(h);
     REQUIRE(rc == SQLITE_OK);
   }
   const std::uint64_t valid = p.space().count_valid();
+  {
+    // Its measurements are reused, so its unfinished run is named, with where it ran.
+    runner::TuneOptions o = quick_options(db.path(), "n=100000");
+    o.strategy = "random";
+    o.budget = 2;
+    std::ostringstream log;
+    o.log = &log;
+    const auto r = runner::tune(p, o);
+    INFO(log.str());
+    CHECK(r.configs_tried == 2);
+    CHECK(log.str().find("10 of the stored measurements were made on 1 other GPU of the model") != std::string::npos);
+    CHECK(log.str().find(", on another GPU of the model) has not finished") != std::string::npos);
+  }
   const auto second = tune_quietly(p, db.path(), "n=100000");
-  CHECK(second.configs_resumed == 10);
+  CHECK(second.configs_resumed == 12);
   CHECK(second.configs_resumed_other_gpus == 10);
-  CHECK(second.configs_tried == valid - 10);
+  CHECK(second.configs_tried == valid - 12);
   // This GPU's own only: the other GPU's 10 are measured here too, nothing else again.
   runner::TuneOptions o = quick_options(db.path(), "n=100000");
   o.reuse = runner::TuneOptions::Reuse::Gpu;

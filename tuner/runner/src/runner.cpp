@@ -306,12 +306,19 @@ void Tuning::resume() {
     log(fmt::format("{} of the stored measurements were made on {} other GPU{} of the model {} "
                     "(--reuse gpu: this GPU's own only)",
                     from_other_gpus, other_gpus.size(), other_gpus.size() == 1 ? "" : "s", report_.device.model_key()));
+  // The runs whose measurements were reused: this GPU's, and per model those of the other GPUs
+  // whose measurements were read (a run interrupted on another lent H200 is the one a session on
+  // this one goes on with).
   if (!options_.resume && options_.budget) {
-    for (const auto& r : session_.store().runs(run_->kernel_id(), run_->problem_id(), run_->device_id()))
-      if (r.id != run_->id() && r.finished_at.empty())
-        log(fmt::format("note: run {} ({} seed {}, started {}) has not finished (interrupted, or still running); "
-                        "--resume finishes it within its budget",
-                        r.id, r.strategy, r.seed, r.started_at));
+    std::vector<std::int64_t> devices{run_->device_id()};
+    devices.insert(devices.end(), other_gpus.begin(), other_gpus.end());
+    for (std::int64_t device : devices)
+      for (const auto& r : session_.store().runs(run_->kernel_id(), run_->problem_id(), device))
+        if (r.id != run_->id() && r.finished_at.empty())
+          log(fmt::format("note: run {} ({} seed {}, started {}{}) has not finished (interrupted, or still running); "
+                          "--resume finishes it within its budget",
+                          r.id, r.strategy, r.seed, r.started_at,
+                          device == run_->device_id() ? "" : ", on another GPU of the model"));
   }
 
   // The session asks the strategy, answers revisits and stored measurements from results,
