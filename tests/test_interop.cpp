@@ -328,8 +328,30 @@ TEST_CASE("export --space: the cache lists the kernel file's values in its decla
   ok({"export", "--db", db, "--space", caff.string(), "-o", out});
   const db::kt::KtCache back = db::kt::read_cache(out);
   CHECK(back.kernel_name == "nbody");
+  CHECK(db::kt::kernel_function(back) == "nbody_kernel");  // the CUDA function, as Kernel Tuner names it
   CHECK(back.tune_params == declared);
   CHECK(back.entries.size() == 2);
+
+  // Kernel Tuner's cache of the same kernel names the function: a prior for the export, and the
+  // export for it.
+  db::kt::KtCacheHeader kt = h;
+  kt.kernel_name = "nbody_kernel";
+  kt.device_name = "NVIDIA Other GPU";
+  kt.extra.erase(db::kt::kDeviceField);
+  const std::string kt_file = dir / "nbody_kernel_other_gpu.json";
+  db::kt::KtCacheWriter kw;
+  kw.open(kt_file, kt);
+  for (const auto& e : back.entries) kw.append(e);
+  kw.close();
+  const auto with_prior = ok({"tune", "--simulate", out, "--prior-from", kt_file, "--budget", "2"});
+  CHECK_THAT(with_prior.out, Contains("prior from nbody_kernel on NVIDIA Other GPU"));
+  const auto other_way = ok({"tune", "--simulate", kt_file, "--prior-from", out, "--budget", "2"});
+  CHECK_THAT(other_way.out, Contains("prior from nbody (function nbody_kernel) on NVIDIA Test GPU"));
+  // Imported into a DB, Kernel Tuner's cache is stored under the function's name, and found there.
+  const std::string kt_db = dir / "kt.db";
+  ok({"import", kt_file, "--db", kt_db});
+  const auto from_db = ok({"tune", "--simulate", out, "--db", kt_db, "--prior", "on", "--budget", "2"});
+  CHECK_THAT(from_db.out, Contains("prior from nbody_kernel on NVIDIA Other GPU"));
 
   // A file of another kernel is refused by name, and nothing is written.
   const std::string wrong = dir / "wrong.json";

@@ -114,6 +114,30 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     CHECK_FALSE(prior.uses()[0].used);
     CHECK_THAT(prior.uses()[0].reason, Contains("kernel 'other_kernel', not 'bowl'"));
   }
+  SECTION("the kernel under its CUDA function's name (a Kernel Tuner cache of a BAT kernel): used") {
+    // cutune names BAT's convolution "convolution"; Kernel Tuner's cache of the same code says
+    // "convolution_kernel"; a C++ name in the T1 file carries a namespace and template arguments.
+    const search::KernelNames bat{"bowl", "ns::bowl_kernel<float, 4>"};
+    const search::SpacePrior from_kt(target, bat, {make_prior(wide, f, "bowl_kernel")});
+    REQUIRE_FALSE(from_kt.empty());
+    CHECK(from_kt.ranking().front() == kOptimum);
+    // The other way: a recording of the BAT kernel (both names) for a target known by its function alone.
+    search::Prior recorded = make_prior(wide, f);
+    recorded.origin.kernel = bat;
+    CHECK_FALSE(search::SpacePrior(target, "bowl_kernel", {recorded}).empty());
+    CHECK_THAT(search::SpacePrior(target, "bowl_kernel", {recorded}).summary(),
+               Contains("bowl (function ns::bowl_kernel<float, 4>) on GPU B"));
+    // A function name in common is not enough: the parameters must still match.
+    auto params = bowl_parameters();
+    params[3].name = "unroll";
+    const search::SpacePrior renamed(target, bat, {make_prior(Space(params, {}), f, "bowl_kernel")});
+    CHECK(renamed.empty());
+    CHECK_THAT(renamed.uses()[0].reason, Contains("parameter 'unroll'"));
+    // Neither name in common: not used, and both names are in the reason.
+    const search::SpacePrior other(target, bat, {make_prior(wide, f, "bowl_kernel2")});
+    CHECK(other.empty());
+    CHECK_THAT(other.uses()[0].reason, Contains("kernel 'bowl_kernel2', not 'bowl (function ns::bowl_kernel<float, 4>)'"));
+  }
   SECTION("other parameter names: not used") {
     auto params = bowl_parameters();
     params[3].name = "unroll";
@@ -200,6 +224,18 @@ TEST_CASE("seeds take each source's best in turn, and predict falls back to the 
   CHECK(partial.predict(measured) == 0.0);
 }
 
+TEST_CASE("a kernel's names: functions compared without namespace or template arguments, empty names match nothing") {
+  CHECK(search::bare_function_name("ns::inner::k<float, ns::T<2>>") == "k");
+  CHECK(search::bare_function_name("matmul <float>") == "matmul");
+  CHECK(search::bare_function_name("k") == "k");
+  CHECK(search::KernelNames{"convolution", "convolution_kernel"}.shares_a_name_with("convolution_kernel"));
+  CHECK(search::KernelNames{"convolution_kernel"}.shares_a_name_with({"convolution", "convolution_kernel"}));
+  CHECK(search::KernelNames{"a", "ns::f<1>"}.shares_a_name_with({"b", "f"}));
+  CHECK_FALSE(search::KernelNames{"convolution"}.shares_a_name_with("convolution_kernel"));
+  CHECK_FALSE(search::KernelNames{""}.shares_a_name_with(""));
+  CHECK_FALSE(search::KernelNames{"a", ""}.shares_a_name_with({"b", ""}));
+}
+
 TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
   std::vector<search::RecordedSpace::Entry> entries;
   for (int i = 0; i < 4; ++i)
@@ -218,6 +254,19 @@ TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
   REQUIRE(priors[1]->uses().size() == 1);
   CHECK(priors[1]->uses()[0].origin.device == "A");
   CHECK(priors[2]->empty());  // the only other kernel recording is its own
+
+  // The same kernel recorded under its function's name (Kernel Tuner's cache) is a prior for
+  // the one that names both, and the other way round.
+  const std::vector<search::PriorOrigin> named{{{"k", "k_function"}, "A", "p"}, {"k_function", "B", "p"}};
+  std::vector<search::Prior> both;
+  for (std::size_t i = 0; i < 2; ++i) both.push_back(search::prior_from_recording(spaces[i], named[i]));
+  const std::vector<search::RecordedSpace> two{spaces[0], spaces[1]};
+  const auto across = search::leave_one_out_priors(two, named, both);
+  REQUIRE(across.size() == 2);
+  REQUIRE_FALSE(across[0]->empty());
+  CHECK(across[0]->uses()[0].origin.device == "B");
+  REQUIRE_FALSE(across[1]->empty());
+  CHECK(across[1]->uses()[0].origin.device == "A");
 }
 
 TEST_CASE("priors at the target's problem size are preferred to other sizes, which are used only alone") {

@@ -13,8 +13,31 @@
 
 namespace cutune::search {
 
+std::string bare_function_name(std::string_view name) {
+  // Template arguments first (they may hold "::"), then the namespace.
+  if (const auto lt = name.find('<'); lt != std::string_view::npos) name = name.substr(0, lt);
+  while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+  if (const auto colons = name.rfind("::"); colons != std::string_view::npos) name = name.substr(colons + 2);
+  return std::string(name);
+}
+
+bool KernelNames::shares_a_name_with(const KernelNames& other) const {
+  const std::string mine[] = {name, bare_function_name(name), bare_function_name(function)};
+  const std::string theirs[] = {other.name, bare_function_name(other.name), bare_function_name(other.function)};
+  for (const auto& a : mine)
+    for (const auto& b : theirs)
+      if (!a.empty() && a == b) return true;
+  return false;
+}
+
+std::string KernelNames::describe() const {
+  std::string out = name.empty() ? std::string("?") : name;
+  if (!function.empty() && bare_function_name(function) != name) out += " (function " + function + ")";
+  return out;
+}
+
 std::string PriorOrigin::describe() const {
-  std::string out = kernel.empty() ? std::string("?") : kernel;
+  std::string out = kernel.describe();
   out += " on " + (device.empty() ? std::string("an unknown GPU") : device);
   if (!problem.empty()) out += ", problem " + problem;
   return out;
@@ -41,9 +64,9 @@ std::vector<std::size_t> parameter_map(const Prior& prior, const Space& target) 
 
 }  // namespace
 
-std::string prior_mismatch(const Prior& prior, std::string_view kernel, const Space& target) {
-  if (prior.origin.kernel != kernel)
-    return fmt::format("kernel '{}', not '{}'", prior.origin.kernel, kernel);
+std::string prior_mismatch(const Prior& prior, const KernelNames& kernel, const Space& target) {
+  if (!prior.origin.kernel.shares_a_name_with(kernel))
+    return fmt::format("kernel '{}', not '{}'", prior.origin.kernel.describe(), kernel.describe());
   const auto& params = target.parameters();
   if (prior.parameters.size() != params.size())
     return fmt::format("{} parameters, the target has {}", prior.parameters.size(), params.size());
@@ -70,7 +93,7 @@ std::vector<Prior> prefer_same_problem(std::vector<Prior> priors, const std::str
   return priors;
 }
 
-SpacePrior::SpacePrior(const Space& target, std::string_view kernel, const std::vector<Prior>& priors) {
+SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors) {
   // Per used source: the configuration's rank there. Summed, then divided by the count.
   std::map<Config, std::pair<double, std::size_t>> sums;
   for (const Prior& prior : priors) {

@@ -14,7 +14,7 @@ std::vector<std::shared_ptr<const SpacePrior>> leave_one_out_priors(const std::v
   for (std::size_t i = 0; i < spaces.size(); ++i) {
     std::vector<Prior> offered;
     for (const Prior& p : pool)
-      if (p.origin.kernel == origins[i].kernel &&
+      if (p.origin.kernel.shares_a_name_with(origins[i].kernel) &&
           (p.origin.device != origins[i].device || p.origin.problem != origins[i].problem))
         offered.push_back(p);
     out.push_back(std::make_shared<const SpacePrior>(spaces[i].space(), origins[i].kernel,

@@ -76,8 +76,10 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
       if (d.is_number_integer()) sizes.push_back(d.get<std::int64_t>());
   if (!space_file.empty()) {
     const KernelProblem kp = KernelProblem::load(resolve_kernel(space_file));
-    // Named as the measurements are (a BAT file's BenchmarkName, not its CUDA function's name).
+    // Named as the measurements are (a BAT file's BenchmarkName, not its CUDA function's name),
+    // with the function's name beside it for a prior from Kernel Tuner's caches of the kernel.
     auto h = db::kt::cache_header(x.target.kernel, kp.space(), sizes, x.device, x.objective);
+    if (kp.kernel_name() != x.target.kernel) h.extra[db::kt::kKernelFunctionField] = kp.kernel_name();
     if (kp.name() != x.target.kernel)
       throw InputError(fmt::format("--space {}: its kernel is {}, the measurements' {}", space_file, kp.name(),
                                    x.target.kernel));

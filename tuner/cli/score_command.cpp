@@ -147,7 +147,8 @@ search::ComparisonOptions comparison_options(const ScoreArgs& a) {
 }
 
 nlohmann::ordered_json prior_use_json(const search::PriorUse& u) {
-  return {{"kernel", u.origin.kernel}, {"device", u.origin.device}, {"problem", u.origin.problem},
+  return {{"kernel", u.origin.kernel.name}, {"function", u.origin.kernel.function},
+          {"device", u.origin.device},       {"problem", u.origin.problem},
           {"used", u.used},            {"reason", u.reason},        {"measurements", u.measurements},
           {"valid_here", u.proposable}};
 }

@@ -56,7 +56,7 @@ std::vector<search::Prior> priors_from_files(const SimulateArgs& args) {
     replay::RecordingOrigin o;
     const search::RecordedSpace r = replay::load_recorded_space(f, &o);
     out.push_back(search::prior_from_recording(
-        r, {o.kernel_name.empty() ? r.name() : o.kernel_name, o.device_name, o.problem}));
+        r, {{o.kernel_name.empty() ? r.name() : o.kernel_name, o.kernel_function}, o.device_name, o.problem}));
   }
   return out;
 }
@@ -143,14 +143,16 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   // GPUs or problems (not this run's own target, whose results are resumed above).
   std::vector<search::Prior> priors = priors_from_files(args);
   if (run && runner::prior_from_db(runner::parse_prior_mode(args.prior))) {
-    auto from_db = runner::priors_from_store(*store, run_kernel, Objective::time(), run->kernel_id(),
+    auto from_db = runner::priors_from_store(*store, {run_kernel, origin.kernel_function}, Objective::time(),
+                                             run->kernel_id(),
                                              run->problem_id(), run->device_id());
     priors.insert(priors.end(), from_db.begin(), from_db.end());
   }
   std::shared_ptr<const search::SpacePrior> prior;
   std::vector<search::PriorUse> prior_uses;
   if (!priors.empty()) {
-    const std::string kernel = origin.kernel_name.empty() ? recorded.name() : origin.kernel_name;
+    const search::KernelNames kernel{origin.kernel_name.empty() ? recorded.name() : origin.kernel_name,
+                                     origin.kernel_function};
     prior = std::make_shared<const search::SpacePrior>(searched, kernel, priors);
     std::cout << prior->summary() << '\n';
     prior_uses = prior->uses();

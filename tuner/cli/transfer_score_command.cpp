@@ -25,7 +25,7 @@ search::PriorOrigin origin_of(const replay::RecordingOrigin& o, const std::strin
   if (o.kernel_name.empty())
     throw InputError(fmt::format("{}: the recording names no kernel (kernel_name): it cannot be matched to a prior",
                                  file));
-  return {o.kernel_name, o.device_name, o.problem};
+  return {{o.kernel_name, o.kernel_function}, o.device_name, o.problem};
 }
 
 nlohmann::ordered_json number_or_null(double v) {
@@ -117,7 +117,7 @@ int cmd_score_with_prior(const ScoreArgs& a) {
         sources.push_back(prior_use_json(u));
       js.push_back({{"name", spaces[i].name()},
                     {"file", a.spaces[i]},
-                    {"kernel", origins[i].kernel},
+                    {"kernel", origins[i].kernel.name},
                     {"device", origins[i].device},
                     {"problem", origins[i].problem},
                     {"scored", !priors[i]->empty()},

@@ -198,6 +198,11 @@ KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
   return h;
 }
 
+std::string kernel_function(const KtCacheHeader& header) {
+  const auto it = header.extra.find(kKernelFunctionField);
+  return it != header.extra.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 Measurement measurement_of_entry(const KtEntry& e, const std::string& key, const std::string& config_json,
                                  const std::string& imported_at) {
   Measurement m;

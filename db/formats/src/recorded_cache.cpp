@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "cutune/formats/kt_interop.hpp"
 #include "cutune/formats/ktt.hpp"
 #include "cutune/formats/python_json.hpp"
 #include "cutune/formats/t4.hpp"
@@ -160,7 +161,8 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path, Rec
     const db::kt::KtCache cache = db::kt::read_cache(path);
     if (origin)
       *origin = RecordingOrigin{cache.device_name, cache.kernel_name,
-                                cache.problem_size.is_null() ? std::string() : cache.problem_size.dump()};
+                                cache.problem_size.is_null() ? std::string() : cache.problem_size.dump(),
+                                db::kt::kernel_function(cache)};
     return recorded_space_from_cache(cache, name);
   } catch (const InputError& as_cache) {
     try {

@@ -34,14 +34,25 @@ std::optional<Value> value_of(const nlohmann::json& j) {
 
 }  // namespace
 
-std::vector<search::Prior> priors_from_store(const db::Store& store, const std::string& kernel,
+std::vector<search::Prior> priors_from_store(const db::Store& store, const search::KernelNames& kernel,
                                              const Objective& objective, std::int64_t except_kernel_id,
                                              std::int64_t except_problem_id, std::int64_t except_device_id,
                                              const std::string& except_gpu_model) {
-  db::WinnerFilter filter;
-  filter.kernel = kernel;
+  // The store knows a kernel by the one name it was stored under: cutune's (a tuning) or the
+  // function's (a Kernel Tuner cache imported as it names itself).
+  std::vector<db::MeasurementTarget> targets;
+  std::vector<std::string> names{kernel.name};
+  if (const std::string f = search::bare_function_name(kernel.function); !f.empty() && f != kernel.name)
+    names.push_back(f);
+  for (const auto& name : names) {
+    if (name.empty()) continue;
+    db::WinnerFilter filter;
+    filter.kernel = name;
+    const auto found = store.measurement_targets(filter);
+    targets.insert(targets.end(), found.begin(), found.end());
+  }
   std::vector<search::Prior> out;
-  for (const auto& t : store.measurement_targets(filter)) {
+  for (const auto& t : targets) {
     if (t.kernel_id == except_kernel_id && t.problem_id == except_problem_id &&
         (t.device_id == except_device_id || (!except_gpu_model.empty() && t.gpu_model == except_gpu_model)))
       continue;

@@ -131,6 +131,8 @@ class Tuning {
   }
   EvaluationLanes& lanes() { return *lanes_; }
   CompilePool& compiler() { return *compiler_; }
+  /// The kernel as a prior knows it: the T1 file's name and its CUDA function's.
+  search::KernelNames kernel_names() const { return {problem_.name(), problem_.kernel_name()}; }
 
   TuningSession& session_;
   const KernelProblem& problem_;
@@ -279,14 +281,14 @@ void Tuning::resume() {
   {
     std::vector<search::Prior> priors = options_.priors;
     if (prior_from_db(options_.prior)) {
-      auto from_db = priors_from_store(session_.store(), problem_.name(), objective_, run_->kernel_id(),
+      auto from_db = priors_from_store(session_.store(), kernel_names(), objective_, run_->kernel_id(),
                                        run_->problem_id(), run_->device_id(),
                                        per_model ? report_.device.model_key() : std::string());
       priors.insert(priors.end(), from_db.begin(), from_db.end());
     }
     if (!priors.empty()) {
       auto prior = std::make_shared<const search::SpacePrior>(
-          searched, problem_.name(), search::prefer_same_problem(std::move(priors), report_.problem_key));
+          searched, kernel_names(), search::prefer_same_problem(std::move(priors), report_.problem_key));
       report_.prior = prior->uses();
       report_.prior_summary = prior->summary();
       log(report_.prior_summary);

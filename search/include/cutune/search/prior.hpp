@@ -26,9 +26,33 @@
 
 namespace cutune::search {
 
+/// The names one kernel goes by. cutune names a kernel after its T1 file (General.BenchmarkName,
+/// else KernelSpecification.KernelName, or a template's name); Kernel Tuner's caches name the
+/// CUDA function given to tune_kernel. So BAT's convolution is "convolution" in a cutune DB and
+/// "convolution_kernel" in a Kernel Tuner cache of the same code, and a recording under one name
+/// never served as a prior for the other (results/transfer_prior.md renamed a copy to measure it).
+struct KernelNames {
+  // Implicit: a kernel known by one name is the common case (a cache's kernel_name).
+  KernelNames(std::string name_ = "", std::string function_ = "")
+      : name(std::move(name_)), function(std::move(function_)) {}
+  KernelNames(const char* name_) : name(name_) {}
+  std::string name;      ///< cutune's name for it ("" when unknown)
+  std::string function;  ///< its __global__ function's ("" when unknown or the same as name)
+  /// Whether either name of one is either name of the other. Functions are compared without
+  /// namespace or template arguments ("ns::matmul<float, 32>" is "matmul"), as a cache names
+  /// the function as its script wrote it. Empty names match nothing. The parameters' names and
+  /// values are checked as well (prior_mismatch): the name alone does not make a prior.
+  bool shares_a_name_with(const KernelNames& other) const;
+  /// "convolution" or "convolution (function convolution_kernel)".
+  std::string describe() const;
+};
+
+/// A function's name without namespace or template arguments: "ns::k<float, 4>" -> "k".
+std::string bare_function_name(std::string_view name);
+
 /// Where a prior was measured.
 struct PriorOrigin {
-  std::string kernel;   ///< the kernel's name
+  KernelNames kernel;   ///< the kernel's names
   std::string device;   ///< the GPU ("NVIDIA A100-PCIE-40GB")
   std::string problem;  ///< the problem ("n=268435456", "4096x4096"; "" when unknown)
   /// "kernel on device, problem P" for reports.
@@ -53,7 +77,7 @@ struct Prior {
 
 /// Whether `prior` matches a target (kernel `kernel`, parameters of `target`): "" when it
 /// does, else the reason, naming the kernel, parameter or value that differs.
-std::string prior_mismatch(const Prior& prior, std::string_view kernel, const Space& target);
+std::string prior_mismatch(const Prior& prior, const KernelNames& kernel, const Space& target);
 
 /// What became of one prior offered for a target.
 struct PriorUse {
@@ -80,7 +104,7 @@ class SpacePrior {
  public:
   /// Matches each of `priors` against the target; the ones that do not match are reported
   /// in uses() and not used. Deterministic: the order of `priors` is kept.
-  SpacePrior(const Space& target, std::string_view kernel, const std::vector<Prior>& priors);
+  SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors);
 
   const std::vector<PriorUse>& uses() const { return uses_; }
   /// No prior matched: nothing to use.

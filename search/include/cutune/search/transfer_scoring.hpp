@@ -12,7 +12,8 @@
 
 namespace cutune::search {
 
-/// Per space, the priors from `pool` measured elsewhere: same kernel name, and another GPU
+/// Per space, the priors from `pool` measured elsewhere: the same kernel (a name in common,
+/// KernelNames), and another GPU
 /// or another problem than origins[i] (a pool entry with the space's own GPU and problem is
 /// the same measurement, and is left out). The parameter check is SpacePrior's: a prior of
 /// the same kernel with other parameters is reported in its uses() and not used.

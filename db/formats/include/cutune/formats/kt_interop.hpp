@@ -29,6 +29,14 @@ inline constexpr const char* kSampleCountField = "time_samples";
 /// Header field of a cache cutune wrote: the device's structured identity (to_json), so an
 /// exported file imports back onto the same device row.
 inline constexpr const char* kDeviceField = "cutune_device";
+/// Header field of a cache cutune wrote for a kernel whose name is not its CUDA function's (a
+/// BAT benchmark: kernel_name "convolution", this "convolution_kernel", the name Kernel Tuner's
+/// own cache of it has), so that a prior matches either (search::KernelNames).
+inline constexpr const char* kKernelFunctionField = "cutune_kernel_function";
+
+/// The kKernelFunctionField of a header; "" when it has none (every file Kernel Tuner wrote:
+/// its kernel_name is the function's).
+std::string kernel_function(const KtCacheHeader& header);
 
 /// What one results file holds, whatever its kind.
 struct ResultsFile {

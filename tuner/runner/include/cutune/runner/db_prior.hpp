@@ -22,13 +22,14 @@ PriorMode parse_prior_mode(const std::string& text);
 bool prior_from_db(PriorMode mode);
 
 /// The store's measurements of kernel `kernel` (by name: an edited source is another kernel
-/// id, the same kernel for a prior), one Prior per (kernel id, problem, GPU) stored, except
+/// id, the same kernel for a prior; stored under either of its names, as a Kernel Tuner cache
+/// imported under the function's name is), one Prior per (kernel id, problem, GPU) stored, except
 /// the target (`except_*`: the ids of the run being tuned; 0 = none) and, when
 /// `except_gpu_model` is given, the target's kernel and problem on every GPU of that model:
 /// those measurements a tuning reuses as they are, so they are not a prior to it too. Each
 /// measurement's configuration comes from its JSON object (name -> value); its objective is
 /// `objective`'s value, lower is better (a failure: none).
-std::vector<search::Prior> priors_from_store(const db::Store& store, const std::string& kernel,
+std::vector<search::Prior> priors_from_store(const db::Store& store, const search::KernelNames& kernel,
                                              const Objective& objective, std::int64_t except_kernel_id = 0,
                                              std::int64_t except_problem_id = 0, std::int64_t except_device_id = 0,
                                              const std::string& except_gpu_model = "");
