@@ -619,7 +619,9 @@ def kt_errors(traces):
 
 
 def add_families(scores):
-    """A family is a kernel (the cache's kernel_name): the targets are judged on the mean over all
+    """A family is a kernel (the CUDA function: the cache's cutune_kernel_function where cutune wrote
+    one for a kernel it names otherwise, as BAT's convolution, else its kernel_name, which is the
+    function's in Kernel Tuner's files): the targets are judged on the mean over all
     spaces and on each family's mean. Adds sp["family"], r["per_family"] and the standard errors of
     the means where every space has one (spaces independent)."""
     for sp in scores["spaces"]:
@@ -629,7 +631,8 @@ def add_families(scores):
             # read again (sepconv's cache is 29920 configurations).
             continue
         try:
-            sp["family"] = load_cache(sp["file"]).get("kernel_name") or sp["name"]
+            cache = load_cache(sp["file"])
+            sp["family"] = cache.get("cutune_kernel_function") or cache.get("kernel_name") or sp["name"]
         except (OSError, ValueError):
             sp["family"] = sp["name"]
     families = {}

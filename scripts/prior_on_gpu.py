@@ -10,6 +10,11 @@ the best-so-far after every evaluation. Writes OUT/prior_on_gpu.json and the log
 
 Usage: scripts/prior_on_gpu.py --bin .gpu/bin --prior results/spaces/matmul_2048_nvidia_h200.json.gz
            --kernel matmul --problem m=2048,n=2048,k=2048 --budget 24 --seeds 1,2,3 --out DIR
+       [--import-as-is --stored-name NAME]
+--import-as-is: the prior is imported as a user imports a Kernel Tuner cache (`cutune import FILE`,
+under the kernel and problem the file names) instead of under --kernel, so the tuning must find it
+by the kernel's other name (a BAT file's kernel is stored under its BenchmarkName, NAME, and Kernel
+Tuner's cache of it names the CUDA function).
 """
 import argparse
 import json
@@ -48,6 +53,8 @@ def main():
     ap.add_argument("--budget", type=int, default=24)
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--import-as-is", action="store_true")
+    ap.add_argument("--stored-name", default=None, help="the tuned kernel's name in the DB (default: --kernel)")
     a = ap.parse_args()
     cutune = str(Path(a.bin) / "cutune")
     out = Path(a.out)
@@ -63,7 +70,8 @@ def main():
             db = out / f"seed{seed}_{mode}.db"
             for f in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
                 f.unlink(missing_ok=True)
-            p, _ = run([cutune, "import", a.prior, "--db", str(db), "--kernel", a.kernel, "--problem", a.problem], log)
+            how = [] if a.import_as_is else ["--kernel", a.kernel, "--problem", a.problem]
+            p, _ = run([cutune, "import", a.prior, "--db", str(db)] + how, log)
             if p.returncode:
                 sys.exit(f"import failed (exit {p.returncode}), see {log}")
             report = out / f"seed{seed}_{mode}.report.json"
@@ -71,7 +79,7 @@ def main():
                            "--seed", str(seed), "--prior", mode, "--report", str(report)], log)
             prior_lines = [line for line in p.stdout.splitlines() + p.stderr.splitlines() if "prior" in line.lower()]
             cache = out / f"seed{seed}_{mode}.cache.json"
-            e, _ = run([cutune, "export", "--db", str(db), "--kernel", a.kernel, "--gpu", gpu, "--format", "cache",
+            e, _ = run([cutune, "export", "--db", str(db), "--kernel", a.stored_name or a.kernel, "--gpu", gpu, "--format", "cache",
                         "-o", str(cache)], log)
             curve = best_so_far(cache) if e.returncode == 0 else []
             runs.append({"seed": seed, "prior": mode, "tune_exit": p.returncode, "wall_s": round(wall, 1),
