@@ -695,7 +695,7 @@ def write_markdown(scores, path):
              f"{scores['methodology']['points']} points, calculated random-search baseline, S(t) = "
              f"{scores['methodology']['curve']}). 0 = as good as random search, 1 = the optimum; the overall score is "
              f"the mean over all {len(spaces)} spaces together, a family's the mean over its spaces (a family = a "
-             f"kernel, the cache's kernel_name). ± is `cutune score`'s estimated standard error of a score (its "
+             f"kernel: its CUDA function, the cache's cutune_kernel_function or else its kernel_name). ± is `cutune score`'s estimated standard error of a score (its "
              f"sampling_error: the spread of disjoint subsets of the runs, each scored alone, scaled to the runs "
              f"done; search/include/cutune/search/scoring_table.hpp; none for rows scored before it was "
              f"estimated); cutune's rows have {scores['repeats']} runs each.", ""]
