@@ -35,7 +35,8 @@ def run(cmd, log):
 
 def best_so_far(cache_file):
     cache = json.load(open(cache_file))["cache"]
-    done = sorted((v["timestamp"], v["time"]) for v in cache.values())
+    # By timestamp only: a failure's time is its error's name, which does not compare with a number.
+    done = sorted(((v["timestamp"], v["time"]) for v in cache.values()), key=lambda e: e[0])
     out, best = [], float("inf")
     for _, t in done:
         if isinstance(t, (int, float)):
