@@ -79,10 +79,10 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
     // Named as the measurements are (a BAT file's BenchmarkName, not its CUDA function's name),
     // with the function's name beside it for a prior from Kernel Tuner's caches of the kernel.
     auto h = db::kt::cache_header(x.target.kernel, kp.space(), sizes, x.device, x.objective);
-    if (kp.kernel_name() != x.target.kernel) h.extra[db::kt::kKernelFunctionField] = kp.kernel_name();
     if (kp.name() != x.target.kernel)
       throw InputError(fmt::format("--space {}: its kernel is {}, the measurements' {}", space_file, kp.name(),
                                    x.target.kernel));
+    if (kp.kernel_name() != x.target.kernel) h.extra[db::kt::kKernelFunctionField] = kp.kernel_name();
     if (h.tune_params_keys != x.param_names)
       throw InputError(fmt::format("--space {}: its parameters ({}) are not the stored ones ({})", space_file,
                                    fmt::join(h.tune_params_keys, ","), fmt::join(x.param_names, ",")));

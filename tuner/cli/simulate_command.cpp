@@ -48,6 +48,11 @@ void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
       ->expected(1, -1);
 }
 
+// The kernel a recording names (its file's name when it names none), by both its names.
+search::KernelNames kernel_names_of(const replay::RecordingOrigin& o, const search::RecordedSpace& r) {
+  return {o.kernel_name.empty() ? r.name() : o.kernel_name, o.kernel_function};
+}
+
 std::vector<search::Prior> priors_from_files(const SimulateArgs& args) {
   if (!args.prior_from.empty() && args.prior == "none")
     throw InputError("--prior none with --prior-from: give one of them");
@@ -55,8 +60,7 @@ std::vector<search::Prior> priors_from_files(const SimulateArgs& args) {
   for (const auto& f : args.prior_from) {
     replay::RecordingOrigin o;
     const search::RecordedSpace r = replay::load_recorded_space(f, &o);
-    out.push_back(search::prior_from_recording(
-        r, {{o.kernel_name.empty() ? r.name() : o.kernel_name, o.kernel_function}, o.device_name, o.problem}));
+    out.push_back(search::prior_from_recording(r, {kernel_names_of(o, r), o.device_name, o.problem}));
   }
   return out;
 }
@@ -67,6 +71,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     throw InputError("--lookahead with --simulate: give --compile-workers too (in series nothing is compiled ahead)");
   replay::RecordingOrigin origin;
   const search::RecordedSpace recorded = replay::load_recorded_space(args.cache, &origin);
+  const search::KernelNames kernel = kernel_names_of(origin, recorded);
   const Space& space = recorded.space();
   // Without recorded costs every evaluation costs 1: "simulated time" and --time-budget are
   // evaluation counts.
@@ -109,7 +114,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     store = db::Store::open(db_path, /*create=*/true);
     db::RunSpec spec;
     spec.device.name = origin.device_name.empty() ? "unknown" : origin.device_name;
-    spec.kernel = origin.kernel_name.empty() ? recorded.name() : origin.kernel_name;
+    spec.kernel = kernel.name;
     spec.source_hash = "recorded:" + recorded.name();
     spec.problem_key = "recorded:" + recorded.name();
     spec.problem_json = "{}";
@@ -143,16 +148,13 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   // GPUs or problems (not this run's own target, whose results are resumed above).
   std::vector<search::Prior> priors = priors_from_files(args);
   if (run && runner::prior_from_db(runner::parse_prior_mode(args.prior))) {
-    auto from_db = runner::priors_from_store(*store, {run_kernel, origin.kernel_function}, Objective::time(),
-                                             run->kernel_id(),
+    auto from_db = runner::priors_from_store(*store, kernel, Objective::time(), run->kernel_id(),
                                              run->problem_id(), run->device_id());
     priors.insert(priors.end(), from_db.begin(), from_db.end());
   }
   std::shared_ptr<const search::SpacePrior> prior;
   std::vector<search::PriorUse> prior_uses;
   if (!priors.empty()) {
-    const search::KernelNames kernel{origin.kernel_name.empty() ? recorded.name() : origin.kernel_name,
-                                     origin.kernel_function};
     prior = std::make_shared<const search::SpacePrior>(searched, kernel, priors);
     std::cout << prior->summary() << '\n';
     prior_uses = prior->uses();

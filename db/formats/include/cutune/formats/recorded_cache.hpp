@@ -26,7 +26,7 @@ struct RecordingOrigin {
   std::string problem;      ///< the cache's problem_size as JSON ("[4096,4096]"); "" when none
   /// The CUDA function's name where the file names the kernel otherwise (a cutune export of a
   /// BAT kernel: kernel_name "convolution", db::kt::kKernelFunctionField "convolution_kernel").
-  std::string kernel_function;
+  std::string kernel_function{};
 };
 search::RecordedSpace load_recorded_space(const std::filesystem::path& path, RecordingOrigin* origin = nullptr);
 
