@@ -19,6 +19,7 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/search/strategy.hpp"
 #include "neighbourhood.hpp"
+#include "strategies/short_run_schedule.hpp"
 #include "space_helpers.hpp"
 
 using cutune::Config;
@@ -373,6 +374,42 @@ TEST_CASE("bandit_portfolio with a short budget alternates the model and the pat
     CHECK(std::vector<Config>(long_run.proposals.begin(), long_run.proposals.begin() + 9) !=
           std::vector<Config>(long_model.proposals.begin(), long_model.proposals.begin() + 9));
   }
+}
+
+// The short run's model share (short_run_schedule.hpp): the model's lead, then one pull in
+// kShortRunCycle; every other pull while the model's last kRecentRewards results paid more than
+// the pattern arm's, and back to one in kShortRunCycle once they pay less.
+TEST_CASE("a short run gives the model every other pull while its recent results pay more") {
+  search::ShortRunSchedule schedule;
+  const auto models_turns = [&](std::size_t from, std::size_t to) {
+    std::vector<std::size_t> turns;
+    for (std::size_t p = from; p < to; ++p)
+      if (schedule.models_turn(p)) turns.push_back(p);
+    return turns;
+  };
+  const auto reward = [&](double model, double pattern, std::size_t times) {
+    for (std::size_t i = 0; i < times; ++i) schedule.model_rewarded(model), schedule.pattern_rewarded(pattern);
+  };
+  const std::size_t lead = search::kShortRunLead, recent = search::kRecentRewards;
+  REQUIRE(search::kShortRunCycle > search::kModelAheadCycle);  // else "ahead" would not favour the model
+  CHECK(models_turns(0, lead).size() == lead);
+  CHECK(models_turns(lead, lead + 4 * search::kShortRunCycle).size() == 4);  // nothing told yet
+  // Fewer than kRecentRewards results of an arm: not ahead, however well the model did.
+  reward(1.0, 0.0, recent - 1);
+  CHECK_FALSE(schedule.model_ahead());
+  CHECK(models_turns(lead, lead + 4 * search::kShortRunCycle).size() == 4);
+  reward(1.0, 0.0, 1);
+  CHECK(schedule.model_ahead());
+  CHECK(models_turns(lead, lead + 4 * search::kShortRunCycle).size() == 4 * search::kShortRunCycle / search::kModelAheadCycle);
+  CHECK(models_turns(0, lead).size() == lead);  // the lead is the model's either way
+  // The window slides: kRecentRewards results the other way round and the model is behind.
+  reward(0.0, 1.0, recent / 2);
+  CHECK_FALSE(schedule.model_ahead());  // a tie is not ahead
+  reward(0.0, 1.0, recent / 2);
+  CHECK_FALSE(schedule.model_ahead());
+  CHECK(models_turns(lead, lead + 4 * search::kShortRunCycle).size() == 4);
+  reward(0.9, 0.1, recent / 2 + 1);
+  CHECK(schedule.model_ahead());
 }
 
 // A run given a time budget alone learns its evaluation budget from its first results'

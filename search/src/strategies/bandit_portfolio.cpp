@@ -7,17 +7,16 @@
 // on every space (Willemsen et al., FGCS 2024), so let the run choose. Whether it helps
 // is for `cutune score` to say; see README. With a short evaluation budget
 // (kBanditBudget) the bandit has too few pulls to learn from: the model-based arm and the
-// pattern arm take turns in a cycle instead (kShortRunCycle says why), the model's share
-// following what its recent results paid (kModelAheadCycle).
+// pattern arm take turns in a cycle instead, the model's share following what its recent
+// results paid (short_run_schedule.hpp has the rule and its measurements).
 #include <algorithm>
 #include <cmath>
-#include <deque>
-#include <numeric>
 #include <map>
 #include <set>
 #include <span>
 
 #include "../searcher.hpp"
+#include "short_run_schedule.hpp"
 #include "strategies.hpp"
 
 namespace cutune::search {
@@ -63,42 +62,6 @@ constexpr std::uint64_t kPriorStream = 6;
 constexpr ArmKind kShortRunArms[] = {kArms[0], kArms[3]};
 static_assert(kShortRunArms[0].make == make_bayes_opt && kShortRunArms[1].make == make_pattern_search,
               "a short run is the model and the pattern arm: reordering kArms must not change that");
-/// A short run's schedule: the model's first kShortRunLead proposals (its initial sample is a
-/// fifth of the budget, 5 to 20: all of it below a budget of 40, the first part above), then of every kShortRunCycle pulls the first is the model's and the rest
-/// the local arms' (the pattern arm's; with a prior, the bandit's choice between it and the
-/// prior's arm). Why: `pattern_search` alone, a local search from the first result, beats
-/// `bayes_opt` alone where the window is long enough to walk (200 runs, batch 8: matmul 1024^3
-/// 0.528 against 0.344, reduction 2^22 0.605 / 0.296, scan 2^22 0.767 / 0.659, Kernel Tuner's
-/// sum_floats on the H200 0.346 / 0.192) and loses where it is a dozen evaluations (reduction on
-/// the H200 0.022 / 0.370, scan on the H100 0.218 / 0.617). Measured on the 18 spaces whose
-/// budgets are at most kModelLedBudget (400; the 15 small ones, both convolution_correct and the
-/// H200's sum_floats; 200 runs, seeds 1..200, batch 8), against 0.256 for the model alone:
-/// - after the model's whole initial sample (a fifth of the budget, 5 to 20), the pattern arm in
-///   every pull 0.312, in two of three 0.315, one of two 0.302, one of three 0.289, one of four
-///   0.280; both arms under UCB1 from the start 0.259 (the pattern arm's first pull is random);
-/// - after a lead of 8: the pattern arm in one of two 0.319, two of three 0.336, **three of four
-///   0.342**, four of five 0.344, every pull 0.345 (but scan on the H100 / H200 0.567 / 0.463 and
-///   sum_floats on the H200 0.348, where three of four keeps 0.608 / 0.502 and 0.410);
-/// - two of three after a lead of 5 0.328, of 12 0.324.
-/// Three of four after 8, per space: none lower than 0.013 (scan on the H200 0.515 -> 0.502);
-/// convolution_correct 0.065 / 0.054 -> 0.289 / 0.308, sum_floats on the H200 0.192 -> 0.410,
-/// reduction 2^22 0.296 -> 0.510, nbody 0.087 / 0.087 -> 0.226 / 0.238.
-constexpr std::size_t kShortRunLead = 8, kShortRunCycle = 4;
-/// While the model's last kRecentRewards results earned more than the pattern arm's last
-/// kRecentRewards (their mean reward: each result's quantile among the valid results so far),
-/// every other pull is the model's instead of one in kShortRunCycle. Why: on the 8-parameter
-/// convolution recorded on an RTX 2080 Ti and on an H200 (budgets 390 and 908, 22% and 29% of
-/// the configurations failing) the model alone beat the fixed cycle (0.828 / 0.912 against 0.737 /
-/// 0.784), while elsewhere the cycle beat the model. Measured on the 22 recorded spaces whose
-/// budgets are at most kBanditBudget (200 runs, seeds 1..200, batch 8; the three longer ones never
-/// run the cycle), against the fixed cycle: every other pull the model's while it is ahead
-/// (windows of 8) 0.5208 against 0.5167 over all 25 spaces (the convolution_kernel family 0.793 /
-/// 0.770: RTX 2080 Ti 0.768 / 0.737, H200 0.844 / 0.784; no family lower by more than 0.006);
-/// every pull the model's while it is ahead 0.5210 (the H200's convolution 0.896, but scan 0.611 /
-/// 0.623 and convolution_correct 0.277 / 0.289); windows of 6 0.5197 (convolution_correct 0.277); the share following the
-/// failure rates instead of the rewards (the model every other pull while the pattern arm's
-/// recent results failed more often by 0.25) 0.5171, no change.
-constexpr std::size_t kRecentRewards = 8, kModelAheadCycle = 2;
 constexpr double kExploration = 2.0;  ///< UCB1's constant: sqrt(2 ln N / n_a)
 constexpr double kPriorReward = 0.5;  ///< mean reward of an arm before its first result
 
@@ -107,7 +70,6 @@ struct Arm {
   std::size_t pulls = 0, rewards = 0;
   double reward_sum = 0.0;
   bool exhausted = false;
-  std::deque<double> recent{};  ///< the last kRecentRewards rewards, oldest first
 };
 
 class BanditPortfolio final : public Searcher {
@@ -161,22 +123,9 @@ class BanditPortfolio final : public Searcher {
   Arm* choose() {
     if (!short_run_) return best_bound(nullptr);
     Arm& model = arms_[model_arm_];
-    const bool models_turn = total_pulls_ < kShortRunLead ||
-                             (model_ahead() ? total_pulls_ % kModelAheadCycle == 0
-                                            : (total_pulls_ - kShortRunLead) % kShortRunCycle == 0);
-    if (models_turn && !model.exhausted) return &model;
+    if (schedule_.models_turn(total_pulls_) && !model.exhausted) return &model;
     if (Arm* local = best_bound(&model)) return local;
     return model.exhausted ? nullptr : &model;
-  }
-
-  /// Whether the model's recent results paid more than the pattern arm's (kModelAheadCycle);
-  /// false until both have kRecentRewards results.
-  bool model_ahead() const {
-    const auto& model = arms_[model_arm_].recent;
-    const auto& pattern = arms_.back().recent;  // kShortRunArms' last, after any prior's arm
-    if (model.size() < kRecentRewards || pattern.size() < kRecentRewards) return false;
-    // Sums of equally many: the same order as the means.
-    return std::accumulate(model.begin(), model.end(), 0.0) > std::accumulate(pattern.begin(), pattern.end(), 0.0);
   }
 
   /// The arm with the best upper confidence bound (UCB1; an arm not pulled yet first), other
@@ -209,8 +158,10 @@ class BanditPortfolio final : public Searcher {
       Arm& arm = arms_[it->second];
       arm.reward_sum += reward;
       ++arm.rewards;
-      arm.recent.push_back(reward);
-      if (arm.recent.size() > kRecentRewards) arm.recent.pop_front();
+      // The schedule weighs the model against the pattern arm (kShortRunArms' last, after
+      // any prior's arm); the prior's arm is the bandit's alone.
+      if (it->second == model_arm_) schedule_.model_rewarded(reward);
+      else if (it->second == arms_.size() - 1) schedule_.pattern_rewarded(reward);
     }
   }
 
@@ -220,6 +171,7 @@ class BanditPortfolio final : public Searcher {
   std::vector<Arm> arms_;
   std::size_t model_arm_ = 0;  ///< bayes_opt's place in arms_ (after the prior's arm)
   std::size_t total_pulls_ = 0;
+  ShortRunSchedule schedule_;  ///< a short run's turns (unused in a long one)
   std::map<Config, std::size_t> credit_;
   std::set<Config> told_;
   std::vector<double> valid_;  ///< sorted valid fitness values

@@ -67,7 +67,7 @@ inline constexpr std::uint64_t kModelLedBudget = 400;
 
 /// With an evaluation budget of at most this many, the default (bandit_portfolio) does not run
 /// its bandit over all four arms: its model-based arm (bayes_opt) and its pattern arm take turns
-/// in a cycle (bandit_portfolio.cpp: kShortRunCycle and kModelAheadCycle have the measurements), beside a prior's
+/// in a cycle (search/src/strategies/short_run_schedule.hpp has the rule and its measurements), beside a prior's
 /// arm when there is a prior. A bandit learns which arm pays only over many pulls, and in a short
 /// run every arm's random start dilutes the arms that learn from the first results. The seven
 /// recorded spaces with budgets above kModelLedBudget, the cycle against the bandit (200 runs,

@@ -1,0 +1,79 @@
+// The turns of a short run of the default (bandit_portfolio with a budget of at most
+// search::kBanditBudget): which pulls are the model's and which the local arms', and how the
+// model's share follows what its recent results paid. Apart from the portfolio so that the
+// rule itself can be tested (test_strategies.cpp) without reading it back from proposals.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <numeric>
+
+namespace cutune::search {
+
+/// A short run's schedule: the model's first kShortRunLead proposals (its initial sample is a
+/// fifth of the budget, 5 to 20: all of it below a budget of 40, the first part above), then of every kShortRunCycle pulls the first is the model's and the rest
+/// the local arms' (the pattern arm's; with a prior, the bandit's choice between it and the
+/// prior's arm). Why: `pattern_search` alone, a local search from the first result, beats
+/// `bayes_opt` alone where the window is long enough to walk (200 runs, batch 8: matmul 1024^3
+/// 0.528 against 0.344, reduction 2^22 0.605 / 0.296, scan 2^22 0.767 / 0.659, Kernel Tuner's
+/// sum_floats on the H200 0.346 / 0.192) and loses where it is a dozen evaluations (reduction on
+/// the H200 0.022 / 0.370, scan on the H100 0.218 / 0.617). Measured on the 18 spaces whose
+/// budgets are at most kModelLedBudget (400; the 15 small ones, both convolution_correct and the
+/// H200's sum_floats; 200 runs, seeds 1..200, batch 8), against 0.256 for the model alone:
+/// - after the model's whole initial sample (a fifth of the budget, 5 to 20), the pattern arm in
+///   every pull 0.312, in two of three 0.315, one of two 0.302, one of three 0.289, one of four
+///   0.280; both arms under UCB1 from the start 0.259 (the pattern arm's first pull is random);
+/// - after a lead of 8: the pattern arm in one of two 0.319, two of three 0.336, **three of four
+///   0.342**, four of five 0.344, every pull 0.345 (but scan on the H100 / H200 0.567 / 0.463 and
+///   sum_floats on the H200 0.348, where three of four keeps 0.608 / 0.502 and 0.410);
+/// - two of three after a lead of 5 0.328, of 12 0.324.
+/// Three of four after 8, per space: none lower than 0.013 (scan on the H200 0.515 -> 0.502);
+/// convolution_correct 0.065 / 0.054 -> 0.289 / 0.308, sum_floats on the H200 0.192 -> 0.410,
+/// reduction 2^22 0.296 -> 0.510, nbody 0.087 / 0.087 -> 0.226 / 0.238.
+constexpr std::size_t kShortRunLead = 8, kShortRunCycle = 4;
+/// While the model's last kRecentRewards results earned more than the pattern arm's last
+/// kRecentRewards (their mean reward: each result's quantile among the valid results so far),
+/// every other pull is the model's instead of one in kShortRunCycle. Why: on the 8-parameter
+/// convolution recorded on an RTX 2080 Ti and on an H200 (budgets 390 and 908, 22% and 29% of
+/// the configurations failing) the model alone beat the fixed cycle (0.828 / 0.912 against 0.737 /
+/// 0.784), while elsewhere the cycle beat the model. Measured on the 22 recorded spaces whose
+/// budgets are at most kBanditBudget (200 runs, seeds 1..200, batch 8; the three longer ones never
+/// run the cycle), against the fixed cycle: every other pull the model's while it is ahead
+/// (windows of 8) 0.5208 against 0.5167 over all 25 spaces (the convolution_kernel family 0.793 /
+/// 0.770: RTX 2080 Ti 0.768 / 0.737, H200 0.844 / 0.784; no family lower by more than 0.006);
+/// every pull the model's while it is ahead 0.5210 (the H200's convolution 0.896, but scan 0.611 /
+/// 0.623 and convolution_correct 0.277 / 0.289); windows of 6 0.5197 (convolution_correct 0.277); the share following the
+/// failure rates instead of the rewards (the model every other pull while the pattern arm's
+/// recent results failed more often by 0.25) 0.5171, no change.
+constexpr std::size_t kRecentRewards = 8, kModelAheadCycle = 2;
+
+class ShortRunSchedule {
+ public:
+  /// Whether the pull after `pulls` earlier ones is the model's.
+  bool models_turn(std::size_t pulls) const {
+    if (pulls < kShortRunLead) return true;
+    return model_ahead() ? pulls % kModelAheadCycle == 0 : (pulls - kShortRunLead) % kShortRunCycle == 0;
+  }
+
+  /// A result of a configuration the model proposed, and one the pattern arm proposed: its
+  /// reward (the portfolio's, 0..1).
+  void model_rewarded(double reward) { keep(model_, reward); }
+  void pattern_rewarded(double reward) { keep(pattern_, reward); }
+
+  /// Whether the model's last kRecentRewards rewards sum to more than the pattern arm's (sums
+  /// of equally many: the same order as the means); false until both have that many.
+  bool model_ahead() const {
+    if (model_.size() < kRecentRewards || pattern_.size() < kRecentRewards) return false;
+    return std::accumulate(model_.begin(), model_.end(), 0.0) > std::accumulate(pattern_.begin(), pattern_.end(), 0.0);
+  }
+
+ private:
+  static void keep(std::deque<double>& recent, double reward) {
+    recent.push_back(reward);
+    if (recent.size() > kRecentRewards) recent.pop_front();
+  }
+
+  std::deque<double> model_, pattern_;  ///< the last kRecentRewards rewards, oldest first
+};
+
+}  // namespace cutune::search
