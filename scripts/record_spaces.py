@@ -64,6 +64,11 @@ CASES = {
     "kt_reduction": ("kt:reduction.py:1", []),
     "kt_sepconv": ("kt:sepconv.py:1", []),
     "kt_convolution_correct": ("kt:convolution_correct.py:2", []),
+    # Kernel Tuner's point-in-polygon kernel over pnpoly.py's parameters (5456 configurations;
+    # NVRTC compiles one in 0.14 s here): its T1 file and polygon are written by
+    # scripts/pnpoly_problem.py beside kernel_tuner_examples/pnpoly.cu, which says why
+    # neither pnpoly.py nor BAT's pnpoly-CAFF.json can be tuned as written.
+    "kt_pnpoly": ("kernel_tuner_examples/pnpoly-cutune.json", []),
 }
 
 
