@@ -1129,3 +1129,46 @@ TEST_CASE("problem text: canonical keys, and why an item is refused", "[problem]
   CHECK_THAT(message("ProblemSize=4096x"), Catch::Matchers::Contains("not a size"));
   CHECK_THAT(message("ProblemSize=0"), Catch::Matchers::Contains("not a size"));
 }
+
+// The point-in-polygon problem file of our own (scripts/pnpoly_problem.py, recorded as
+// results/spaces/kt_pnpoly): beside Kernel Tuner's pnpoly.cu it loads with pnpoly.py's whole
+// space, launches the kernel with its own three arguments, and puts the polygon and the slopes
+// in its __constant__ symbols. Its output is not verified (the file says why), so the slopes
+// must be the kernel's own: a wrong slopes.bin would make every configuration with
+// use_precomputed_slopes 1 compute another answer, and the recording would time those.
+TEST_CASE("the point-in-polygon problem file loads beside Kernel Tuner's pnpoly.cu with slopes of its polygon",
+          "[problem][real_kernels]") {
+  const fs::path problem = fs::path(CUTUNE_TEST_DATA_DIR).parent_path().parent_path() / "results" / "spaces" /
+                           "kt_pnpoly" / "problem";
+  TempDir dir;
+  for (const char* f : {"pnpoly-cutune.json", "vertices.bin", "slopes.bin"})
+    fs::copy_file(problem / f, dir.path() / f);
+  fs::copy_file(fs::path(CUTUNE_SHARED_DIR) / "data" / "real_kernels" / "kernel_tuner_examples" / "pnpoly.cu",
+                dir.path() / "pnpoly.cu");
+  const KernelProblem p = KernelProblem::load(dir.path() / "pnpoly-cutune.json");
+  CHECK(p.kernel_name() == "cn_pnpoly");
+  CHECK(p.space().count_valid() == 5456);  // 31 x 11 x 4 x 2 x 2, as recorded
+  REQUIRE(p.arguments().size() == 5);
+  CHECK(p.arguments()[3].constant_memory);
+  CHECK(p.arguments()[4].constant_memory);
+  REQUIRE(p.launches().size() == 1);
+  CHECK(p.launches()[0].arguments == std::vector<std::size_t>{0, 1, 2});
+  const std::string source = p.configured_source(p.space().default_config(), p.instantiate());
+  CHECK(source.find("__constant__ float2 d_vertices[VERTICES]") != std::string::npos);
+
+  auto floats = [&](const char* name) {
+    const std::string bytes = read_file(dir.path() / name);
+    std::vector<float> v(bytes.size() / sizeof(float));
+    std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
+    return v;
+  };
+  const std::vector<float> xy = floats("vertices.bin"), slopes = floats("slopes.bin");
+  REQUIRE(xy.size() == 1200);  // #define VERTICES 600, float2 each
+  REQUIRE(slopes.size() == 600);
+  for (std::size_t j = 0, k = 599; j < 600; k = j++) {
+    // pnpoly.cu: the edge from vertex j to k = j - 1, slope (vk.x - vj.x) / (vk.y - vj.y) in float.
+    const float expected = (xy[2 * k] - xy[2 * j]) / (xy[2 * k + 1] - xy[2 * j + 1]);
+    INFO("edge " << j);
+    CHECK(slopes[j] == expected);
+  }
+}
