@@ -114,7 +114,11 @@ def main():
                        f"| {'yes' if d['both'] >= bbv else 'no'} |")
     lines[4:4] = summary + [""]
     out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
+    except OSError as e:
+        fail(f"--out {args.out}: {e}")
     notes = out.parent / (out.name + ".notes.md")
     text = "\n".join(lines) + "\n" + ("\n" + notes.read_text() if notes.exists() else "")
     out.with_suffix(".md").write_text(text)
