@@ -75,6 +75,14 @@ def main():
         score_file(t / "other.json", {"bandit_portfolio": {"nbody": (0.1, 0.01)}})
         r = run("--declared", str(t / "declared.json"), "--reversed", str(t / "other.json"), "--out", str(t / "x"))
         assert r.returncode == 2 and "no family" in r.stderr, r.stderr
+        # An --out folder that does not exist is made; one under a file is one line, exit 2.
+        r = run("--declared", str(t / "declared.json"), "--reversed", str(t / "reversed.json"),
+                "--out", str(t / "new" / "folder" / "both"))
+        assert r.returncode == 0 and (t / "new" / "folder" / "both.md").exists(), r.stderr
+        (t / "a_file").write_text("")
+        r = run("--declared", str(t / "declared.json"), "--reversed", str(t / "reversed.json"),
+                "--out", str(t / "a_file" / "both"))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "--out" in r.stderr, r.stderr
     print("ok")
 
 
