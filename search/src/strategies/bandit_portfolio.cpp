@@ -158,10 +158,10 @@ class BanditPortfolio final : public Searcher {
       Arm& arm = arms_[it->second];
       arm.reward_sum += reward;
       ++arm.rewards;
-      // The schedule weighs the model against the pattern arm (kShortRunArms' last, after
-      // any prior's arm); the prior's arm is the bandit's alone.
-      if (it->second == model_arm_) schedule_.model_rewarded(reward);
-      else if (it->second == arms_.size() - 1) schedule_.pattern_rewarded(reward);
+      // A short run's schedule weighs the model against the pattern arm (kShortRunArms' last,
+      // after any prior's arm); the prior's arm is the bandit's alone.
+      if (short_run_ && it->second == model_arm_) schedule_.model_rewarded(reward);
+      else if (short_run_ && it->second == arms_.size() - 1) schedule_.pattern_rewarded(reward);
     }
   }
 
@@ -171,7 +171,7 @@ class BanditPortfolio final : public Searcher {
   std::vector<Arm> arms_;
   std::size_t model_arm_ = 0;  ///< bayes_opt's place in arms_ (after the prior's arm)
   std::size_t total_pulls_ = 0;
-  ShortRunSchedule schedule_;  ///< a short run's turns (unused in a long one)
+  ShortRunSchedule schedule_;  ///< a short run's turns (told nothing in a long one)
   std::map<Config, std::size_t> credit_;
   std::set<Config> told_;
   std::vector<double> valid_;  ///< sorted valid fitness values
