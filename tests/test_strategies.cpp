@@ -412,6 +412,41 @@ TEST_CASE("a short run gives the model every other pull while its recent results
   CHECK(schedule.model_ahead());
 }
 
+// The short run's exploration (short_run_schedule.hpp): nothing before a stall of
+// max(kStallResults, budget / kStallBudgetShare) results without a new best; then one in
+// kExploreCycle of the local arms' turns; a new best ends it.
+TEST_CASE("a stalled short run gives one in three local turns to a random configuration") {
+  const auto explored = [](search::ShortRunSchedule& schedule, std::size_t turns) {
+    std::size_t n = 0;
+    for (std::size_t t = 0; t < turns; ++t) n += schedule.explores() ? 1 : 0;
+    return n;
+  };
+  const auto tell = [](search::ShortRunSchedule& schedule, std::size_t results, bool new_best) {
+    for (std::size_t i = 0; i < results; ++i) schedule.told(new_best);
+  };
+  REQUIRE(search::kExploreCycle > 1);  // else a stall would hand the local arms nothing
+
+  search::ShortRunSchedule small(100);  // budget / 16 = 6: the floor of kStallResults holds
+  CHECK(small.stall_results() == search::kStallResults);
+  tell(small, search::kStallResults - 1, false);
+  CHECK_FALSE(small.stalled());
+  CHECK(explored(small, 30) == 0);
+  tell(small, 1, false);
+  CHECK(small.stalled());
+  CHECK(explored(small, 3 * search::kExploreCycle) == 3);
+  tell(small, 1, true);  // a new best ends the stall
+  CHECK_FALSE(small.stalled());
+  CHECK(explored(small, 30) == 0);
+
+  search::ShortRunSchedule large(800);  // the budget's share: 50 results
+  CHECK(large.stall_results() == 800 / search::kStallBudgetShare);
+  tell(large, 49, false);
+  CHECK_FALSE(large.stalled());
+  large.set_budget(160);  // learnt again: the floor
+  CHECK(large.stalled());
+  CHECK(explored(large, search::kExploreCycle) == 1);
+}
+
 // A run given a time budget alone learns its evaluation budget from its first results'
 // pace: until then the strategy plans as a short run; then it plans with the budget learnt,
 // in place (bayes_opt, a portfolio whose run stays short) or made again with it.

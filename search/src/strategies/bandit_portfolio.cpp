@@ -8,7 +8,8 @@
 // is for `cutune score` to say; see README. With a short evaluation budget
 // (kBanditBudget) the bandit has too few pulls to learn from: the model-based arm and the
 // pattern arm take turns in a cycle instead, the model's share following what its recent
-// results paid (short_run_schedule.hpp has the rule and its measurements).
+// results paid, and a stalled run spends some of the pattern arm's turns on random configurations
+// (short_run_schedule.hpp has the rules and their measurements).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -75,7 +76,9 @@ struct Arm {
 class BanditPortfolio final : public Searcher {
  public:
   BanditPortfolio(const Space& space, const StrategyOptions& options)
-      : Searcher(space, options.seed), short_run_(options.budget && is_short(*options.budget)) {
+      : Searcher(space, options.seed),
+        short_run_(options.budget && is_short(*options.budget)),
+        schedule_(options.budget ? *options.budget : 0) {
     // With a prior, its arm first: the bandit pulls every arm once in order, and the
     // prior's neighbourhood of the seeds is the best-informed guess at the start.
     if (options.prior && !options.prior->empty()) {
@@ -95,6 +98,7 @@ class BanditPortfolio final : public Searcher {
   // re-plan in place too.
   bool learn_budget(std::uint64_t evaluations) override {
     if (is_short(evaluations) != short_run_) return false;
+    schedule_.set_budget(evaluations);
     bool all = true;
     for (auto& a : arms_) all = a.strategy->learn_budget(evaluations) && all;
     return all;
@@ -105,6 +109,14 @@ class BanditPortfolio final : public Searcher {
   static bool is_short(std::uint64_t evaluations) { return evaluations <= kBanditBudget; }
 
   std::optional<Config> propose() override {
+    // A stalled short run: some of the local arms' turns explore (short_run_schedule.hpp). Such a
+    // proposal is no arm's, so it rewards none.
+    if (short_run_ && !schedule_.models_turn(total_pulls_) && schedule_.explores()) {
+      if (auto c = random_unseen()) {
+        ++total_pulls_;
+        return c;
+      }
+    }
     while (true) {
       Arm* arm = choose();
       if (!arm) return std::nullopt;
@@ -148,6 +160,7 @@ class BanditPortfolio final : public Searcher {
     if (!told_.insert(c).second) return;  // a revisit: the arms know it already
     const Observation o{std::isfinite(fitness), std::isfinite(fitness) ? fitness : 0.0};
     for (auto& a : arms_) a.strategy->tell(c, o);
+    if (short_run_) schedule_.told(o.valid && (valid_.empty() || fitness < valid_.front()));
     double reward = 0.0;
     if (o.valid) {
       auto at = std::upper_bound(valid_.begin(), valid_.end(), fitness);

@@ -4,7 +4,9 @@
 // rule itself can be tested (test_strategies.cpp) without reading it back from proposals.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <numeric>
 
@@ -46,9 +48,54 @@ constexpr std::size_t kShortRunLead = 8, kShortRunCycle = 4;
 /// failure rates instead of the rewards (the model every other pull while the pattern arm's
 /// recent results failed more often by 0.25) 0.5171, no change.
 constexpr std::size_t kRecentRewards = 8, kModelAheadCycle = 2;
+/// Once kStallResults results in a row, or a kStallBudgetShare-th of the budget if that is more,
+/// brought no new best, one in kExploreCycle of the local arms' turns is a random configuration
+/// not seen yet (the model keeps its turns). Why: on Kernel Tuner's point-in-polygon (H100, budget
+/// 268) 29% of the default's runs stayed in a local optimum of single changes at 3.855 ms (the
+/// optimum is 3.048 ms, with use_method 1 and a smaller tile), where every further result of the
+/// pattern arm still earned a high quantile and the model kept proposing near the best; Kernel
+/// Tuner's firefly_algorithm, whose moves change every parameter at once, led the space in both
+/// listing orders over 1200 runs (0.324 / 0.280 against the default's 0.251 / 0.190). Random
+/// configurations find the other basin (use_method 1 and a tile of 6 to 8 is one configuration in
+/// about 90). Measured on the 23 recorded spaces whose budgets are at most kBanditBudget (200
+/// runs, seeds 1..200, batch 8) against the committed cells (strategies_200.md, 0.5051 over all 26):
+/// - one in three after max(16, budget / 16) (kept): 0.5076; point-in-polygon 0.113 -> 0.210,
+///   reversed 0.193 -> 0.230; no family lower by more than 0.005 (scan 2^22 -0.015). On other
+///   seeds (1001..1200) the 23 spaces 0.4535 -> 0.4532, point-in-polygon 0.265 -> 0.300, no family
+///   lower by more than 0.006 (dedispersion_A4000 -0.007, scan and reduction 2^22 -0.013). With
+///   1200 runs point-in-polygon 0.251 -> 0.295, reversed 0.190 -> 0.264 (one at a time 0.291 ->
+///   0.352, 0.205 -> 0.283; Kernel Tuner's firefly_algorithm 0.324 and 0.280);
+/// - one in two after max(16, budget / 16): 0.5073 (reversed point-in-polygon 0.261; scan -0.008);
+///   after max(24, budget / 16): 0.5073; after max(12, budget / 16): 0.5051 (scan 2^22 -0.040);
+/// - one in two after 8, without the budget's share: 0.5035 (sum_floats -0.028, scan 2^22
+///   -0.057); after 16: 0.5064 (sum_floats -0.021);
+/// - every other pull random, the model's turns too, after 8: 0.4949 (the 8-parameter
+///   convolutions -0.09 and -0.04, dedispersion_A4000 -0.045); the model every other pull
+///   instead of random configurations found the other basin no more often than the default
+///   (70% against 71% of 100 runs within 5% of the optimum by 134 evaluations; random configurations
+///   every other pull 84%, the kept rule 78%).
+constexpr std::size_t kStallResults = 16, kStallBudgetShare = 16, kExploreCycle = 3;
 
 class ShortRunSchedule {
  public:
+  explicit ShortRunSchedule(std::uint64_t budget = 0) : budget_(budget) {}
+  /// The budget, when it is learnt again (a short run stays short).
+  void set_budget(std::uint64_t budget) { budget_ = budget; }
+
+  /// A fresh result (not a revisit): whether it is better than every valid result before it.
+  void told(bool new_best) { since_best_ = new_best ? 0 : since_best_ + 1; }
+  /// Results in a row without a new best that make a stall.
+  std::size_t stall_results() const {
+    return std::max<std::size_t>(kStallResults, static_cast<std::size_t>(budget_ / kStallBudgetShare));
+  }
+  bool stalled() const { return since_best_ >= stall_results(); }
+  /// Whether this local arms' turn goes to a random unseen configuration instead (call once per
+  /// such turn: during a stall, one in kExploreCycle does).
+  bool explores() {
+    if (!stalled()) return false;
+    return explore_turns_++ % kExploreCycle == 0;
+  }
+
   /// Whether the pull after `pulls` earlier ones is the model's.
   bool models_turn(std::size_t pulls) const {
     if (pulls < kShortRunLead) return true;
@@ -74,6 +121,9 @@ class ShortRunSchedule {
   }
 
   std::deque<double> model_, pattern_;  ///< the last kRecentRewards rewards, oldest first
+  std::uint64_t budget_;
+  std::size_t since_best_ = 0;     ///< fresh results since the last new best
+  std::size_t explore_turns_ = 0;  ///< the local arms' turns taken while stalled
 };
 
 }  // namespace cutune::search
