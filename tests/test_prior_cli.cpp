@@ -28,6 +28,21 @@ TEST_CASE("tune --simulate --prior-from reports the prior used and what it came 
   CHECK_THAT(r.out, Contains("12 evaluations"));
 }
 
+// The trace names the prior's source; a Kernel Tuner recording names no CUDA function, and the
+// trace says so with null rather than an empty name.
+TEST_CASE("tune --simulate --trace: the prior's function is null when the recording names none") {
+  CliTempDir dir;
+  const auto r = run_cli({"tune", "--simulate", space_file("convolution_A4000.json.gz"), "--prior-from",
+                          space_file("convolution_A100.json.gz"), "--budget", "4", "--db", dir / "t.db",
+                          "--trace", dir / "trace.json"});
+  INFO(describe({"tune --simulate --trace"}, r));
+  REQUIRE(r.status == 0);
+  const std::string trace = slurp(dir / "trace.json");
+  CHECK_THAT(trace, Contains("\"kernel\": \"convolution_kernel\""));
+  CHECK_THAT(trace, Contains("\"function\": null"));
+  CHECK_THAT(trace, !Contains("\"function\": \"\""));
+}
+
 TEST_CASE("tune --simulate: a prior of another kernel is not used, and says why") {
   const auto r = run_cli({"tune", "--simulate", space_file("convolution_A4000.json.gz"), "--prior-from",
                           space_file("dedispersion_A100.json.gz"), "--budget", "5"});

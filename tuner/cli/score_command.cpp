@@ -147,7 +147,11 @@ search::ComparisonOptions comparison_options(const ScoreArgs& a) {
 }
 
 nlohmann::ordered_json prior_use_json(const search::PriorUse& u) {
-  return {{"kernel", u.origin.kernel.name}, {"function", u.origin.kernel.function},
+  // A recording made by Kernel Tuner names no CUDA function: null says "not recorded", where an
+  // empty string read as a function named "".
+  const nlohmann::ordered_json function =
+      u.origin.kernel.function.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(u.origin.kernel.function);
+  return {{"kernel", u.origin.kernel.name}, {"function", function},
           {"device", u.origin.device},       {"problem", u.origin.problem},
           {"used", u.used},            {"reason", u.reason},        {"measurements", u.measurements},
           {"valid_here", u.proposable}};
