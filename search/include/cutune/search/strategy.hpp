@@ -50,7 +50,7 @@ class Strategy {
 };
 
 /// The strategy `cutune tune` uses unless told otherwise: the best overall score of
-/// results/strategies_200.md (0.505 over 26 recorded spaces of 13 kernel families, 200 runs on
+/// results/strategies_200.md (0.508 over 26 recorded spaces of 13 kernel families, 200 runs on
 /// each; Kernel Tuner 1.5.0's best, adaptive_tabu_greywolf, 0.309).
 /// Without a budget it still evaluates the whole space, only in a better order.
 inline constexpr const char* kDefaultStrategy = "bandit_portfolio";
