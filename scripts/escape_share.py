@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""How often simulated tunings of a recorded space get near its optimum, and how soon: runs
+`cutune tune --simulate` (the tuning loop as `cutune tune` runs it) for each seed, each into a
+fresh DB, and reports the share of runs whose best is within --within of the recorded optimum
+after each of --by evaluations. For telling whether a strategy leaves a local optimum (e.g. the
+use_method 0 basin of point-in-polygon), which a mean score hides. Give two builds' --cutune and
+compare their shares; the seeds are the same for both.
+
+Usage: scripts/escape_share.py --cutune BIN --space FILE --budget N [--time-budget S]
+           [--seeds 100] [--within 0.05] [--by 60,100,134] --out OUT.json
+"""
+import argparse
+import gzip
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def fail(message):
+    print(f"escape_share.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def optimum(space):
+    try:
+        opener = gzip.open if space.endswith(".gz") else open
+        with opener(space, "rt") as f:
+            cache = json.load(f)["cache"]
+    except (OSError, ValueError, KeyError) as e:
+        fail(f"--space {space}: not a Kernel Tuner cache ({e})")
+    times = [v["time"] for v in cache.values() if isinstance(v.get("time"), (int, float))]
+    if not times:
+        fail(f"--space {space}: no valid configuration")
+    return min(times)
+
+
+def counts(text, option):
+    try:
+        values = [int(x) for x in text.split(",") if x]
+    except ValueError:
+        fail(f"{option} {text}: not a list of whole numbers")
+    if not values or min(values) < 1:
+        fail(f"{option} {text}: give positive numbers")
+    return values
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cutune", required=True)
+    p.add_argument("--space", required=True)
+    p.add_argument("--budget", type=int, required=True)
+    p.add_argument("--time-budget", type=float)
+    p.add_argument("--seeds", type=int, default=100)
+    p.add_argument("--within", type=float, default=0.05)
+    p.add_argument("--by", default="60,100,134")
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    by = counts(a.by, "--by")
+    if a.seeds < 1 or a.budget < 1 or a.within < 0:
+        fail("--seeds and --budget must be positive, --within not negative")
+    target = optimum(a.space) * (1 + a.within)
+    first = []  # per run: the evaluation (1-based) that first came within the target, or None
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(1, a.seeds + 1):
+            trace = Path(tmp) / f"t{seed}.json"
+            cmd = [a.cutune, "tune", "--simulate", a.space, "--budget", str(a.budget), "--seed", str(seed),
+                   "--db", str(Path(tmp) / f"db{seed}.sqlite"), "--trace", str(trace)]
+            if a.time_budget:
+                cmd += ["--time-budget", str(a.time_budget)]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                fail(f"seed {seed}: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-300:]}")
+            entries = json.loads(trace.read_text())["trace"]
+            hit = next((i + 1 for i, e in enumerate(entries) if e["valid"] and e["objective"] <= target), None)
+            first.append(hit)
+    share = {str(n): sum(1 for h in first if h is not None and h <= n) / len(first) for n in by}
+    out = {"command": " ".join(sys.argv), "space": a.space, "budget": a.budget, "time_budget_s": a.time_budget,
+           "seeds": a.seeds, "within": a.within, "target_ms": target, "share_within_by": share,
+           "first_within": first}
+    try:
+        Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
+    except OSError as e:
+        fail(f"--out {a.out}: {e}")
+    print(" ".join(f"by {n}: {s:.2f}" for n, s in share.items()))
+
+
+if __name__ == "__main__":
+    main()
