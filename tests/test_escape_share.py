@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""scripts/escape_share.py: the share of runs whose best came within --within of the recorded
+optimum by each --by count, from the traces of the `cutune` it is given (here a stand-in that
+writes a trace per seed); bad input is one line with exit code 2."""
+import gzip
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "escape_share.py"
+
+# Seed 1 reaches the optimum at its 2nd evaluation, seed 2 at its 4th, seed 3 never (it stays at
+# 1.5, 50% above); invalid results never count.
+FAKE_CUTUNE = r'''#!/usr/bin/env python3
+import json, sys
+a = sys.argv
+seed = int(a[a.index("--seed") + 1])
+runs = {1: [2.0, 1.0, 1.5], 2: [None, 2.0, 1.5, 1.04, 1.0], 3: [2.0, 1.5, 1.5, 1.5, 1.5]}
+trace = [{"key": str(i), "valid": v is not None, "objective": v} for i, v in enumerate(runs[seed])]
+open(a[a.index("--trace") + 1], "w").write(json.dumps({"trace": trace}))
+'''
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        space = t / "space.json.gz"
+        with gzip.open(space, "wt") as f:
+            json.dump({"cache": {"a": {"time": 1.0}, "b": {"time": 2.0}, "c": {"time": "InvalidConfig"}}}, f)
+        fake = t / "cutune"
+        fake.write_text(FAKE_CUTUNE)
+        fake.chmod(0o755)
+        out = t / "share.json"
+        r = run("--cutune", str(fake), "--space", str(space), "--budget", "5", "--seeds", "3",
+                "--within", "0.05", "--by", "1,2,4,5", "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        d = json.loads(out.read_text())
+        assert d["first_within"] == [2, 4, None], d["first_within"]
+        assert d["share_within_by"] == {"1": 0.0, "2": 1 / 3, "4": 2 / 3, "5": 2 / 3}, d["share_within_by"]
+        assert abs(d["target_ms"] - 1.05) < 1e-12
+
+        for args, needle in [(["--space", str(t / "missing.json")], "--space"),
+                             (["--space", str(space), "--by", "1,x"], "--by"),
+                             (["--space", str(space), "--seeds", "0"], "--seeds")]:
+            bad = run("--cutune", str(fake), "--budget", "5", "--out", str(t / "bad.json"), *args)
+            assert bad.returncode == 2, (args, bad.returncode, bad.stderr)
+            assert len(bad.stderr.strip().splitlines()) == 1 and needle in bad.stderr, bad.stderr
+            assert not (t / "bad.json").exists()
+    print("escape_share.py: ok")
+
+
+if __name__ == "__main__":
+    main()
