@@ -111,6 +111,12 @@ KT_EXTRA_MODULES = {"skopt": "skopt", "pyatf_strategies": "pyatf"}
 KT_REPEATS = 40
 KT_SLOW = ("bayes_opt", "skopt", "hybrid_vndx")  # minutes of Python per run: see the report
 KT_REPEATS_FOR = ",".join(["brute_force=1"] + [f"{st}=10" for st in KT_SLOW])
+# A slow strategy's smaller count holds only where its runs are slow: on point-in-polygon (5456
+# configurations) hybrid_vndx takes 0.3 s a run and bayes_opt 1.1 s, and their 10-run cells (0.111
+# and 0.592 for hybrid_vndx in the two listing orders) were -1.740 and -1.592 with 1200 runs. So
+# once a KT_SLOW strategy's runs on a space are done, it gets --kt-repeats there after all when
+# they took less than this much CPU each (the mean, Python's process time).
+KT_SLOW_RUN_S = 60.0
 
 
 def kt_split(spec):
@@ -519,25 +525,41 @@ def run_kernel_tuner(args, spaces, tmp, trace_file, tool):
             return None, int(round(sp["time_budget_s"]))
         return sp["time_budget_s"], sp["evaluation_budget"]
 
-    futures = {pool.submit(kt_run, (str(plain[sp["name"]]), st, seed, *budgets(sp))): (sp, st) for sp, st, seed in jobs}
-    finished, saved = 0, time.time()
-    try:
-        for f in as_completed(futures, timeout=args.kt_deadline):
-            sp, st = futures[f]
-            trace, s = f.result()  # a strategy's own exception is in s["error"]; anything else is the harness's
-            s.update(time_limit_s=sp["time_budget_s"], max_fevals=sp["evaluation_budget"])
-            runs.setdefault((sp["name"], st), []).append(trace)
-            stats.setdefault((sp["name"], st), []).append(s)
-            finished += 1
-            print(f"kt {finished}/{len(jobs)} {sp['name']} {st} seed {s['seed']}: {s['unique']} unique of "
-                  f"{s['evaluations']}, {s['simulated_s']} s simulated, {s['wall_s']} s real"
-                  f"{', stalled' if s.get('stalled') else ''}{', ' + s['error'] if s.get('error') else ''}", flush=True)
-            if finished % 20 == 0 or time.time() - saved > 60:
-                trace_file.write_text(json.dumps(snapshot()))
-                saved = time.time()
-    except FuturesTimeout:
-        print(f"Kernel Tuner: --kt-deadline {args.kt_deadline} s reached, {finished} of {len(jobs)} runs done; "
-              "scoring those", file=sys.stderr)
+    deadline = None if args.kt_deadline is None else time.time() + args.kt_deadline
+    finished, saved, planned = 0, time.time(), len(jobs)
+
+    def drain(jobs):
+        """Runs the jobs; False when --kt-deadline cut them off."""
+        nonlocal finished, saved
+        futures = {pool.submit(kt_run, (str(plain[sp["name"]]), st, seed, *budgets(sp))): (sp, st)
+                   for sp, st, seed in jobs}
+        try:
+            for f in as_completed(futures, timeout=None if deadline is None else max(0.0, deadline - time.time())):
+                sp, st = futures[f]
+                trace, s = f.result()  # a strategy's own exception is in s["error"]; anything else is the harness's
+                s.update(time_limit_s=sp["time_budget_s"], max_fevals=sp["evaluation_budget"])
+                runs.setdefault((sp["name"], st), []).append(trace)
+                stats.setdefault((sp["name"], st), []).append(s)
+                finished += 1
+                print(f"kt {finished}/{planned} {sp['name']} {st} seed {s['seed']}: {s['unique']} unique of "
+                      f"{s['evaluations']}, {s['simulated_s']} s simulated, {s['wall_s']} s real"
+                      f"{', stalled' if s.get('stalled') else ''}{', ' + s['error'] if s.get('error') else ''}", flush=True)
+                if finished % 20 == 0 or time.time() - saved > 60:
+                    trace_file.write_text(json.dumps(snapshot()))
+                    saved = time.time()
+        except FuturesTimeout:
+            print(f"Kernel Tuner: --kt-deadline {args.kt_deadline} s reached, {finished} of {planned} runs done; "
+                  "scoring those", file=sys.stderr)
+            return False
+        return True
+
+    if drain(jobs):
+        more = kt_fast_slow_jobs(args, spaces, repeats, stats)
+        planned += len(more)
+        if more:
+            print(f"kt: {len(more)} more runs of slow strategies on spaces where their runs took under "
+                  f"{args.kt_slow_s:g} s each", flush=True)
+            drain(more)
     for proc in getattr(pool, "_processes", {}).values():  # the unfinished runs are not waited for
         proc.kill()
     pool.shutdown(wait=False, cancel_futures=True)
@@ -593,6 +615,34 @@ def kt_repeats(args):
             bad_input(f"--kt-repeats-for: '{item}' is not STRATEGY=RUNS with a strategy of --kt-strategies")
         repeats[name] = int(n)
     return repeats
+
+
+def kt_fast_slow_jobs(args, spaces, repeats, stats):
+    """The runs that bring a KT_SLOW strategy up to --kt-repeats on the spaces where its runs took
+    under --kt-slow-s of CPU each (its smaller count is for slow runs only; KT_SLOW_RUN_S says why)."""
+    jobs = []
+    for sp in spaces:
+        for st, n in repeats.items():
+            done = stats.get((sp["name"], st), [])
+            if kt_split(st)[0] not in KT_SLOW or n >= args.kt_repeats or not done:
+                continue
+            # cpu_s where the run recorded it; runs from before it was recorded have only wall_s
+            per_run = sum(s.get("cpu_s", s["wall_s"]) for s in done) / len(done)
+            if per_run < args.kt_slow_s:
+                seeds = {s["seed"] for s in done}
+                jobs += [(sp, st, args.seed + r) for r in range(args.kt_repeats) if args.seed + r not in seeds]
+    return jobs
+
+
+def kt_slow_note(kt):
+    """What the report says of the slow strategies' smaller count (tables made before the rule have
+    no slow_run_s: their smaller count held everywhere)."""
+    if not kt.get("repeats_for") or not any(st in kt["repeats_for"] for st in KT_SLOW):
+        return ""
+    if not kt.get("slow_run_s"):
+        return f"; the smaller counts of {', '.join(KT_SLOW)} on every space"
+    return (f"; the smaller counts of {', '.join(KT_SLOW)} only on the spaces where their runs took over "
+            f"{kt['slow_run_s']:g} s of CPU each")
 
 
 def kt_run_summary(traces):
@@ -741,7 +791,8 @@ def write_markdown(scores, path):
               f"{scores['seed']} + run), batches of {scores['batch']}"
               f"{cutune_pipeline(scores)}. Kernel Tuner: {kt.get('version', '-')}, "
               f"{kt.get('repeats', '-')} runs per strategy and space planned"
-              f"{' (' + kt['repeats_for'] + ')' if kt.get('repeats_for') else ''}, the column \"runs per space\" "
+              f"{' (' + kt['repeats_for'] + ')' if kt.get('repeats_for') else ''}"
+              f"{kt_slow_note(kt)}, the column \"runs per space\" "
               f"says how many were done, default strategy options (kt:STRATEGY:VALUE: VALUE for its main option, "
               f"e.g. pyATF's search technique), "
               f"simulation_mode=True, restrictions = the recorded configurations, budget: {kt.get('budget', '-')}. "
@@ -814,6 +865,10 @@ def main():
     ap.add_argument("--kt-repeats-for", default=None,
                     help=f"fewer (or more) runs for some strategies (default {KT_REPEATS_FOR}: slow in Python or "
                          "deterministic); '' for none")
+    ap.add_argument("--kt-slow-s", type=float, default=KT_SLOW_RUN_S,
+                    help=f"the smaller count of {', '.join(KT_SLOW)} holds on a space only where their runs took "
+                         f"at least this many CPU seconds each; elsewhere they get --kt-repeats (default "
+                         f"{KT_SLOW_RUN_S:g}; 0 keeps the smaller count everywhere)")
     ap.add_argument("--kt-resume", nargs="+", default=None,
                     help="keep the runs of partial OUT.kt_traces.json files (same budgets; e.g. the GPU machine's) "
                          "and do the rest (the seeds not in them)")
@@ -904,7 +959,7 @@ def main():
               + (f"  {se_all:.3f}" if se_all is not None else ""))
     scores["kernel_tuner"] = {"version": traces["tool"], "repeats": args.kt_repeats,
                               "repeats_for": KT_REPEATS_FOR if args.kt_repeats_for is None else args.kt_repeats_for or None, "wall_s": round(kt_s, 1),
-                              "deadline_s": args.kt_deadline, "budget": traces.get("budget", "Kernel Tuner's own"),
+                              "slow_run_s": args.kt_slow_s, "deadline_s": args.kt_deadline, "budget": traces.get("budget", "Kernel Tuner's own"),
                               "strategy_options": "time_limit = time_budget_s, max_fevals = evaluation_budget",
                               "runs": kt_run_summary(traces), "errors": kt_errors(traces)}
     scores["bench_command"] = "scripts/bench_strategies.py " + " ".join(sys.argv[1:])

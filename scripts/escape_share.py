@@ -7,7 +7,7 @@ use_method 0 basin of point-in-polygon), which a mean score hides. Give two buil
 compare their shares; the seeds are the same for both.
 
 Usage: scripts/escape_share.py --cutune BIN --space FILE --budget N [--time-budget S]
-           [--seeds 100] [--within 0.05] [--by 60,100,134] --out OUT.json
+           [--compile-workers N] [--seeds 100] [--within 0.05] [--by 60,100,134] --out OUT.json
 """
 import argparse
 import gzip
@@ -52,14 +52,17 @@ def main():
     p.add_argument("--space", required=True)
     p.add_argument("--budget", type=int, required=True)
     p.add_argument("--time-budget", type=float)
+    # The real loop compiles ahead with its compile workers (12 on the lent H100) and proposes ahead
+    # of results; without this the simulated loop runs in series.
+    p.add_argument("--compile-workers", type=int)
     p.add_argument("--seeds", type=int, default=100)
     p.add_argument("--within", type=float, default=0.05)
     p.add_argument("--by", default="60,100,134")
     p.add_argument("--out", required=True)
     a = p.parse_args()
     by = counts(a.by, "--by")
-    if a.seeds < 1 or a.budget < 1 or a.within < 0:
-        fail("--seeds and --budget must be positive, --within not negative")
+    if a.seeds < 1 or a.budget < 1 or a.within < 0 or (a.compile_workers is not None and a.compile_workers < 1):
+        fail("--seeds, --budget and --compile-workers must be positive, --within not negative")
     target = optimum(a.space) * (1 + a.within)
     first = []  # per run: the evaluation (1-based) that first came within the target, or None
     with tempfile.TemporaryDirectory() as tmp:
@@ -69,6 +72,8 @@ def main():
                    "--db", str(Path(tmp) / f"db{seed}.sqlite"), "--trace", str(trace)]
             if a.time_budget:
                 cmd += ["--time-budget", str(a.time_budget)]
+            if a.compile_workers:
+                cmd += ["--compile-workers", str(a.compile_workers)]
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
                 fail(f"seed {seed}: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-300:]}")
@@ -77,6 +82,7 @@ def main():
             first.append(hit)
     share = {str(n): sum(1 for h in first if h is not None and h <= n) / len(first) for n in by}
     out = {"command": " ".join(sys.argv), "space": a.space, "budget": a.budget, "time_budget_s": a.time_budget,
+           "compile_workers": a.compile_workers,
            "seeds": a.seeds, "within": a.within, "target_ms": target, "share_within_by": share,
            "first_within": first}
     try:

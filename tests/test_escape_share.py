@@ -18,6 +18,9 @@ import json, sys
 a = sys.argv
 seed = int(a[a.index("--seed") + 1])
 runs = {1: [2.0, 1.0, 1.5], 2: [None, 2.0, 1.5, 1.04, 1.0], 3: [2.0, 1.5, 1.5, 1.5, 1.5]}
+# With --compile-workers (the loop's pipeline) every run reaches the optimum first.
+if "--compile-workers" in a:
+    runs = {s: [1.0] for s in runs}
 trace = [{"key": str(i), "valid": v is not None, "objective": v} for i, v in enumerate(runs[seed])]
 open(a[a.index("--trace") + 1], "w").write(json.dumps({"trace": trace}))
 '''
@@ -44,10 +47,18 @@ def main():
         assert d["first_within"] == [2, 4, None], d["first_within"]
         assert d["share_within_by"] == {"1": 0.0, "2": 1 / 3, "4": 2 / 3, "5": 2 / 3}, d["share_within_by"]
         assert abs(d["target_ms"] - 1.05) < 1e-12
+        assert d["compile_workers"] is None
+
+        r = run("--cutune", str(fake), "--space", str(space), "--budget", "5", "--seeds", "3",
+                "--compile-workers", "12", "--by", "1", "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        d = json.loads(out.read_text())
+        assert d["compile_workers"] == 12 and d["share_within_by"] == {"1": 1.0}, d
 
         for args, needle in [(["--space", str(t / "missing.json")], "--space"),
                              (["--space", str(space), "--by", "1,x"], "--by"),
-                             (["--space", str(space), "--seeds", "0"], "--seeds")]:
+                             (["--space", str(space), "--seeds", "0"], "--seeds"),
+                             (["--space", str(space), "--compile-workers", "0"], "--compile-workers")]:
             bad = run("--cutune", str(fake), "--budget", "5", "--out", str(t / "bad.json"), *args)
             assert bad.returncode == 2, (args, bad.returncode, bad.stderr)
             assert len(bad.stderr.strip().splitlines()) == 1 and needle in bad.stderr, bad.stderr
