@@ -269,6 +269,22 @@ def kt_seeded_lhs():
     bayes_opt.LatinHypercube = SeededLatinHypercube  # imported by name at its module's import
 
 
+def kt_stack():
+    """The Python stack a run ran on, as one short string. A seed's trace depends on it: of
+    hybrid_vndx's seeds 11..40 on point-in-polygon, 8 of 30 traces made with Python 3.12, numpy
+    2.5.2 and scipy 1.18.1 equal those made with Python 3.11, numpy 2.4.6 and scipy 1.17.1, while
+    one stack gives the same trace for a seed every time."""
+    from importlib import metadata
+
+    def version(dist):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "-"
+    return " ".join([f"python {sys.version.split()[0]}"] + [f"{d} {version(d)}" for d in
+                    ("kernel_tuner", "numpy", "scipy", "scikit-learn", "scikit-optimize", "pyatf")])
+
+
 def kt_init(plain_files, kt_clock, workdir=None):
     """Pool initializer: loads the caches once and installs the simulated budget and clock."""
     import kernel_tuner.strategies.bayes_opt as bayes_opt
@@ -276,6 +292,7 @@ def kt_init(plain_files, kt_clock, workdir=None):
 
     if workdir:
         os.chdir(workdir)
+    _KT["stack"] = kt_stack()
     kt_pyatf_space()
     kt_skopt_sampling()
     kt_seeded_lhs()
@@ -477,7 +494,7 @@ def kt_run(job):
     # What the run spent, to check the budgets: unique evaluations (revisits are free in Kernel
     # Tuner and dropped by cutune score), their recorded cost, the real and CPU time the run took (CPU: on a shared machine the real time is not the run's).
     stalled = bool(_KT["budgets"]) and _KT["budgets"][-1].stalled
-    return unique, {"seed": seed, **({"stalled": True} if stalled else {}), **({"error": error} if error else {}), "evaluations": len(trace), "unique": len(unique), "simulated_s": round(cost_s, 1),
+    return unique, {"seed": seed, "stack": _KT["stack"], **({"stalled": True} if stalled else {}), **({"error": error} if error else {}), "evaluations": len(trace), "unique": len(unique), "simulated_s": round(cost_s, 1),
                    "wall_s": round(time.perf_counter() - t0, 2), "cpu_s": round(time.process_time() - cpu0, 2)}
 
 
@@ -643,6 +660,16 @@ def kt_slow_note(kt):
         return f"; the smaller counts of {', '.join(KT_SLOW)} on every space"
     return (f"; the smaller counts of {', '.join(KT_SLOW)} only on the spaces where their runs took over "
             f"{kt['slow_run_s']:g} s of CPU each")
+
+
+def kt_stacks(traces):
+    """How many runs each Python stack made (kt_stack; runs made before it was recorded have none)."""
+    out = {}
+    for t in traces["traces"]:
+        for s in t.get("stats") or []:
+            key = s.get("stack") or "not recorded (runs made before 2026-12-06, session 4)"
+            out[key] = out.get(key, 0) + 1
+    return dict(sorted(out.items()))
 
 
 def kt_run_summary(traces):
@@ -818,6 +845,10 @@ def write_markdown(scores, path):
             lines.append(f"| {st} | {min(n)}..{max(n)} | {sum(v['unique'] for _, v in per) / len(per):.0f} | "
                          f"{min(share):.0f}%..{max(share):.0f}% | {sum(wall) / len(wall):.1f} / {max(wall):.1f} | "
                          f"{sum(v.get('stalled', 0) for _, v in per)} | {sum(v.get('errors', 0) for _, v in per)} |")
+        stacks = kt.get("stacks") or {}
+        if stacks:  # a seed's trace depends on the stack (kt_stack)
+            lines += ["", "The Python stacks Kernel Tuner's runs ran on (runs each):", ""]
+            lines += [f"- {stack}: {n}" for stack, n in stacks.items()]
         errors = kt.get("errors") or {}
         if errors:
             lines += ["", "The strategies' own exceptions (the run is what it evaluated before):", ""]
@@ -961,7 +992,8 @@ def main():
                               "repeats_for": KT_REPEATS_FOR if args.kt_repeats_for is None else args.kt_repeats_for or None, "wall_s": round(kt_s, 1),
                               "slow_run_s": args.kt_slow_s, "deadline_s": args.kt_deadline, "budget": traces.get("budget", "Kernel Tuner's own"),
                               "strategy_options": "time_limit = time_budget_s, max_fevals = evaluation_budget",
-                              "runs": kt_run_summary(traces), "errors": kt_errors(traces)}
+                              "runs": kt_run_summary(traces), "errors": kt_errors(traces),
+                              "stacks": kt_stacks(traces)}
     scores["bench_command"] = "scripts/bench_strategies.py " + " ".join(sys.argv[1:])
     out.with_suffix(".json").write_text(json.dumps(scores, indent=1) + "\n")
     write_markdown(scores, out.with_suffix(".md"))

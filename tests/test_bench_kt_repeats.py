@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/bench_strategies.py's runs per strategy and space: a slow strategy (KT_SLOW) keeps its
 smaller count only on the spaces where its runs took at least --kt-slow-s of CPU each; elsewhere it
-is brought up to --kt-repeats, with the seeds it has not run yet."""
+is brought up to --kt-repeats, with the seeds it has not run yet. And the Python stack each run
+records."""
 import sys
 import types
 from pathlib import Path
@@ -47,6 +48,13 @@ def main():
         {"repeats_for": bench.KT_REPEATS_FOR, "slow_run_s": 60.0})
     assert "on every space" in bench.kt_slow_note({"repeats_for": bench.KT_REPEATS_FOR})
     assert bench.kt_slow_note({"repeats_for": "brute_force=1"}) == ""
+    # Each run records the Python stack it ran on (a seed's trace depends on it); the report
+    # counts the runs per stack, those from before it was recorded apart.
+    assert bench.kt_stack().startswith("python ")
+    traces = {"traces": [{"stats": [{"seed": 1, "stack": "python 3.12 numpy 2.5.2"}, {"seed": 2}]},
+                         {"stats": [{"seed": 1, "stack": "python 3.12 numpy 2.5.2"}]}]}
+    stacks = bench.kt_stacks(traces)
+    assert stacks["python 3.12 numpy 2.5.2"] == 2 and sum(stacks.values()) == 3, stacks
     print("ok")
 
 
