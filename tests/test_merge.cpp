@@ -258,3 +258,34 @@ TEST_CASE("merge: devices without a uuid match by their identity fields", "[db]"
   CHECK(s.measurements_added == 0);
   CHECK(out.measurements(1, 1, 1).at(0).median_ms == 3.0);  // the DB's own came first
 }
+
+TEST_CASE("merge: a kernel's function name comes over, and fills in a row that lacks it", "[db]") {
+  TempDb with_function, without, all;
+  {
+    auto s = Store::open(with_function.path(), true);
+    RunSpec r = spec(gpu("GPU-1"), "tune");
+    r.kernel_function = "vector_add_kernel";
+    auto run = s.begin_run(r);
+    run.add(ok("64", 2.0));
+    run.end();
+  }
+  {
+    auto s = Store::open(without.path(), true);
+    auto run = s.begin_run(spec(gpu("GPU-2"), "tune"));
+    run.add(ok("128", 1.0));
+    run.end();
+  }
+  {
+    auto out = Store::open(all.path(), true);
+    auto in = Store::open(without.path(), false);
+    CHECK(out.merge_from(in).kernels_added == 1);
+  }
+  CHECK(count(all.path(), "SELECT COUNT(*) FROM kernels WHERE function = ''") == 1);
+  {
+    auto out = Store::open(all.path(), true);
+    auto in = Store::open(with_function.path(), false);
+    CHECK(out.merge_from(in).kernels_added == 0);  // the same kernel (name and source)
+  }
+  CHECK(count(all.path(), "SELECT COUNT(*) FROM kernels WHERE function = 'vector_add_kernel'") == 1);
+  CHECK(count(all.path(), "SELECT COUNT(*) FROM kernels") == 1);
+}

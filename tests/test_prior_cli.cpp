@@ -75,3 +75,24 @@ TEST_CASE("tune --simulate --db: the DB's run of the kernel on another GPU is th
                    {"--prior none with --prior-from"});
   std::filesystem::remove_all(dir);
 }
+
+// BAT's convolution names its kernel "convolution" (its BenchmarkName) and the CUDA function
+// "convolution_kernel"; the RTX 2080 Ti's Kernel Tuner cache names only the function. The DB
+// keeps both names of a run's kernel, so the second finds the first by the function's name.
+TEST_CASE("tune --simulate --db: a kernel stored under another name is the prior by its function's name") {
+  const auto spaces = std::filesystem::path(CUTUNE_TEST_DATA_DIR).parent_path().parent_path() / "results" / "spaces";
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_prior_function_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string db = (dir / "runs.db").string();
+  REQUIRE(run_cli({"tune", "--simulate", (spaces / "bat_convolution" / "bat_convolution_nvidia_h200.json.gz").string(),
+                   "--db", db, "--budget", "20"})
+              .status == 0);
+  const auto with = run_cli({"tune", "--simulate",
+                             (spaces / "autotuning_methodology" / "convolution_rtx_2080_ti.json.gz").string(), "--db",
+                             db, "--budget", "5", "--prior", "on"});
+  INFO(describe({"second run"}, with));
+  REQUIRE(with.status == 0);
+  CHECK_THAT(with.out, Contains("prior from convolution (function convolution_kernel) on NVIDIA H200"));
+  CHECK_THAT(with.out, Contains("measurements from 1 source(s)"));
+  std::filesystem::remove_all(dir);
+}

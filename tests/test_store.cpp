@@ -591,11 +591,11 @@ TEST_CASE("the schema version and journal mode are set", "[db]") {
 TEST_CASE("a DB from a newer cutune is refused and left untouched", "[db]") {
   TempDb file;
   { Store store = Store::open(file.path(), true); }
-  raw_exec(file.path(), "PRAGMA user_version = 4");
+  raw_exec(file.path(), "PRAGMA user_version = 5");
   const std::string before = read_bytes(file.path());
   for (bool create : {false, true}) {
     const auto what = input_error_of([&] { Store::open(file.path(), create); });
-    CHECK(what == file.path().string() + ": schema version 4 is newer than this cutune (3)");
+    CHECK(what == file.path().string() + ": schema version 5 is newer than this cutune (4)");
     CHECK(read_bytes(file.path()) == before);
   }
 }
@@ -762,7 +762,7 @@ TEST_CASE("a version-1 DB is migrated to the current version and keeps its data"
   // Back to the version-1 layout, as a DB from session 1 has it.
   raw_exec(file.path(),
            "ALTER TABLE measurements DROP COLUMN stats_json; ALTER TABLE measurements DROP COLUMN metrics_json; "
-           "DROP TABLE winners; "
+           "ALTER TABLE kernels DROP COLUMN function; DROP TABLE winners; "
            "CREATE TABLE winners (id INTEGER PRIMARY KEY, kernel_id INTEGER NOT NULL REFERENCES kernels (id), "
            "problem_id INTEGER NOT NULL REFERENCES problems (id), gpu_model TEXT NOT NULL, "
            "device_id INTEGER NOT NULL REFERENCES devices (id), run_id INTEGER REFERENCES runs (id), "
@@ -815,7 +815,7 @@ TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
   CHECK(store.winners({"", "", "", "energy"}).size() == 1);
 }
 
-TEST_CASE("a version-2 DB is migrated to version 3 and keeps its measurements and winners", "[db]") {
+TEST_CASE("a version-2 DB is migrated to the current version and keeps its measurements and winners", "[db]") {
   TempDb file;
   {
     Store store = Store::open(file.path(), true);
@@ -825,7 +825,7 @@ TEST_CASE("a version-2 DB is migrated to version 3 and keeps its measurements an
   // Back to the version-2 layout: no metrics column, winners with the objective CHECK and
   // no direction.
   raw_exec(file.path(),
-           "ALTER TABLE measurements DROP COLUMN metrics_json; "
+           "ALTER TABLE measurements DROP COLUMN metrics_json; ALTER TABLE kernels DROP COLUMN function; "
            "CREATE TABLE winners_v2 (id INTEGER PRIMARY KEY, kernel_id INTEGER NOT NULL REFERENCES kernels (id), "
            "problem_id INTEGER NOT NULL REFERENCES problems (id), gpu_model TEXT NOT NULL, "
            "objective TEXT NOT NULL DEFAULT 'time' CHECK (objective IN ('time', 'energy')), "
@@ -839,7 +839,7 @@ TEST_CASE("a version-2 DB is migrated to version 3 and keeps its measurements an
            "FROM winners; DROP TABLE winners; ALTER TABLE winners_v2 RENAME TO winners; "
            "CREATE INDEX winners_by_gpu_model ON winners (gpu_model); PRAGMA user_version = 2");
   Store store = Store::open(file.path(), true);
-  CHECK(store.schema_version() == 3);
+  CHECK(store.schema_version() == Store::kSchemaVersion);
   CHECK(store.integrity_ok());
   const auto all = store.measurements(1, 1, 1);
   REQUIRE(all.size() == 1);
@@ -880,4 +880,57 @@ TEST_CASE("metrics are stored with each measurement, in order", "[db]") {
   CHECK(back->metrics[0] == std::pair<std::string, double>{"GFLOP/s", 812.5});
   CHECK(back->metrics[1] == std::pair<std::string, double>{"GB/s", 31.25});
   CHECK(back->metrics[2].first == "a");
+}
+
+TEST_CASE("a kernel's function is stored, learnt by a row without it, and finds its measurements", "[db]") {
+  TempDb file;
+  {
+    Store store = Store::open(file.path(), true);
+    RunSpec s = spec(h200(), "convolution", "n=1");
+    s.kernel_function = "convolution_kernel";
+    Run run = store.begin_run(s);
+    REQUIRE(run.add(measurement("128", Status::Ok)));
+  }
+  Store store = Store::open(file.path(), true);
+  WinnerFilter by_function;
+  by_function.kernel = "convolution_kernel";
+  auto found = store.measurement_targets(by_function);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].kernel == "convolution");
+  CHECK(found[0].kernel_function == "convolution_kernel");
+  by_function.kernel = "convolution_kernel_2";
+  CHECK(store.measurement_targets(by_function).empty());
+
+  // A row stored without its function (before schema 4, or an import that could not tell)
+  // learns it from the next run that knows it, and keeps it when a later run does not.
+  const auto id = store.upsert_kernel("nbody", "sha256:abc");
+  Run run = store.begin_run(spec(h200(), "nbody", "n=1"));
+  REQUIRE(run.add(measurement("64", Status::Ok)));
+  WinnerFilter nbody;
+  nbody.kernel = "nbody_kernel";
+  CHECK(store.measurement_targets(nbody).empty());
+  CHECK(store.upsert_kernel("nbody", "sha256:abc", "nbody_kernel") == id);
+  found = store.measurement_targets(nbody);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].kernel == "nbody");
+  CHECK(store.upsert_kernel("nbody", "sha256:abc", "") == id);
+  CHECK(store.measurement_targets(nbody).size() == 1);
+}
+
+TEST_CASE("a version-3 DB gets the kernels' function column, empty, and keeps its rows", "[db]") {
+  TempDb file;
+  {
+    Store store = Store::open(file.path(), true);
+    store_one_winner(store, R"({"mean_ms":0.5})");
+  }
+  raw_exec(file.path(), "ALTER TABLE kernels DROP COLUMN function; PRAGMA user_version = 3");
+  const auto refused = input_error_of([&] { Store::open(file.path(), false); });
+  CHECK_THAT(refused, Catch::Contains("schema version 3 is older than this cutune (4)"));
+  Store store = Store::open(file.path(), true);
+  CHECK(store.schema_version() == 4);
+  const auto targets = store.measurement_targets({});
+  REQUIRE(targets.size() == 1);
+  CHECK(targets[0].kernel == "vector_add");
+  CHECK(targets[0].kernel_function.empty());
+  CHECK(store.winners().size() == 1);
 }

@@ -11,6 +11,7 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/runner/runner.hpp"
+#include "cutune/search/prior.hpp"
 #include "interop_commands.hpp"
 #include "option_checks.hpp"
 
@@ -44,6 +45,7 @@ std::optional<std::vector<std::int64_t>> sizes_of(const json& ps) {
 /// Where the entries go: the kernel, problem and space they are checked against.
 struct Target {
   std::string kernel, source_hash, problem_key, problem_json;
+  std::string kernel_function;  ///< the CUDA function's bare name, "" when the file does not tell
   std::optional<KernelProblem> problem;  ///< with --kernel: its space checks every entry
 };
 
@@ -68,12 +70,17 @@ Target target_of(const ImportArgs& a, const db::kt::ResultsFile& rf) {
                                      db::python_str(json(inst.problem_size))));
     }
     t.kernel = t.problem->name();
+    t.kernel_function = search::bare_function_name(t.problem->kernel_name());
     t.source_hash = runner::kernel_source_hash(*t.problem);
     t.problem_key = inst.key();
     t.problem_json = inst.json();
     return t;
   }
   t.kernel = !rf.kernel_name.empty() ? rf.kernel_name : a.kernel_name;
+  // A cutune-written cache names the function beside cutune's name; Kernel Tuner's own caches
+  // name the function itself. T4 and KTT files name no function.
+  if (!rf.kernel_function.empty()) t.kernel_function = search::bare_function_name(rf.kernel_function);
+  else if (rf.format == "Kernel Tuner cache") t.kernel_function = search::bare_function_name(rf.kernel_name);
   // No source to hash: an imported kernel is identified by its parameters.
   t.source_hash = "imported:" + joined(rf.param_names);
   json pj = json::object();
@@ -199,6 +206,7 @@ int cmd_import(const ImportArgs& a) {
     db::RunSpec spec;
     spec.device = device;
     spec.kernel = t.kernel;
+    spec.kernel_function = t.kernel_function;
     spec.source_hash = t.source_hash;
     spec.problem_key = t.problem_key;
     spec.problem_json = t.problem_json;

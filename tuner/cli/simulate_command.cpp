@@ -115,6 +115,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
     db::RunSpec spec;
     spec.device.name = origin.device_name.empty() ? "unknown" : origin.device_name;
     spec.kernel = kernel.name;
+    spec.kernel_function = search::bare_function_name(kernel.function);
     spec.source_hash = "recorded:" + recorded.name();
     spec.problem_key = "recorded:" + recorded.name();
     spec.problem_json = "{}";

@@ -162,6 +162,7 @@ ResultsFile read_results_file(const fs::path& path) {
   if (const auto it = cache.extra.find(kDeviceField); it != cache.extra.end())
     out.device = device_from_json(*it, name + ": " + kDeviceField);
   out.kernel_name = cache.kernel_name;
+  out.kernel_function = kernel_function(cache);
   out.problem_size = cache.problem_size;
   out.param_names = cache.tune_params_keys;
   out.tune_params = cache.tune_params;

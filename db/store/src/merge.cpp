@@ -112,7 +112,7 @@ struct Snapshot {
 Snapshot read_snapshot(sqlite3* db) {
   Snapshot s;
   s.devices = read_rows(db, kDeviceSelect, kDeviceColumns);
-  s.kernels = read_rows(db, "SELECT id, name, source_hash FROM kernels ORDER BY id", 3);
+  s.kernels = read_rows(db, "SELECT id, name, source_hash, function FROM kernels ORDER BY id", 4);
   s.problems = read_rows(db, "SELECT id, kernel_id, problem_key, problem_json FROM problems ORDER BY id", 4);
   s.runs = read_rows(db, kRunSelect, kRunColumns);
   s.measurements = read_rows(db, kMeasurementSelect, kMeasurementColumns);
@@ -227,13 +227,20 @@ Store::MergeStats Store::merge_from(const Store& source) {
   }
 
   for (const Row& k : src.kernels) {
-    const auto found = find_one(db_, "SELECT id FROM kernels WHERE name = ?1 AND source_hash = ?2", {k[1], k[2]}, 1);
+    const auto found =
+        find_one(db_, "SELECT id, function FROM kernels WHERE name = ?1 AND source_hash = ?2", {k[1], k[2]}, 2);
     if (found) {
       kernel_ids[id_of(k[0])] = id_of((*found)[0]);
+      if (text_of((*found)[1]).empty() && !text_of(k[3]).empty()) {  // the source knows its function
+        Statement up(db_, "UPDATE kernels SET function = ?1 WHERE id = ?2");
+        bind_cell(up, 1, k[3]);
+        up.bind_int64(2, id_of((*found)[0]));
+        up.run();
+      }
       continue;
     }
-    Statement ins(db_, "INSERT INTO kernels (name, source_hash) VALUES (?1, ?2)");
-    bind_range(ins, k, 1, 2);
+    Statement ins(db_, "INSERT INTO kernels (name, source_hash, function) VALUES (?1, ?2, ?3)");
+    bind_range(ins, k, 1, 3);
     ins.run();
     kernel_ids[id_of(k[0])] = sqlite3_last_insert_rowid(db_);
     ++stats.kernels_added;

@@ -227,6 +227,12 @@ DROP TABLE winners;
 ALTER TABLE winners_v3 RENAME TO winners;
 CREATE INDEX winners_by_gpu_model ON winners (gpu_model);
 )sql",
+    // 3 -> 4: the kernel's __global__ function (bare name) beside cutune's name for it, so a
+    // prior finds a kernel tuned under another problem file's name; '' where unknown (every
+    // row stored before: its next tuning fills it in).
+    R"sql(
+ALTER TABLE kernels ADD COLUMN function TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 /// The tables a cutune DB of the current version must have.
@@ -665,21 +671,30 @@ std::optional<DeviceIdentity> Store::device(std::int64_t device_id) const {
   return d;
 }
 
-std::int64_t Store::upsert_kernel(const std::string& name, const std::string& source_hash) {
+std::int64_t Store::upsert_kernel(const std::string& name, const std::string& source_hash,
+                                  const std::string& function) {
   // Look first, so that a known kernel costs no write (and works on a read-only store).
-  const auto find = [&]() -> std::optional<std::int64_t> {
-    Statement st(db_, "SELECT id FROM kernels WHERE name = ?1 AND source_hash = ?2");
+  const auto find = [&]() -> std::optional<std::pair<std::int64_t, std::string>> {
+    Statement st(db_, "SELECT id, function FROM kernels WHERE name = ?1 AND source_hash = ?2");
     st.bind_text(1, name).bind_text(2, source_hash);
-    if (st.step()) return st.column_int64(0);
+    if (st.step()) return std::make_pair(st.column_int64(0), st.column_text(1));
     return std::nullopt;
   };
-  if (auto id = find()) return *id;
+  if (auto found = find()) {
+    // A row stored before the function was known (an older DB, an import) learns it now.
+    if (!function.empty() && found->second.empty() && !read_only_) {
+      Statement up(db_, "UPDATE kernels SET function = ?1 WHERE id = ?2");
+      up.bind_text(1, function).bind_int64(2, found->first);
+      up.run();
+    }
+    return found->first;
+  }
   Statement insert(db_,
-                   "INSERT INTO kernels (name, source_hash) VALUES (?1, ?2) "
+                   "INSERT INTO kernels (name, source_hash, function) VALUES (?1, ?2, ?3) "
                    "ON CONFLICT (name, source_hash) DO NOTHING");
-  insert.bind_text(1, name).bind_text(2, source_hash);
+  insert.bind_text(1, name).bind_text(2, source_hash).bind_text(3, function);
   insert.run();
-  if (auto id = find()) return *id;  // ours, or a concurrent writer's: the same row
+  if (auto found = find()) return found->first;  // ours, or a concurrent writer's: the same row
   throw std::logic_error("cutune::db: kernel row missing right after its insert");
 }
 
@@ -703,7 +718,7 @@ std::int64_t Store::upsert_problem(std::int64_t kernel_id, const std::string& pr
 
 Run Store::begin_run(const RunSpec& spec) {
   const auto device_id = upsert_device(spec.device);
-  const auto kernel_id = upsert_kernel(spec.kernel, spec.source_hash);
+  const auto kernel_id = upsert_kernel(spec.kernel, spec.source_hash, spec.kernel_function);
   const auto problem_id = upsert_problem(kernel_id, spec.problem_key, spec.problem_json);
   return Run(*this, insert_run(kernel_id, problem_id, device_id, spec), kernel_id, problem_id, device_id);
 }
@@ -932,9 +947,9 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
 std::vector<MeasurementTarget> Store::measurement_targets(const WinnerFilter& filter) const {
   Statement st(db_,
                "SELECT m.kernel_id, m.problem_id, m.device_id, k.name, p.problem_key, p.problem_json, "
-               "d.model_key, COUNT(*) FROM measurements m JOIN kernels k ON k.id = m.kernel_id "
+               "d.model_key, COUNT(*), k.function FROM measurements m JOIN kernels k ON k.id = m.kernel_id "
                "JOIN problems p ON p.id = m.problem_id JOIN devices d ON d.id = m.device_id "
-               "WHERE (?1 = '' OR k.name = ?1) AND (?2 = '' OR p.problem_key = ?2) "
+               "WHERE (?1 = '' OR k.name = ?1 OR k.function = ?1) AND (?2 = '' OR p.problem_key = ?2) "
                "GROUP BY m.kernel_id, m.problem_id, m.device_id "
                "ORDER BY k.name, p.problem_key, d.model_key, m.device_id");
   st.bind_text(1, filter.kernel).bind_text(2, filter.problem);
@@ -950,6 +965,7 @@ std::vector<MeasurementTarget> Store::measurement_targets(const WinnerFilter& fi
     t.problem_key = st.column_text(4);
     t.problem_json = st.column_text(5);
     t.count = static_cast<std::size_t>(st.column_int64(7));
+    t.kernel_function = st.column_text(8);
     out.push_back(std::move(t));
   }
   return out;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "cutune/model/errors.hpp"
@@ -38,8 +40,9 @@ std::vector<search::Prior> priors_from_store(const db::Store& store, const searc
                                              const Objective& objective, std::int64_t except_kernel_id,
                                              std::int64_t except_problem_id, std::int64_t except_device_id,
                                              const std::string& except_gpu_model) {
-  // The store knows a kernel by the one name it was stored under: cutune's (a tuning) or the
-  // function's (a Kernel Tuner cache imported as it names itself).
+  // The store knows a kernel by cutune's name (a tuning) or the function's (a Kernel Tuner
+  // cache imported as it names itself), and by its function's bare name where it was stored
+  // (tunings and imports since schema 4): a target found by both names is taken once.
   std::vector<db::MeasurementTarget> targets;
   std::vector<std::string> names{kernel.name};
   if (const std::string f = search::bare_function_name(kernel.function); !f.empty() && f != kernel.name)
@@ -48,8 +51,12 @@ std::vector<search::Prior> priors_from_store(const db::Store& store, const searc
     if (name.empty()) continue;
     db::WinnerFilter filter;
     filter.kernel = name;
-    const auto found = store.measurement_targets(filter);
-    targets.insert(targets.end(), found.begin(), found.end());
+    for (auto& t : store.measurement_targets(filter)) {
+      const bool seen = std::any_of(targets.begin(), targets.end(), [&](const db::MeasurementTarget& o) {
+        return o.kernel_id == t.kernel_id && o.problem_id == t.problem_id && o.device_id == t.device_id;
+      });
+      if (!seen) targets.push_back(std::move(t));
+    }
   }
   std::vector<search::Prior> out;
   for (const auto& t : targets) {
@@ -57,7 +64,7 @@ std::vector<search::Prior> priors_from_store(const db::Store& store, const searc
         (t.device_id == except_device_id || (!except_gpu_model.empty() && t.gpu_model == except_gpu_model)))
       continue;
     search::Prior prior;
-    prior.origin = {t.kernel, t.gpu_model, t.problem_key};
+    prior.origin = {search::KernelNames(t.kernel, t.kernel_function), t.gpu_model, t.problem_key};
     std::vector<std::string> names;
     bool readable = true;
     for (const auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {

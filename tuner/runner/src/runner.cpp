@@ -227,6 +227,7 @@ void Tuning::prepare() {
   db::RunSpec spec;
   spec.device = report_.device;
   spec.kernel = problem_.name();
+  spec.kernel_function = search::bare_function_name(problem_.kernel_name());
   spec.source_hash = kernel_source_hash(problem_);
   spec.problem_key = report_.problem_key;
   spec.problem_json = session_.instance().json();

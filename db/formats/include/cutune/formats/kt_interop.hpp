@@ -45,6 +45,9 @@ struct ResultsFile {
   /// The structured identity when the file carries one (kDeviceField); else name only.
   std::optional<DeviceIdentity> device;
   std::string kernel_name;       ///< "" for T4 (it names no kernel)
+  /// The CUDA function's name where a cutune-written cache carries it beside cutune's name
+  /// (kKernelFunctionField); "" otherwise (a Kernel Tuner cache's kernel_name is the function's).
+  std::string kernel_function;
   nlohmann::ordered_json problem_size;  ///< null when the file has none
   std::vector<std::string> param_names;
   nlohmann::ordered_json tune_params = nlohmann::ordered_json::object();  ///< cache only

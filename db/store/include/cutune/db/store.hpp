@@ -123,6 +123,10 @@ struct RunInfo {
 struct RunSpec {
   DeviceIdentity device;
   std::string kernel;        ///< the kernel's name
+  /// Its __global__ function's name without namespace or template arguments ("" unknown): a
+  /// prior finds the kernel by either name (measurement_targets), so a tuning of another
+  /// problem file of the same function, or of Kernel Tuner's cache of it, finds this one.
+  std::string kernel_function;
   std::string source_hash;   ///< its identity: an edited source is a new kernel
   std::string problem_key;   ///< "n=268435456"
   std::string problem_json;  ///< kept when the problem is new
@@ -136,6 +140,7 @@ struct RunSpec {
 struct MeasurementTarget {
   std::int64_t kernel_id = 0, problem_id = 0, device_id = 0;
   std::string kernel, problem_key, problem_json, gpu_model;
+  std::string kernel_function;  ///< "" when the store does not know it
   std::size_t count = 0;  ///< measurements stored
 };
 
@@ -200,7 +205,7 @@ class Store {
   Store& operator=(Store&&) noexcept;
   ~Store();
 
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   int schema_version() const;
   const std::filesystem::path& path() const { return path_; }
   bool read_only() const { return read_only_; }
@@ -221,7 +226,10 @@ class Store {
   std::optional<DeviceIdentity> device(std::int64_t device_id) const;
   /// Kernels are keyed by (name, source hash): an edited source is a new kernel, so its
   /// measurements are not mistaken for the old one's.
-  std::int64_t upsert_kernel(const std::string& name, const std::string& source_hash);
+  /// The kernel's row; `function` (its __global__ function's bare name) is stored when the row
+  /// has none yet and the store is writable.
+  std::int64_t upsert_kernel(const std::string& name, const std::string& source_hash,
+                             const std::string& function = "");
   /// Keyed by (kernel, problem key); an existing problem keeps its stored JSON.
   std::int64_t upsert_problem(std::int64_t kernel_id, const std::string& problem_key,
                               const std::string& problem_json);
@@ -243,7 +251,8 @@ class Store {
   std::vector<Winner> winners(const WinnerFilter& filter = {}) const;
 
   /// The targets with measurements whose kernel, problem and GPU match `filter` as for
-  /// winners() (objective ignored), ordered by kernel, problem, GPU model.
+  /// winners() (objective ignored), ordered by kernel, problem, GPU model; filter.kernel
+  /// matches the kernel's name or its function's.
   std::vector<MeasurementTarget> measurement_targets(const WinnerFilter& filter) const;
 
   /// Runs `body` as one transaction: committed when it returns true, rolled back (nothing
