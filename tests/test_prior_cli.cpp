@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <fmt/format.h>
 
 #include "cli_runner.hpp"
@@ -94,5 +96,13 @@ TEST_CASE("tune --simulate --db: a kernel stored under another name is the prior
   REQUIRE(with.status == 0);
   CHECK_THAT(with.out, Contains("prior from convolution (function convolution_kernel) on NVIDIA H200"));
   CHECK_THAT(with.out, Contains("measurements from 1 source(s)"));
+  // Exported as a cache, the first run's kernel carries its function's name beside cutune's.
+  const std::string exported = (dir / "convolution.json").string();
+  const auto e = run_cli({"export", "--format", "cache", "--db", db, "--kernel", "convolution", "-o", exported});
+  INFO(describe({"export"}, e));
+  REQUIRE(e.status == 0);
+  std::ifstream in(exported);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(text, Contains("\"cutune_kernel_function\"") && Contains("\"convolution_kernel\""));
   std::filesystem::remove_all(dir);
 }

@@ -894,12 +894,13 @@ TEST_CASE("a kernel's function is stored, learnt by a row without it, and finds 
   Store store = Store::open(file.path(), true);
   WinnerFilter by_function;
   by_function.kernel = "convolution_kernel";
-  auto found = store.measurement_targets(by_function);
+  auto found = store.measurement_targets(by_function, true);
   REQUIRE(found.size() == 1);
   CHECK(found[0].kernel == "convolution");
   CHECK(found[0].kernel_function == "convolution_kernel");
+  CHECK(store.measurement_targets(by_function).empty());  // exports and queries: cutune's name only
   by_function.kernel = "convolution_kernel_2";
-  CHECK(store.measurement_targets(by_function).empty());
+  CHECK(store.measurement_targets(by_function, true).empty());
 
   // A row stored without its function (before schema 4, or an import that could not tell)
   // learns it from the next run that knows it, and keeps it when a later run does not.
@@ -908,13 +909,13 @@ TEST_CASE("a kernel's function is stored, learnt by a row without it, and finds 
   REQUIRE(run.add(measurement("64", Status::Ok)));
   WinnerFilter nbody;
   nbody.kernel = "nbody_kernel";
-  CHECK(store.measurement_targets(nbody).empty());
+  CHECK(store.measurement_targets(nbody, true).empty());
   CHECK(store.upsert_kernel("nbody", "sha256:abc", "nbody_kernel") == id);
-  found = store.measurement_targets(nbody);
+  found = store.measurement_targets(nbody, true);
   REQUIRE(found.size() == 1);
   CHECK(found[0].kernel == "nbody");
   CHECK(store.upsert_kernel("nbody", "sha256:abc", "") == id);
-  CHECK(store.measurement_targets(nbody).size() == 1);
+  CHECK(store.measurement_targets(nbody, true).size() == 1);
 }
 
 TEST_CASE("a version-3 DB gets the kernels' function column, empty, and keeps its rows", "[db]") {

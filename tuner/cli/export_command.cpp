@@ -115,6 +115,10 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
   }
   h.objective = json::array({x.objective});
   h.extra[db::kt::kDeviceField] = to_json(x.device);
+  // The function's name where the DB knows it and it is not the kernel's: a prior from this
+  // file then finds tunings of the function under other names (as --space writes it).
+  if (!x.target.kernel_function.empty() && x.target.kernel_function != x.target.kernel)
+    h.extra[db::kt::kKernelFunctionField] = x.target.kernel_function;
   return h;
 }
 

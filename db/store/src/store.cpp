@@ -944,15 +944,15 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
   return out;
 }
 
-std::vector<MeasurementTarget> Store::measurement_targets(const WinnerFilter& filter) const {
+std::vector<MeasurementTarget> Store::measurement_targets(const WinnerFilter& filter, bool or_function) const {
   Statement st(db_,
                "SELECT m.kernel_id, m.problem_id, m.device_id, k.name, p.problem_key, p.problem_json, "
                "d.model_key, COUNT(*), k.function FROM measurements m JOIN kernels k ON k.id = m.kernel_id "
                "JOIN problems p ON p.id = m.problem_id JOIN devices d ON d.id = m.device_id "
-               "WHERE (?1 = '' OR k.name = ?1 OR k.function = ?1) AND (?2 = '' OR p.problem_key = ?2) "
+               "WHERE (?1 = '' OR k.name = ?1 OR (?3 AND k.function = ?1)) AND (?2 = '' OR p.problem_key = ?2) "
                "GROUP BY m.kernel_id, m.problem_id, m.device_id "
                "ORDER BY k.name, p.problem_key, d.model_key, m.device_id");
-  st.bind_text(1, filter.kernel).bind_text(2, filter.problem);
+  st.bind_text(1, filter.kernel).bind_text(2, filter.problem).bind_int64(3, or_function ? 1 : 0);
   std::vector<MeasurementTarget> out;
   while (st.step()) {
     MeasurementTarget t;

@@ -51,7 +51,7 @@ std::vector<search::Prior> priors_from_store(const db::Store& store, const searc
     if (name.empty()) continue;
     db::WinnerFilter filter;
     filter.kernel = name;
-    for (auto& t : store.measurement_targets(filter)) {
+    for (auto& t : store.measurement_targets(filter, /*or_function=*/true)) {
       const bool seen = std::any_of(targets.begin(), targets.end(), [&](const db::MeasurementTarget& o) {
         return o.kernel_id == t.kernel_id && o.problem_id == t.problem_id && o.device_id == t.device_id;
       });

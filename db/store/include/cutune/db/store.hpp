@@ -251,9 +251,10 @@ class Store {
   std::vector<Winner> winners(const WinnerFilter& filter = {}) const;
 
   /// The targets with measurements whose kernel, problem and GPU match `filter` as for
-  /// winners() (objective ignored), ordered by kernel, problem, GPU model; filter.kernel
-  /// matches the kernel's name or its function's.
-  std::vector<MeasurementTarget> measurement_targets(const WinnerFilter& filter) const;
+  /// winners() (objective ignored), ordered by kernel, problem, GPU model. With
+  /// `or_function`, filter.kernel matches the kernel's function name too (a prior: the same
+  /// kernel under another name); without, only cutune's name (exports and queries name one).
+  std::vector<MeasurementTarget> measurement_targets(const WinnerFilter& filter, bool or_function = false) const;
 
   /// Runs `body` as one transaction: committed when it returns true, rolled back (nothing
   /// stored) when it returns false or throws. The store's own writes nest inside it.
