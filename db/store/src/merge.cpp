@@ -227,16 +227,10 @@ Store::MergeStats Store::merge_from(const Store& source) {
   }
 
   for (const Row& k : src.kernels) {
-    const auto found =
-        find_one(db_, "SELECT id, function FROM kernels WHERE name = ?1 AND source_hash = ?2", {k[1], k[2]}, 2);
+    const auto found = find_one(db_, "SELECT id FROM kernels WHERE name = ?1 AND source_hash = ?2", {k[1], k[2]}, 1);
     if (found) {
       kernel_ids[id_of(k[0])] = id_of((*found)[0]);
-      if (text_of((*found)[1]).empty() && !text_of(k[3]).empty()) {  // the source knows its function
-        Statement up(db_, "UPDATE kernels SET function = ?1 WHERE id = ?2");
-        bind_cell(up, 1, k[3]);
-        up.bind_int64(2, id_of((*found)[0]));
-        up.run();
-      }
+      detail::learn_kernel_function(db_, id_of((*found)[0]), text_of(k[3]));  // where the source knows it
       continue;
     }
     Statement ins(db_, "INSERT INTO kernels (name, source_hash, function) VALUES (?1, ?2, ?3)");

@@ -379,6 +379,13 @@ Measurement read_measurement(const Statement& st, const fs::path& path) {
   return m;
 }
 
+void learn_kernel_function(sqlite3* db, std::int64_t kernel_id, const std::string& function) {
+  if (function.empty()) return;
+  Statement up(db, "UPDATE kernels SET function = ?1 WHERE id = ?2 AND function = ''");
+  up.bind_text(1, function).bind_int64(2, kernel_id);
+  up.run();
+}
+
 }  // namespace detail
 
 std::string utc_now_iso() {
@@ -673,28 +680,24 @@ std::optional<DeviceIdentity> Store::device(std::int64_t device_id) const {
 
 std::int64_t Store::upsert_kernel(const std::string& name, const std::string& source_hash,
                                   const std::string& function) {
-  // Look first, so that a known kernel costs no write (and works on a read-only store).
-  const auto find = [&]() -> std::optional<std::pair<std::int64_t, std::string>> {
-    Statement st(db_, "SELECT id, function FROM kernels WHERE name = ?1 AND source_hash = ?2");
+  // Look first, so that a known kernel costs no insert (and works on a read-only store); its
+  // function is filled in where the row lacks it (one UPDATE, a no-op once it is known).
+  const auto find = [&]() -> std::optional<std::int64_t> {
+    Statement st(db_, "SELECT id FROM kernels WHERE name = ?1 AND source_hash = ?2");
     st.bind_text(1, name).bind_text(2, source_hash);
-    if (st.step()) return std::make_pair(st.column_int64(0), st.column_text(1));
+    if (st.step()) return st.column_int64(0);
     return std::nullopt;
   };
-  if (auto found = find()) {
-    // A row stored before the function was known (an older DB, an import) learns it now.
-    if (!function.empty() && found->second.empty() && !read_only_) {
-      Statement up(db_, "UPDATE kernels SET function = ?1 WHERE id = ?2");
-      up.bind_text(1, function).bind_int64(2, found->first);
-      up.run();
-    }
-    return found->first;
+  if (auto id = find()) {
+    if (!read_only_) detail::learn_kernel_function(db_, *id, function);
+    return *id;
   }
   Statement insert(db_,
                    "INSERT INTO kernels (name, source_hash, function) VALUES (?1, ?2, ?3) "
                    "ON CONFLICT (name, source_hash) DO NOTHING");
   insert.bind_text(1, name).bind_text(2, source_hash).bind_text(3, function);
   insert.run();
-  if (auto found = find()) return found->first;  // ours, or a concurrent writer's: the same row
+  if (auto id = find()) return *id;  // ours, or a concurrent writer's: the same row
   throw std::logic_error("cutune::db: kernel row missing right after its insert");
 }
 
