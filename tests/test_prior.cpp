@@ -51,8 +51,10 @@ search::Prior make_prior(const Space& measured, const std::function<double(const
   return p;
 }
 
-std::shared_ptr<const search::SpacePrior> space_prior(const Space& target, const std::vector<search::Prior>& priors) {
-  return std::make_shared<const search::SpacePrior>(target, "bowl", priors);
+// make_prior's sources are measured at "n=1"; `problem` is the target's.
+std::shared_ptr<const search::SpacePrior> space_prior(const Space& target, const std::vector<search::Prior>& priors,
+                                                      const std::string& problem = "n=1") {
+  return std::make_shared<const search::SpacePrior>(target, "bowl", priors, problem);
 }
 
 struct Tuned {
@@ -97,7 +99,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
   const auto f = [](const Config& c) { return bowl(c); };
 
   SECTION("matching: used, and the configurations invalid here are dropped from the proposals") {
-    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f)});
+    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f)}, "");
     REQUIRE(prior.uses().size() == 1);
     CHECK(prior.uses()[0].used);
     CHECK(prior.uses()[0].reason.empty());
@@ -109,7 +111,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     CHECK_THAT(prior.summary(), Contains("bowl on GPU B, problem n=1: 2400 measurements, 1100 valid here"));
   }
   SECTION("another kernel: not used") {
-    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f, "other_kernel")});
+    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f, "other_kernel")}, "");
     CHECK(prior.empty());
     CHECK_FALSE(prior.uses()[0].used);
     CHECK_THAT(prior.uses()[0].reason, Contains("kernel 'other_kernel', not 'bowl'"));
@@ -118,23 +120,23 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     // cutune names BAT's convolution "convolution"; Kernel Tuner's cache of the same code says
     // "convolution_kernel"; a C++ name in the T1 file carries a namespace and template arguments.
     const search::KernelNames bat{"bowl", "ns::bowl_kernel<float, 4>"};
-    const search::SpacePrior from_kt(target, bat, {make_prior(wide, f, "bowl_kernel")});
+    const search::SpacePrior from_kt(target, bat, {make_prior(wide, f, "bowl_kernel")}, "");
     REQUIRE_FALSE(from_kt.empty());
     CHECK(from_kt.ranking().front() == kOptimum);
     // The other way: a recording of the BAT kernel (both names) for a target known by its function alone.
     search::Prior recorded = make_prior(wide, f);
     recorded.origin.kernel = bat;
-    CHECK_FALSE(search::SpacePrior(target, "bowl_kernel", {recorded}).empty());
-    CHECK_THAT(search::SpacePrior(target, "bowl_kernel", {recorded}).summary(),
+    CHECK_FALSE(search::SpacePrior(target, "bowl_kernel", {recorded}, "").empty());
+    CHECK_THAT(search::SpacePrior(target, "bowl_kernel", {recorded}, "").summary(),
                Contains("bowl (function ns::bowl_kernel<float, 4>) on GPU B"));
     // A function name in common is not enough: the parameters must still match.
     auto params = bowl_parameters();
     params[3].name = "unroll";
-    const search::SpacePrior renamed(target, bat, {make_prior(Space(params, {}), f, "bowl_kernel")});
+    const search::SpacePrior renamed(target, bat, {make_prior(Space(params, {}), f, "bowl_kernel")}, "");
     CHECK(renamed.empty());
     CHECK_THAT(renamed.uses()[0].reason, Contains("parameter 'unroll'"));
     // Neither name in common: not used, and both names are in the reason.
-    const search::SpacePrior other(target, bat, {make_prior(wide, f, "bowl_kernel2")});
+    const search::SpacePrior other(target, bat, {make_prior(wide, f, "bowl_kernel2")}, "");
     CHECK(other.empty());
     CHECK_THAT(other.uses()[0].reason, Contains("kernel 'bowl_kernel2', not 'bowl (function ns::bowl_kernel<float, 4>)'"));
   }
@@ -142,7 +144,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     auto params = bowl_parameters();
     params[3].name = "unroll";
     const Space renamed(params, {});
-    const search::SpacePrior prior(target, "bowl", {make_prior(renamed, f)});
+    const search::SpacePrior prior(target, "bowl", {make_prior(renamed, f)}, "");
     CHECK(prior.empty());
     CHECK_THAT(prior.uses()[0].reason, Contains("parameter 'unroll'"));
     CHECK_THAT(prior.summary(), Contains("not used"));
@@ -151,7 +153,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     auto params = bowl_parameters();
     params[2] = range_param("c", 7);  // measured c=6
     const Space more(params, {});
-    const search::SpacePrior prior(target, "bowl", {make_prior(more, f)});
+    const search::SpacePrior prior(target, "bowl", {make_prior(more, f)}, "");
     CHECK(prior.empty());
     CHECK_THAT(prior.uses()[0].reason, Contains("c=6"));
   }
@@ -161,7 +163,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     const Space reversed(params, {});
     // The same bowl, read through the reversed order.
     const auto g = [](const Config& c) { return bowl(Config{{c.index[3], c.index[2], c.index[1], c.index[0]}}); };
-    const search::SpacePrior prior(target, "bowl", {make_prior(reversed, g)});
+    const search::SpacePrior prior(target, "bowl", {make_prior(reversed, g)}, "");
     REQUIRE_FALSE(prior.empty());
     CHECK(prior.ranking().front() == kOptimum);
   }
@@ -204,11 +206,47 @@ TEST_CASE("with a perfect prior (the same space measured), every strategy evalua
   CHECK(tune(target, name, 11, 30, nullptr).evaluated.front() != kOptimum);
 }
 
+TEST_CASE("a prior from another problem size is checked: seeds that lose to the strategy's own results stop, seeds that win all come") {
+  const Space target = bowl_space();
+  // Inverted: the prior's best are the target's worst. Its sources are measured at n=1.
+  const auto inverted = [](const Config& c) { return -bowl(c); };
+  const auto misleading = space_prior(target, {make_prior(target, inverted)}, "n=2");
+  const auto holding = space_prior(target, {make_prior(target, [](const Config& c) { return bowl(c); })}, "n=2");
+  const auto same_size = space_prior(target, {make_prior(target, inverted)}, "n=1");
+  REQUIRE(misleading->from_other_problem());
+  REQUIRE_FALSE(same_size->from_other_problem());
+  REQUIRE_FALSE(space_prior(target, {make_prior(target, inverted)}, "")->from_other_problem());  // unknown: not other
+  CHECK_THAT(misleading->summary(), Contains("other problem sizes only"));
+  CHECK_THAT(same_size->summary(), !Contains("other problem sizes"));
+  const std::string name = GENERATE(from_range(search::strategy_names()));
+  INFO(name);
+  const auto seeds_among_first = [](const Tuned& t, const search::SpacePrior& prior, std::size_t n) {
+    const auto seeds = prior.seeds(search::kPriorSeeds);
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < std::min(n, t.evaluated.size()); ++i)
+      count += static_cast<std::size_t>(std::count(seeds.begin(), seeds.end(), t.evaluated[i]));
+    return count;
+  };
+  for (std::uint64_t seed : {1, 2, 3}) {
+    INFO("seed " << seed);
+    const Tuned wrong = tune(target, name, seed, 40, misleading);
+    REQUIRE(wrong.evaluated.size() >= 2);
+    CHECK(std::vector<Config>(wrong.evaluated.begin(), wrong.evaluated.begin() + 2) == misleading->seeds(2));
+    // Unchecked, the other six would all come by the second batch; a strategy may meet one itself.
+    CHECK(seeds_among_first(wrong, *misleading, 24) < search::kPriorSeeds);
+    CHECK(seeds_among_first(tune(target, name, seed, 40, holding), *holding, 16) == search::kPriorSeeds);
+    // Measured at the target's own problem (on another GPU), the seeds are proposed first, unchecked.
+    const Tuned trusted = tune(target, name, seed, 40, same_size);
+    CHECK(std::vector<Config>(trusted.evaluated.begin(), trusted.evaluated.begin() + 8) ==
+          same_size->seeds(search::kPriorSeeds));
+  }
+}
+
 TEST_CASE("seeds take each source's best in turn, and predict falls back to the nearest configuration measured") {
   const Space target = bowl_space();
   const search::Prior near = make_prior(target, [](const Config& c) { return bowl(c); }, "bowl", "GPU B");
   const search::Prior far = make_prior(target, [](const Config& c) { return bowl(c, -3.0); }, "bowl", "GPU C");
-  const search::SpacePrior both(target, "bowl", {near, far});
+  const search::SpacePrior both(target, "bowl", {near, far}, "");
   const auto seeds = both.seeds(4);
   REQUIRE(seeds.size() == 4);
   CHECK(seeds[0] == kOptimum);
@@ -218,7 +256,7 @@ TEST_CASE("seeds take each source's best in turn, and predict falls back to the 
   // Measured: the configurations with d = 0 only; d = 1 is predicted from d = 0.
   search::Prior part = near;
   std::erase_if(part.measurements, [](const search::PriorMeasurement& m) { return m.values[3].as_int() != 0; });
-  const search::SpacePrior partial(target, "bowl", {part});
+  const search::SpacePrior partial(target, "bowl", {part}, "");
   const Config measured{{3, 6, 2, 0}}, unmeasured{{3, 6, 2, 1}};
   CHECK(partial.predict(unmeasured) == partial.predict(measured));
   CHECK(partial.predict(measured) == 0.0);

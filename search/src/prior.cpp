@@ -93,7 +93,8 @@ std::vector<Prior> prefer_same_problem(std::vector<Prior> priors, const std::str
   return priors;
 }
 
-SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors) {
+SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors,
+                       const std::string& problem) {
   // Per used source: the configuration's rank there. Summed, then divided by the count.
   std::map<Config, std::pair<double, std::size_t>> sums;
   for (const Prior& prior : priors) {
@@ -143,6 +144,10 @@ SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std
     uses_.push_back(std::move(use));
     source_rankings_.push_back(std::move(source_ranking));
   }
+  from_other_problem_ = !problem.empty() && std::any_of(uses_.begin(), uses_.end(), [](const PriorUse& u) { return u.used; }) &&
+                        std::all_of(uses_.begin(), uses_.end(), [&](const PriorUse& u) {
+                          return !u.used || (!u.origin.problem.empty() && u.origin.problem != problem);
+                        });
   std::vector<std::pair<double, Config>> ranked;
   for (const auto& [c, s] : sums) {
     const double score = s.first / static_cast<double>(s.second);
@@ -207,6 +212,7 @@ std::string SpacePrior::summary() const {
   }
   std::string out = used.empty() ? std::string("no prior used")
                                  : fmt::format("prior from {}", fmt::join(used, "; "));
+  if (from_other_problem_) out += "; measured at other problem sizes only: the rest of its best follow its first two only if those beat the search's own first results";
   if (!unused.empty()) out += fmt::format("; not used: {}", fmt::join(unused, "; "));
   return out;
 }

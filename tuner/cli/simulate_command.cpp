@@ -156,7 +156,9 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   std::shared_ptr<const search::SpacePrior> prior;
   std::vector<search::PriorUse> prior_uses;
   if (!priors.empty()) {
-    prior = std::make_shared<const search::SpacePrior>(searched, kernel, priors);
+    // As a tuning and `cutune score` do: the recording's own problem size on other GPUs first.
+    prior = std::make_shared<const search::SpacePrior>(
+        searched, kernel, search::prefer_same_problem(std::move(priors), origin.problem), origin.problem);
     std::cout << prior->summary() << '\n';
     prior_uses = prior->uses();
     if (prior->empty()) prior.reset();

@@ -289,7 +289,8 @@ void Tuning::resume() {
     }
     if (!priors.empty()) {
       auto prior = std::make_shared<const search::SpacePrior>(
-          searched, kernel_names(), search::prefer_same_problem(std::move(priors), report_.problem_key));
+          searched, kernel_names(), search::prefer_same_problem(std::move(priors), report_.problem_key),
+          report_.problem_key);
       report_.prior = prior->uses();
       report_.prior_summary = prior->summary();
       log(report_.prior_summary);

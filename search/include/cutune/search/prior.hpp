@@ -103,12 +103,17 @@ std::vector<Prior> prefer_same_problem(std::vector<Prior> priors, const std::str
 class SpacePrior {
  public:
   /// Matches each of `priors` against the target; the ones that do not match are reported
-  /// in uses() and not used. Deterministic: the order of `priors` is kept.
-  SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors);
+  /// in uses() and not used. Deterministic: the order of `priors` is kept. `problem` is the
+  /// target's problem, as PriorOrigin::problem names it ("" when unknown).
+  SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors,
+             const std::string& problem);
 
   const std::vector<PriorUse>& uses() const { return uses_; }
   /// No prior matched: nothing to use.
   bool empty() const { return scores_.empty(); }
+  /// Every prior used was measured at another problem than the target's (both known): its
+  /// winners are checked against the target before they are all proposed (prior_guided.cpp).
+  bool from_other_problem() const { return from_other_problem_; }
   /// Measurements used, over every matching prior.
   std::size_t measurements_used() const;
   /// The target's valid configurations the priors measured, best first by the mean rank
@@ -127,6 +132,7 @@ class SpacePrior {
 
  private:
   std::vector<PriorUse> uses_;
+  bool from_other_problem_ = false;
   std::map<Config, double> scores_;                  ///< every mapped configuration (valid here or not)
   std::vector<Config> ranking_;                      ///< valid here, best first
   std::vector<std::vector<Config>> source_rankings_;  ///< per used source, valid here, best first

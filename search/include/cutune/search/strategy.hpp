@@ -105,8 +105,9 @@ struct StrategyOptions {
 /// The prior's best configurations proposed before a strategy's own: one batch of the
 /// tuning loop (8), each source's best in turn (2 other GPUs: 4 each). Not tuned: with the
 /// A100/A4000 recordings the A4000's best is rank 43 of 4201 on the A100 and the A100's
-/// best few include ranks 11..33 of 11130 on the A4000, so a few seeds reach them, and 8
-/// evaluations are a small loss when a prior is unlike the target.
+/// best few include ranks 11..33 of 11130 on the A4000, so a few seeds reach them. From
+/// another problem size only two come first, the rest only if those two beat the strategy's
+/// own first results (prior_guided.cpp: 2048^3's best eight are among 1024^3's worst).
 inline constexpr std::size_t kPriorSeeds = 8;
 
 /// Whether `cutune tune` uses a matching prior from its DB unless told `--prior none`: the
