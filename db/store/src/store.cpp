@@ -436,6 +436,25 @@ Store::~Store() {
   sqlite3_close_v2(db_);
 }
 
+namespace {
+
+// The migrations from the DB's user_version to kSchemaVersion, in one transaction.
+void migrate(sqlite3* db) {
+  Transaction tx(db);
+  // Another process may have migrated between our look and our write lock.
+  const std::int64_t current = pragma_int(db, "user_version");
+  for (std::int64_t v = current; v < Store::kSchemaVersion; ++v) {
+    detail::exec(db, kMigrations[static_cast<std::size_t>(v)]);
+  }
+  if (current < Store::kSchemaVersion) {
+    detail::exec(db, fmt::format("PRAGMA application_id = {}", kApplicationId));
+    detail::exec(db, fmt::format("PRAGMA user_version = {}", Store::kSchemaVersion));
+  }
+  tx.commit();
+}
+
+}  // namespace
+
 Store Store::open(const fs::path& path, bool create) {
   const std::string where = path.string();
   std::error_code ec;
@@ -512,11 +531,6 @@ Store Store::open(const fs::path& path, bool create) {
                                        table));
         }
       }
-    } else if (!create) {
-      throw InputError(fmt::format(
-          "{}: schema version {} is older than this cutune ({}); open it for writing to "
-          "upgrade it",
-          where, version, kSchemaVersion));
     }
   } catch (const SqliteError& e) {
     // Not a database (garbage), or a damaged one: the user's file, not our bug.
@@ -529,6 +543,28 @@ Store Store::open(const fs::path& path, bool create) {
     throw;
   }
 
+  if (!create && version < kSchemaVersion) {
+    // Read-only, an older schema: the file is copied into memory and the copy migrated, so a
+    // query of a DB last written by an older cutune reads it, and the file stays as it is.
+    sqlite3* raw_copy = nullptr;
+    const int copy_rc = sqlite3_open_v2(":memory:", &raw_copy, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    Store copy(raw_copy);
+    copy.path_ = path;
+    copy.read_only_ = true;
+    CUTUNE_SQLITE_CHECK(raw_copy, ":memory:", copy_rc);
+    sqlite3_backup* backup = sqlite3_backup_init(raw_copy, "main", db, "main");
+    if (backup == nullptr)
+      detail::throw_sqlite_error(sqlite3_errcode(raw_copy), raw_copy, "", "sqlite3_backup_init", __FILE__, __LINE__);
+    sqlite3_backup_step(backup, -1);
+    CUTUNE_SQLITE_CHECK(raw_copy, "", sqlite3_backup_finish(backup));
+    if (pragma_int(raw_copy, "user_version") != version)  // written between the look and the copy
+      throw InputError(fmt::format("{}: changed while it was read; open it again", where));
+    migrate(raw_copy);
+    CUTUNE_SQLITE_CHECK(raw_copy, "PRAGMA foreign_keys = ON",
+                        sqlite3_exec(raw_copy, "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr));
+    detail::exec(raw_copy, "PRAGMA query_only = ON");
+    return copy;
+  }
   CUTUNE_SQLITE_CHECK(db, "PRAGMA foreign_keys = ON",
                       sqlite3_exec(db, "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr));
   if (!create) {
@@ -565,19 +601,7 @@ Store Store::open(const fs::path& path, bool create) {
   }
   detail::exec(db, mode == "wal" ? "PRAGMA synchronous = NORMAL" : "PRAGMA synchronous = FULL");
 
-  if (version < kSchemaVersion) {
-    Transaction tx(db);
-    // Another process may have migrated between our look and our write lock.
-    const std::int64_t current = pragma_int(db, "user_version");
-    for (std::int64_t v = current; v < kSchemaVersion; ++v) {
-      detail::exec(db, kMigrations[static_cast<std::size_t>(v)]);
-    }
-    if (current < kSchemaVersion) {
-      detail::exec(db, fmt::format("PRAGMA application_id = {}", kApplicationId));
-      detail::exec(db, fmt::format("PRAGMA user_version = {}", kSchemaVersion));
-    }
-    tx.commit();
-  }
+  if (version < kSchemaVersion) migrate(db);
   return store;
 }
 

@@ -199,7 +199,9 @@ class Store {
   /// Opens (creating when `create`) the DB. Throws InputError naming the path when it
   /// cannot be opened, is not a cutune DB / is corrupt, or has a newer schema version.
   /// create=false opens read-only (SQLITE_OPEN_READONLY): it never creates, migrates or
-  /// writes anything, and refuses an empty file. A refused file is left byte for byte.
+  /// writes anything, and refuses an empty file. A refused file is left byte for byte. A DB
+  /// of an older schema is read through a copy in memory, migrated there (the file is left as
+  /// it is; the copy costs memory as large as the file).
   static Store open(const std::filesystem::path& path, bool create);
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
