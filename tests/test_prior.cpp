@@ -40,7 +40,7 @@ double bowl(const Config& c, double shift = 0.0) {
 search::Prior make_prior(const Space& measured, const std::function<double(const Config&)>& f,
                          std::string kernel = "bowl", std::string device = "GPU B") {
   search::Prior p;
-  p.origin = {std::move(kernel), std::move(device), "n=1"};
+  p.origin = {std::move(kernel), std::move(device), "n=1", "[1]"};
   for (const auto& par : measured.parameters()) p.parameters.push_back({par.name, par.values});
   for (const Config& c : cutune::testing::valid_configs(measured)) {
     search::PriorMeasurement m;
@@ -51,10 +51,10 @@ search::Prior make_prior(const Space& measured, const std::function<double(const
   return p;
 }
 
-// make_prior's sources are measured at "n=1"; `problem` is the target's.
+// make_prior's sources are measured at size [1]; `size` is the target's.
 std::shared_ptr<const search::SpacePrior> space_prior(const Space& target, const std::vector<search::Prior>& priors,
-                                                      const std::string& problem = "n=1") {
-  return std::make_shared<const search::SpacePrior>(target, "bowl", priors, problem);
+                                                      const std::string& size = "[1]") {
+  return std::make_shared<const search::SpacePrior>(target, "bowl", priors, size);
 }
 
 struct Tuned {
@@ -208,11 +208,11 @@ TEST_CASE("with a perfect prior (the same space measured), every strategy evalua
 
 TEST_CASE("a prior from another problem size is checked: seeds that lose to the strategy's own results stop, seeds that win all come") {
   const Space target = bowl_space();
-  // Inverted: the prior's best are the target's worst. Its sources are measured at n=1.
+  // Inverted: the prior's best are the target's worst. Its sources are measured at size [1].
   const auto inverted = [](const Config& c) { return -bowl(c); };
-  const auto misleading = space_prior(target, {make_prior(target, inverted)}, "n=2");
-  const auto holding = space_prior(target, {make_prior(target, [](const Config& c) { return bowl(c); })}, "n=2");
-  const auto same_size = space_prior(target, {make_prior(target, inverted)}, "n=1");
+  const auto misleading = space_prior(target, {make_prior(target, inverted)}, "[2]");
+  const auto holding = space_prior(target, {make_prior(target, [](const Config& c) { return bowl(c); })}, "[2]");
+  const auto same_size = space_prior(target, {make_prior(target, inverted)}, "[1]");
   REQUIRE(misleading->from_other_problem());
   REQUIRE_FALSE(same_size->from_other_problem());
   REQUIRE_FALSE(space_prior(target, {make_prior(target, inverted)}, "")->from_other_problem());  // unknown: not other
@@ -282,7 +282,7 @@ TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
   std::vector<search::RecordedSpace> spaces{search::RecordedSpace("k_A", params, entries),
                                             search::RecordedSpace("k_B", params, entries),
                                             search::RecordedSpace("other_A", params, entries)};
-  const std::vector<search::PriorOrigin> origins{{"k", "A", "p"}, {"k", "B", "p"}, {"other", "A", "p"}};
+  const std::vector<search::PriorOrigin> origins{{"k", "A", "p", ""}, {"k", "B", "p", ""}, {"other", "A", "p", ""}};
   std::vector<search::Prior> pool;
   for (std::size_t i = 0; i < spaces.size(); ++i) pool.push_back(search::prior_from_recording(spaces[i], origins[i]));
   const auto priors = search::leave_one_out_priors(spaces, origins, pool);
@@ -295,7 +295,7 @@ TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
 
   // The same kernel recorded under its function's name (Kernel Tuner's cache) is a prior for
   // the one that names both, and the other way round.
-  const std::vector<search::PriorOrigin> named{{{"k", "k_function"}, "A", "p"}, {"k_function", "B", "p"}};
+  const std::vector<search::PriorOrigin> named{{{"k", "k_function"}, "A", "p", ""}, {"k_function", "B", "p", ""}};
   std::vector<search::Prior> both;
   for (std::size_t i = 0; i < 2; ++i) both.push_back(search::prior_from_recording(spaces[i], named[i]));
   const std::vector<search::RecordedSpace> two{spaces[0], spaces[1]};

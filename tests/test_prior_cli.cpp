@@ -106,3 +106,22 @@ TEST_CASE("tune --simulate --db: a kernel stored under another name is the prior
   CHECK_THAT(text, Contains("\"cutune_kernel_function\"") && Contains("\"convolution_kernel\""));
   std::filesystem::remove_all(dir);
 }
+
+// A recording at another problem size is a prior whose winners are checked first (matmul's
+// 2048^3 winners are among the worst at 1024^3); one at the same size on another GPU is not.
+TEST_CASE("tune --simulate --prior-from: a recording at another problem size is checked, one at the same size is not") {
+  const auto spaces = std::filesystem::path(CUTUNE_TEST_DATA_DIR).parent_path().parent_path() / "results" / "spaces";
+  const auto other_size = run_cli({"tune", "--simulate", (spaces / "matmul_1024_nvidia_h200.json.gz").string(),
+                                   "--prior-from", (spaces / "matmul_2048_nvidia_h200.json.gz").string(), "--budget", "12"});
+  INFO(describe({"tune --simulate --prior-from (2048^3 for 1024^3)"}, other_size));
+  REQUIRE(other_size.status == 0);
+  CHECK_THAT(other_size.out, Contains("problem [2048,2048]: 842 measurements, 842 valid here; measured at other "
+                                      "problem sizes only"));
+  const auto same_size = run_cli({"tune", "--simulate", (spaces / "matmul_2048_nvidia_h200.json.gz").string(),
+                                  "--prior-from", (spaces / "matmul_2048_nvidia_h100_80gb_hbm3.json.gz").string(),
+                                  "--budget", "12"});
+  INFO(describe({"tune --simulate --prior-from (H100 for H200)"}, same_size));
+  REQUIRE(same_size.status == 0);
+  CHECK_THAT(same_size.out, Contains("prior from matmul on NVIDIA H100 80GB HBM3, problem [2048,2048]"));
+  CHECK_THAT(same_size.out, !Contains("other problem sizes"));
+}

@@ -94,7 +94,7 @@ std::vector<Prior> prefer_same_problem(std::vector<Prior> priors, const std::str
 }
 
 SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors,
-                       const std::string& problem) {
+                       const std::string& size) {
   // Per used source: the configuration's rank there. Summed, then divided by the count.
   std::map<Config, std::pair<double, std::size_t>> sums;
   for (const Prior& prior : priors) {
@@ -144,9 +144,9 @@ SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std
     uses_.push_back(std::move(use));
     source_rankings_.push_back(std::move(source_ranking));
   }
-  from_other_problem_ = !problem.empty() && std::any_of(uses_.begin(), uses_.end(), [](const PriorUse& u) { return u.used; }) &&
+  from_other_problem_ = !size.empty() && std::any_of(uses_.begin(), uses_.end(), [](const PriorUse& u) { return u.used; }) &&
                         std::all_of(uses_.begin(), uses_.end(), [&](const PriorUse& u) {
-                          return !u.used || (!u.origin.problem.empty() && u.origin.problem != problem);
+                          return !u.used || (!u.origin.size.empty() && u.origin.size != size);
                         });
   std::vector<std::pair<double, Config>> ranked;
   for (const auto& [c, s] : sums) {

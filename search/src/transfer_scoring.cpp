@@ -19,7 +19,7 @@ std::vector<std::shared_ptr<const SpacePrior>> leave_one_out_priors(const std::v
         offered.push_back(p);
     out.push_back(std::make_shared<const SpacePrior>(spaces[i].space(), origins[i].kernel,
                                                      prefer_same_problem(std::move(offered), origins[i].problem),
-                                                     origins[i].problem));
+                                                     origins[i].size));
   }
   return out;
 }

@@ -60,7 +60,8 @@ std::vector<search::Prior> priors_from_files(const SimulateArgs& args) {
   for (const auto& f : args.prior_from) {
     replay::RecordingOrigin o;
     const search::RecordedSpace r = replay::load_recorded_space(f, &o);
-    out.push_back(search::prior_from_recording(r, {kernel_names_of(o, r), o.device_name, o.problem}));
+    // A cache names its problem by its size only (problem_size).
+    out.push_back(search::prior_from_recording(r, {kernel_names_of(o, r), o.device_name, o.problem, o.problem}));
   }
   return out;
 }

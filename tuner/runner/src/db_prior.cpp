@@ -34,6 +34,15 @@ std::optional<Value> value_of(const nlohmann::json& j) {
   return std::nullopt;
 }
 
+// A stored problem's sizes as a cache writes problem_size ("[4096,4096]"; search::PriorOrigin::size):
+// its JSON's ProblemSize (a tuning's and an import's); "" where it has none (a simulation's).
+std::string size_of(const std::string& problem_json) {
+  const auto j = nlohmann::json::parse(problem_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return "";
+  const auto it = j.find("ProblemSize");
+  return it == j.end() || it->is_null() ? std::string() : it->dump();
+}
+
 }  // namespace
 
 std::vector<search::Prior> priors_from_store(const db::Store& store, const search::KernelNames& kernel,
@@ -64,7 +73,7 @@ std::vector<search::Prior> priors_from_store(const db::Store& store, const searc
         (t.device_id == except_device_id || (!except_gpu_model.empty() && t.gpu_model == except_gpu_model)))
       continue;
     search::Prior prior;
-    prior.origin = {search::KernelNames(t.kernel, t.kernel_function), t.gpu_model, t.problem_key};
+    prior.origin = {search::KernelNames(t.kernel, t.kernel_function), t.gpu_model, t.problem_key, size_of(t.problem_json)};
     std::vector<std::string> names;
     bool readable = true;
     for (const auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {

@@ -290,7 +290,7 @@ void Tuning::resume() {
     if (!priors.empty()) {
       auto prior = std::make_shared<const search::SpacePrior>(
           searched, kernel_names(), search::prefer_same_problem(std::move(priors), report_.problem_key),
-          report_.problem_key);
+          nlohmann::json(session_.instance().problem_size).dump());
       report_.prior = prior->uses();
       report_.prior_summary = prior->summary();
       log(report_.prior_summary);

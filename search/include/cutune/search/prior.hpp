@@ -55,6 +55,10 @@ struct PriorOrigin {
   KernelNames kernel;   ///< the kernel's names
   std::string device;   ///< the GPU ("NVIDIA A100-PCIE-40GB")
   std::string problem;  ///< the problem ("n=268435456", "4096x4096"; "" when unknown)
+  /// Its sizes as a Kernel Tuner cache writes problem_size ("[4096,4096]"; "" when unknown): the
+  /// one name of a problem's size that recordings, the store and a tuning all know (`problem`
+  /// is a cache's problem_size, a store's problem key or "recorded:FILE" by where it came from).
+  std::string size;
   /// "kernel on device, problem P" for reports.
   std::string describe() const;
 };
@@ -103,15 +107,15 @@ std::vector<Prior> prefer_same_problem(std::vector<Prior> priors, const std::str
 class SpacePrior {
  public:
   /// Matches each of `priors` against the target; the ones that do not match are reported
-  /// in uses() and not used. Deterministic: the order of `priors` is kept. `problem` is the
-  /// target's problem, as PriorOrigin::problem names it ("" when unknown).
+  /// in uses() and not used. Deterministic: the order of `priors` is kept. `size` is the
+  /// target problem's, as PriorOrigin::size names it ("" when unknown).
   SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors,
-             const std::string& problem);
+             const std::string& size);
 
   const std::vector<PriorUse>& uses() const { return uses_; }
   /// No prior matched: nothing to use.
   bool empty() const { return scores_.empty(); }
-  /// Every prior used was measured at another problem than the target's (both known): its
+  /// Every prior used was measured at another problem size than the target's (both known): its
   /// winners are checked against the target before they are all proposed (prior_guided.cpp).
   bool from_other_problem() const { return from_other_problem_; }
   /// Measurements used, over every matching prior.
