@@ -560,10 +560,8 @@ Store Store::open(const fs::path& path, bool create) {
     if (pragma_int(raw_copy, "user_version") != version)  // written between the look and the copy
       throw InputError(fmt::format("{}: changed while it was read; open it again", where));
     migrate(raw_copy);
-    CUTUNE_SQLITE_CHECK(raw_copy, "PRAGMA foreign_keys = ON",
-                        sqlite3_exec(raw_copy, "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr));
-    detail::exec(raw_copy, "PRAGMA query_only = ON");
-    return copy;
+    store = std::move(copy);  // closes the file's connection: the copy is what is read
+    db = store.db_;
   }
   CUTUNE_SQLITE_CHECK(db, "PRAGMA foreign_keys = ON",
                       sqlite3_exec(db, "PRAGMA foreign_keys = ON", nullptr, nullptr, nullptr));
