@@ -309,18 +309,28 @@ TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
 
 TEST_CASE("priors at the target's problem size are preferred to other sizes, which are used only alone") {
   const Space space = bowl_space();
-  auto at = [&](std::string device, std::string problem) {
+  // As the sources name them: a store's problem key, a recording's problem_size or file.
+  auto at = [&](std::string device, std::string problem, std::string size) {
     search::Prior p = make_prior(space, [](const Config&) { return 1.0; }, "bowl", std::move(device));
     p.origin.problem = std::move(problem);
+    p.origin.size = std::move(size);
     return p;
   };
-  const std::vector<search::Prior> mixed{at("H100", "n=1"), at("H200", "n=2"), at("A100", "n=2")};
-  const auto same = search::prefer_same_problem(mixed, "n=2");
+  const std::vector<search::Prior> mixed{at("H100", "n=1", "[1]"), at("H200", "n=2", "[2]"),
+                                         at("A100", "recorded:a100.json", "[2]")};
+  const auto same = search::prefer_same_size(mixed, "[2]");
   REQUIRE(same.size() == 2);
   CHECK(same[0].origin.device == "H200");
   CHECK(same[1].origin.device == "A100");
+  // A DB run's key at the target's size does not push out a recording of that size, nor does
+  // a key that happens to equal the target's keep a source of another size.
+  const auto by_size = search::prefer_same_size({at("H100", "n=2", "[1]"), at("A100", "[2]", "[2]")}, "[2]");
+  REQUIRE(by_size.size() == 1);
+  CHECK(by_size[0].origin.device == "A100");
   // No prior at the target's size: every other size is kept (weaker evidence, but evidence).
-  CHECK(search::prefer_same_problem(mixed, "n=3").size() == 3);
-  // An unknown problem prefers nothing.
-  CHECK(search::prefer_same_problem(mixed, "").size() == 3);
+  CHECK(search::prefer_same_size(mixed, "[3]").size() == 3);
+  // An unknown size prefers nothing.
+  CHECK(search::prefer_same_size(mixed, "").size() == 3);
+  // A source of unknown size is not taken for the target's.
+  CHECK(search::prefer_same_size({at("H100", "n=2", ""), at("A100", "n=1", "[1]")}, "[2]").size() == 2);
 }

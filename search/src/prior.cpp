@@ -86,10 +86,10 @@ std::string prior_mismatch(const Prior& prior, const KernelNames& kernel, const 
   return "";
 }
 
-std::vector<Prior> prefer_same_problem(std::vector<Prior> priors, const std::string& problem) {
-  if (problem.empty()) return priors;
-  const bool any = std::any_of(priors.begin(), priors.end(), [&](const Prior& p) { return p.origin.problem == problem; });
-  if (any) std::erase_if(priors, [&](const Prior& p) { return p.origin.problem != problem; });
+std::vector<Prior> prefer_same_size(std::vector<Prior> priors, const std::string& size) {
+  if (size.empty()) return priors;
+  const bool any = std::any_of(priors.begin(), priors.end(), [&](const Prior& p) { return p.origin.size == size; });
+  if (any) std::erase_if(priors, [&](const Prior& p) { return p.origin.size != size; });
   return priors;
 }
 

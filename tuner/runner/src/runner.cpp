@@ -288,9 +288,9 @@ void Tuning::resume() {
       priors.insert(priors.end(), from_db.begin(), from_db.end());
     }
     if (!priors.empty()) {
+      const std::string size = nlohmann::json(session_.instance().problem_size).dump();
       auto prior = std::make_shared<const search::SpacePrior>(
-          searched, kernel_names(), search::prefer_same_problem(std::move(priors), report_.problem_key),
-          nlohmann::json(session_.instance().problem_size).dump());
+          searched, kernel_names(), search::prefer_same_size(std::move(priors), size), size);
       report_.prior = prior->uses();
       report_.prior_summary = prior->summary();
       log(report_.prior_summary);
