@@ -13,8 +13,9 @@ Kernel Tuner's script checks no answer, and the four between_methods treat a poi
 vertex differently (random floats meet the vertices' values about once per vertex in 20M
 points), so the output is not verified.
 
-Usage: pnpoly_problem.py OUT_DIR   (writes pnpoly-cutune.json, vertices.bin, slopes.bin; put
-them beside pnpoly.cu)
+Usage: pnpoly_problem.py OUT_DIR [POINTS]   (writes pnpoly-cutune.json, vertices.bin, slopes.bin;
+put them beside pnpoly.cu. POINTS other than pnpoly.py's 20,000,000 write
+pnpoly-cutune-POINTS.json instead, the same kernel and polygon at another problem size)
 """
 import json
 import sys
@@ -27,7 +28,16 @@ POINTS = 20_000_000  # pnpoly.py's size
 
 
 def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__.split("Usage: ")[1].split("\n")[0])
     out = Path(sys.argv[1])
+    try:
+        points = int(sys.argv[2]) if len(sys.argv) == 3 else POINTS
+    except ValueError:
+        points = 0
+    if points <= 0 or points > 2**31 - 1:
+        print(f"pnpoly_problem.py: POINTS '{sys.argv[2]}' is not a count of points (1 .. 2^31-1)", file=sys.stderr)
+        sys.exit(2)
     out.mkdir(parents=True, exist_ok=True)
     # A circle drawn as pnpoly.py draws it (random angles, sorted, descending), centred at (1, 1)
     # so that points uniform in [0, 2)^2 (cutune's Random fill) surround it: 79% fall inside,
@@ -60,14 +70,14 @@ def main():
             "KernelName": "cn_pnpoly",
             "KernelFile": "pnpoly.cu",
             "LocalSize": {"X": "block_size_x", "Y": "1", "Z": "1"},
-            "ProblemSize": POINTS,
+            "ProblemSize": points,
             "GridDivX": ["block_size_x", "tile_size"],
             "Arguments": [
-                {"Name": "bitmap", "Type": "int32", "Size": POINTS, "MemoryType": "Vector",
+                {"Name": "bitmap", "Type": "int32", "Size": points, "MemoryType": "Vector",
                  "AccessType": "WriteOnly", "FillType": "Constant", "FillValue": 0, "Output": 1},
-                {"Name": "points", "Type": "float", "Size": 2 * POINTS, "MemoryType": "Vector",
+                {"Name": "points", "Type": "float", "Size": 2 * points, "MemoryType": "Vector",
                  "AccessType": "ReadOnly", "FillType": "Random", "FillValue": 2.0},
-                {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": POINTS},
+                {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": points},
                 {"Name": "d_vertices", "Type": "float", "Size": 2 * VERTICES, "MemoryType": "Vector",
                  "MemType": "Constant", "AccessType": "ReadOnly", "FillType": "BinaryRaw", "DataSource": "vertices.bin"},
                 {"Name": "d_slopes", "Type": "float", "Size": VERTICES, "MemoryType": "Vector",
@@ -79,7 +89,8 @@ def main():
             "Verification": {"bitmap": "none"},
         },
     }
-    (out / "pnpoly-cutune.json").write_text(json.dumps(t1, indent=1) + "\n")
+    name = "pnpoly-cutune.json" if points == POINTS else f"pnpoly-cutune-{points}.json"
+    (out / name).write_text(json.dumps(t1, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -69,6 +69,9 @@ CASES = {
     # scripts/pnpoly_problem.py beside kernel_tuner_examples/pnpoly.cu, which says why
     # neither pnpoly.py nor BAT's pnpoly-CAFF.json can be tuned as written.
     "kt_pnpoly": ("kernel_tuner_examples/pnpoly-cutune.json", []),
+    # The same kernel, polygon and space at a tenth of the points (`pnpoly_problem.py DIR 2000000`):
+    # another problem size of the family, as reduction and scan have 2^22 beside 2^28.
+    "kt_pnpoly_2m": ("kernel_tuner_examples/pnpoly-cutune-2000000.json", []),
 }
 
 
