@@ -21,15 +21,14 @@ import json
 import sys
 from pathlib import Path
 
-import numpy as np
-
 VERTICES = 600  # pnpoly.cu's #define
 POINTS = 20_000_000  # pnpoly.py's size
 
 
 def main():
     if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__.split("Usage: ")[1].split("\n")[0])
+        print("usage: " + __doc__.split("Usage: ")[1].split("\n")[0].strip(), file=sys.stderr)
+        sys.exit(2)
     out = Path(sys.argv[1])
     try:
         points = int(sys.argv[2]) if len(sys.argv) == 3 else POINTS
@@ -37,6 +36,12 @@ def main():
         points = 0
     if points <= 0 or points > 2**31 - 1:
         print(f"pnpoly_problem.py: POINTS '{sys.argv[2]}' is not a count of points (1 .. 2^31-1)", file=sys.stderr)
+        sys.exit(2)
+    try:
+        import numpy as np
+    except ImportError:
+        print(f"pnpoly_problem.py: needs numpy, which {sys.executable} lacks (scripts/kt_venv.sh makes a venv with it)",
+              file=sys.stderr)
         sys.exit(2)
     out.mkdir(parents=True, exist_ok=True)
     # A circle drawn as pnpoly.py draws it (random angles, sorted, descending), centred at (1, 1)
