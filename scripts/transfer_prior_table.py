@@ -13,7 +13,7 @@ L=["# Transfer across GPUs and problem sizes: a prior from the same kernel measu
 "Each recorded space is tuned (simulated) with a prior built from the recordings of the same",
 "kernel on the *other* GPUs and problem sizes (`search::leave_one_out_priors`: same kernel name and",
 "parameter names, another GPU or problem; those at the space's own problem size are preferred,",
-"other sizes are used only when there is none: `search::prefer_same_size`), and without; the",
+"other sizes are used only when there is none: `search::SpacePrior`), and without; the",
 f"same seeds both ways, scored by the FGCS 2024 methodology (`cutune score --prior-from`, 1 evaluator,",
 f"window T(0.5)..T(0.96), isotonic S(t)), {d['repeats']} runs per strategy and space, {d['date'][:10]}. With a",
 "prior every strategy first proposes the prior's 8 best configurations (`kPriorSeeds`, each",

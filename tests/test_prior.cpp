@@ -318,19 +318,29 @@ TEST_CASE("priors at the target's problem size are preferred to other sizes, whi
   };
   const std::vector<search::Prior> mixed{at("H100", "n=1", "[1]"), at("H200", "n=2", "[2]"),
                                          at("A100", "recorded:a100.json", "[2]")};
-  const auto same = search::prefer_same_size(mixed, "[2]");
-  REQUIRE(same.size() == 2);
-  CHECK(same[0].origin.device == "H200");
-  CHECK(same[1].origin.device == "A100");
+  // Which of `priors` a target of size `size` uses, by device.
+  auto used = [&](const std::vector<search::Prior>& priors, const std::string& size) {
+    std::vector<std::string> out;
+    for (const auto& u : search::SpacePrior(space, "bowl", priors, size).uses())
+      if (u.used) out.push_back(u.origin.device);
+    return out;
+  };
+  CHECK(used(mixed, "[2]") == std::vector<std::string>{"H200", "A100"});
+  const search::SpacePrior at_two(space, "bowl", mixed, "[2]");
+  REQUIRE(at_two.uses().size() == 3);
+  CHECK_THAT(at_two.uses()[0].reason, Contains("problem size [1]"));
+  CHECK_THAT(at_two.summary(), Contains("not used"));
   // A DB run's key at the target's size does not push out a recording of that size, nor does
   // a key that happens to equal the target's keep a source of another size.
-  const auto by_size = search::prefer_same_size({at("H100", "n=2", "[1]"), at("A100", "[2]", "[2]")}, "[2]");
-  REQUIRE(by_size.size() == 1);
-  CHECK(by_size[0].origin.device == "A100");
+  CHECK(used({at("H100", "n=2", "[1]"), at("A100", "[2]", "[2]")}, "[2]") == std::vector<std::string>{"A100"});
   // No prior at the target's size: every other size is kept (weaker evidence, but evidence).
-  CHECK(search::prefer_same_size(mixed, "[3]").size() == 3);
+  CHECK(used(mixed, "[3]").size() == 3);
   // An unknown size prefers nothing.
-  CHECK(search::prefer_same_size(mixed, "").size() == 3);
+  CHECK(used(mixed, "").size() == 3);
   // A source of unknown size is not taken for the target's.
-  CHECK(search::prefer_same_size({at("H100", "n=2", ""), at("A100", "n=1", "[1]")}, "[2]").size() == 2);
+  CHECK(used({at("H100", "n=2", ""), at("A100", "n=1", "[1]")}, "[2]").size() == 2);
+  // A source at the target's size that does not match the target pushes out nothing.
+  search::Prior other_kernel = at("V100", "n=2", "[2]");
+  other_kernel.origin.kernel = search::KernelNames("not_bowl");
+  CHECK(used({other_kernel, at("H100", "n=1", "[1]")}, "[2]") == std::vector<std::string>{"H100"});
 }

@@ -86,19 +86,22 @@ std::string prior_mismatch(const Prior& prior, const KernelNames& kernel, const 
   return "";
 }
 
-std::vector<Prior> prefer_same_size(std::vector<Prior> priors, const std::string& size) {
-  if (size.empty()) return priors;
-  const bool any = std::any_of(priors.begin(), priors.end(), [&](const Prior& p) { return p.origin.size == size; });
-  if (any) std::erase_if(priors, [&](const Prior& p) { return p.origin.size != size; });
-  return priors;
-}
-
 SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors,
                        const std::string& size) {
   // Per used source: the configuration's rank there. Summed, then divided by the count.
   std::map<Config, std::pair<double, std::size_t>> sums;
-  for (const Prior& prior : priors) {
-    PriorUse use{prior.origin, false, prior_mismatch(prior, kernel, target), prior.measurements.size(), 0};
+  std::vector<std::string> mismatch;
+  for (const Prior& prior : priors) mismatch.push_back(prior_mismatch(prior, kernel, target));
+  // Matching sources at the target's size, when there are any, push out those at other sizes.
+  bool same_size_known = false;
+  for (std::size_t i = 0; i < priors.size(); ++i)
+    same_size_known = same_size_known || (!size.empty() && mismatch[i].empty() && priors[i].origin.size == size);
+  for (std::size_t i = 0; i < priors.size(); ++i) {
+    const Prior& prior = priors[i];
+    PriorUse use{prior.origin, false, mismatch[i], prior.measurements.size(), 0};
+    if (use.reason.empty() && same_size_known && prior.origin.size != size)
+      use.reason = fmt::format("measured at problem size {}, where sources at this run's ({}) are known",
+                               prior.origin.size.empty() ? std::string("unknown") : prior.origin.size, size);
     if (!use.reason.empty()) {
       uses_.push_back(std::move(use));
       continue;

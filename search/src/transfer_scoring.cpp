@@ -17,9 +17,7 @@ std::vector<std::shared_ptr<const SpacePrior>> leave_one_out_priors(const std::v
       if (p.origin.kernel.shares_a_name_with(origins[i].kernel) &&
           (p.origin.device != origins[i].device || p.origin.problem != origins[i].problem))
         offered.push_back(p);
-    out.push_back(std::make_shared<const SpacePrior>(spaces[i].space(), origins[i].kernel,
-                                                     prefer_same_size(std::move(offered), origins[i].size),
-                                                     origins[i].size));
+    out.push_back(std::make_shared<const SpacePrior>(spaces[i].space(), origins[i].kernel, offered, origins[i].size));
   }
   return out;
 }

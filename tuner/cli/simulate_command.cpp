@@ -159,7 +159,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   if (!priors.empty()) {
     // As a tuning and `cutune score` do: the recording's own problem size on other GPUs first.
     prior = std::make_shared<const search::SpacePrior>(
-        searched, kernel, search::prefer_same_size(std::move(priors), origin.problem), origin.problem);
+        searched, kernel, priors, origin.problem);
     std::cout << prior->summary() << '\n';
     prior_uses = prior->uses();
     if (prior->empty()) prior.reset();

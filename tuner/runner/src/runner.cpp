@@ -289,8 +289,7 @@ void Tuning::resume() {
     }
     if (!priors.empty()) {
       const std::string size = nlohmann::json(session_.instance().problem_size).dump();
-      auto prior = std::make_shared<const search::SpacePrior>(
-          searched, kernel_names(), search::prefer_same_size(std::move(priors), size), size);
+      auto prior = std::make_shared<const search::SpacePrior>(searched, kernel_names(), priors, size);
       report_.prior = prior->uses();
       report_.prior_summary = prior->summary();
       log(report_.prior_summary);

@@ -97,22 +97,18 @@ inline constexpr double kFailedScore = 2.0;
 
 /// The matching priors mapped onto one target space: a ranking of the target's
 /// configurations and a surrogate of the objective's shape. Holds no reference to the space.
-/// The priors measured at the target's problem size `size` (as PriorOrigin::size names it) on
-/// another GPU, when there are any; else all of them. Sizes, not problem keys, are compared: a
-/// key's form depends on where the prior came from (a recording's problem_size, a store's
-/// "m=2048,...", "recorded:FILE"), so a tuning offered a same-size recording and a DB run at
-/// another size kept the DB's by its key and dropped the recording.
-/// Why: leave one out on 19 recorded spaces (results/transfer_prior.md), the prior hurt the
-/// default where its sources mixed sizes: reduction at 2^28 on an H200 with the H100 at 2^28
-/// and the H200 at 2^22 averaged (-0.31), matmul at 1024^3 from 2048^3 (-0.89). The same size
-/// on another GPU is the closer evidence; another size is used only when nothing else is known.
-std::vector<Prior> prefer_same_size(std::vector<Prior> priors, const std::string& size);
-
 class SpacePrior {
  public:
   /// Matches each of `priors` against the target; the ones that do not match are reported
   /// in uses() and not used. Deterministic: the order of `priors` is kept. `size` is the
-  /// target problem's, as PriorOrigin::size names it ("" when unknown).
+  /// target problem's, as PriorOrigin::size names it ("" when unknown). Where some matching
+  /// priors were measured at `size`, those at other sizes are not used (their reason says so).
+  /// Why: leave one out on 19 recorded spaces (results/transfer_prior.md), the prior hurt the
+  /// default where its sources mixed sizes: reduction at 2^28 on an H200 with the H100 at 2^28
+  /// and the H200 at 2^22 averaged (-0.31), matmul at 1024^3 from 2048^3 (-0.89). The same size
+  /// on another GPU is the closer evidence; another size is used only when nothing else is known.
+  /// Sizes, not problem keys, are compared: a key's form depends on where the prior came from
+  /// (a recording's problem_size, a store's "m=2048,...", "recorded:FILE").
   SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors,
              const std::string& size);
 
