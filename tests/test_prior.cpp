@@ -40,7 +40,7 @@ double bowl(const Config& c, double shift = 0.0) {
 search::Prior make_prior(const Space& measured, const std::function<double(const Config&)>& f,
                          std::string kernel = "bowl", std::string device = "GPU B") {
   search::Prior p;
-  p.origin = {std::move(kernel), std::move(device), "n=1", "[1]"};
+  p.origin = {std::move(kernel), std::move(device), "n=1", {"[1]", ""}};
   for (const auto& par : measured.parameters()) p.parameters.push_back({par.name, par.values});
   for (const Config& c : cutune::testing::valid_configs(measured)) {
     search::PriorMeasurement m;
@@ -54,7 +54,7 @@ search::Prior make_prior(const Space& measured, const std::function<double(const
 // make_prior's sources are measured at size [1]; `size` is the target's.
 std::shared_ptr<const search::SpacePrior> space_prior(const Space& target, const std::vector<search::Prior>& priors,
                                                       const std::string& size = "[1]") {
-  return std::make_shared<const search::SpacePrior>(target, "bowl", priors, size);
+  return std::make_shared<const search::SpacePrior>(target, "bowl", priors, search::ProblemSize{size, ""});
 }
 
 struct Tuned {
@@ -99,7 +99,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
   const auto f = [](const Config& c) { return bowl(c); };
 
   SECTION("matching: used, and the configurations invalid here are dropped from the proposals") {
-    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f)}, "");
+    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f)}, {});
     REQUIRE(prior.uses().size() == 1);
     CHECK(prior.uses()[0].used);
     CHECK(prior.uses()[0].reason.empty());
@@ -111,7 +111,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     CHECK_THAT(prior.summary(), Contains("bowl on GPU B, problem n=1: 2400 measurements, 1100 valid here"));
   }
   SECTION("another kernel: not used") {
-    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f, "other_kernel")}, "");
+    const search::SpacePrior prior(target, "bowl", {make_prior(wide, f, "other_kernel")}, {});
     CHECK(prior.empty());
     CHECK_FALSE(prior.uses()[0].used);
     CHECK_THAT(prior.uses()[0].reason, Contains("kernel 'other_kernel', not 'bowl'"));
@@ -120,23 +120,23 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     // cutune names BAT's convolution "convolution"; Kernel Tuner's cache of the same code says
     // "convolution_kernel"; a C++ name in the T1 file carries a namespace and template arguments.
     const search::KernelNames bat{"bowl", "ns::bowl_kernel<float, 4>"};
-    const search::SpacePrior from_kt(target, bat, {make_prior(wide, f, "bowl_kernel")}, "");
+    const search::SpacePrior from_kt(target, bat, {make_prior(wide, f, "bowl_kernel")}, {});
     REQUIRE_FALSE(from_kt.empty());
     CHECK(from_kt.ranking().front() == kOptimum);
     // The other way: a recording of the BAT kernel (both names) for a target known by its function alone.
     search::Prior recorded = make_prior(wide, f);
     recorded.origin.kernel = bat;
-    CHECK_FALSE(search::SpacePrior(target, "bowl_kernel", {recorded}, "").empty());
-    CHECK_THAT(search::SpacePrior(target, "bowl_kernel", {recorded}, "").summary(),
+    CHECK_FALSE(search::SpacePrior(target, "bowl_kernel", {recorded}, {}).empty());
+    CHECK_THAT(search::SpacePrior(target, "bowl_kernel", {recorded}, {}).summary(),
                Contains("bowl (function ns::bowl_kernel<float, 4>) on GPU B"));
     // A function name in common is not enough: the parameters must still match.
     auto params = bowl_parameters();
     params[3].name = "unroll";
-    const search::SpacePrior renamed(target, bat, {make_prior(Space(params, {}), f, "bowl_kernel")}, "");
+    const search::SpacePrior renamed(target, bat, {make_prior(Space(params, {}), f, "bowl_kernel")}, {});
     CHECK(renamed.empty());
     CHECK_THAT(renamed.uses()[0].reason, Contains("parameter 'unroll'"));
     // Neither name in common: not used, and both names are in the reason.
-    const search::SpacePrior other(target, bat, {make_prior(wide, f, "bowl_kernel2")}, "");
+    const search::SpacePrior other(target, bat, {make_prior(wide, f, "bowl_kernel2")}, {});
     CHECK(other.empty());
     CHECK_THAT(other.uses()[0].reason, Contains("kernel 'bowl_kernel2', not 'bowl (function ns::bowl_kernel<float, 4>)'"));
   }
@@ -144,7 +144,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     auto params = bowl_parameters();
     params[3].name = "unroll";
     const Space renamed(params, {});
-    const search::SpacePrior prior(target, "bowl", {make_prior(renamed, f)}, "");
+    const search::SpacePrior prior(target, "bowl", {make_prior(renamed, f)}, {});
     CHECK(prior.empty());
     CHECK_THAT(prior.uses()[0].reason, Contains("parameter 'unroll'"));
     CHECK_THAT(prior.summary(), Contains("not used"));
@@ -153,7 +153,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     auto params = bowl_parameters();
     params[2] = range_param("c", 7);  // measured c=6
     const Space more(params, {});
-    const search::SpacePrior prior(target, "bowl", {make_prior(more, f)}, "");
+    const search::SpacePrior prior(target, "bowl", {make_prior(more, f)}, {});
     CHECK(prior.empty());
     CHECK_THAT(prior.uses()[0].reason, Contains("c=6"));
   }
@@ -163,7 +163,7 @@ TEST_CASE("a prior is used only when its kernel, parameter names and values matc
     const Space reversed(params, {});
     // The same bowl, read through the reversed order.
     const auto g = [](const Config& c) { return bowl(Config{{c.index[3], c.index[2], c.index[1], c.index[0]}}); };
-    const search::SpacePrior prior(target, "bowl", {make_prior(reversed, g)}, "");
+    const search::SpacePrior prior(target, "bowl", {make_prior(reversed, g)}, {});
     REQUIRE_FALSE(prior.empty());
     CHECK(prior.ranking().front() == kOptimum);
   }
@@ -246,7 +246,7 @@ TEST_CASE("seeds take each source's best in turn, and predict falls back to the 
   const Space target = bowl_space();
   const search::Prior near = make_prior(target, [](const Config& c) { return bowl(c); }, "bowl", "GPU B");
   const search::Prior far = make_prior(target, [](const Config& c) { return bowl(c, -3.0); }, "bowl", "GPU C");
-  const search::SpacePrior both(target, "bowl", {near, far}, "");
+  const search::SpacePrior both(target, "bowl", {near, far}, {});
   const auto seeds = both.seeds(4);
   REQUIRE(seeds.size() == 4);
   CHECK(seeds[0] == kOptimum);
@@ -256,7 +256,7 @@ TEST_CASE("seeds take each source's best in turn, and predict falls back to the 
   // Measured: the configurations with d = 0 only; d = 1 is predicted from d = 0.
   search::Prior part = near;
   std::erase_if(part.measurements, [](const search::PriorMeasurement& m) { return m.values[3].as_int() != 0; });
-  const search::SpacePrior partial(target, "bowl", {part}, "");
+  const search::SpacePrior partial(target, "bowl", {part}, {});
   const Config measured{{3, 6, 2, 0}}, unmeasured{{3, 6, 2, 1}};
   CHECK(partial.predict(unmeasured) == partial.predict(measured));
   CHECK(partial.predict(measured) == 0.0);
@@ -282,7 +282,7 @@ TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
   std::vector<search::RecordedSpace> spaces{search::RecordedSpace("k_A", params, entries),
                                             search::RecordedSpace("k_B", params, entries),
                                             search::RecordedSpace("other_A", params, entries)};
-  const std::vector<search::PriorOrigin> origins{{"k", "A", "p", ""}, {"k", "B", "p", ""}, {"other", "A", "p", ""}};
+  const std::vector<search::PriorOrigin> origins{{"k", "A", "p", {}}, {"k", "B", "p", {}}, {"other", "A", "p", {}}};
   std::vector<search::Prior> pool;
   for (std::size_t i = 0; i < spaces.size(); ++i) pool.push_back(search::prior_from_recording(spaces[i], origins[i]));
   const auto priors = search::leave_one_out_priors(spaces, origins, pool);
@@ -295,7 +295,7 @@ TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
 
   // The same kernel recorded under its function's name (Kernel Tuner's cache) is a prior for
   // the one that names both, and the other way round.
-  const std::vector<search::PriorOrigin> named{{{"k", "k_function"}, "A", "p", ""}, {"k_function", "B", "p", ""}};
+  const std::vector<search::PriorOrigin> named{{{"k", "k_function"}, "A", "p", {}}, {"k_function", "B", "p", {}}};
   std::vector<search::Prior> both;
   for (std::size_t i = 0; i < 2; ++i) both.push_back(search::prior_from_recording(spaces[i], named[i]));
   const std::vector<search::RecordedSpace> two{spaces[0], spaces[1]};
@@ -310,23 +310,23 @@ TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
 TEST_CASE("priors at the target's problem size are preferred to other sizes, which are used only alone") {
   const Space space = bowl_space();
   // As the sources name them: a store's problem key, a recording's problem_size or file.
-  auto at = [&](std::string device, std::string problem, std::string size) {
+  auto at = [&](std::string device, std::string problem, std::string extent, std::string variables = "") {
     search::Prior p = make_prior(space, [](const Config&) { return 1.0; }, "bowl", std::move(device));
     p.origin.problem = std::move(problem);
-    p.origin.size = std::move(size);
+    p.origin.size = {std::move(extent), std::move(variables)};
     return p;
   };
   const std::vector<search::Prior> mixed{at("H100", "n=1", "[1]"), at("H200", "n=2", "[2]"),
                                          at("A100", "recorded:a100.json", "[2]")};
   // Which of `priors` a target of size `size` uses, by device.
-  auto used = [&](const std::vector<search::Prior>& priors, const std::string& size) {
+  auto used = [&](const std::vector<search::Prior>& priors, const std::string& extent, std::string variables = "") {
     std::vector<std::string> out;
-    for (const auto& u : search::SpacePrior(space, "bowl", priors, size).uses())
+    for (const auto& u : search::SpacePrior(space, "bowl", priors, {extent, std::move(variables)}).uses())
       if (u.used) out.push_back(u.origin.device);
     return out;
   };
   CHECK(used(mixed, "[2]") == std::vector<std::string>{"H200", "A100"});
-  const search::SpacePrior at_two(space, "bowl", mixed, "[2]");
+  const search::SpacePrior at_two(space, "bowl", mixed, {"[2]", ""});
   REQUIRE(at_two.uses().size() == 3);
   CHECK_THAT(at_two.uses()[0].reason, Contains("problem size [1]"));
   CHECK_THAT(at_two.summary(), Contains("not used"));
@@ -343,4 +343,33 @@ TEST_CASE("priors at the target's problem size are preferred to other sizes, whi
   search::Prior other_kernel = at("V100", "n=2", "[2]");
   other_kernel.origin.kernel = search::KernelNames("not_bowl");
   CHECK(used({other_kernel, at("H100", "n=1", "[1]")}, "[2]") == std::vector<std::string>{"H100"});
+}
+
+// The matmul template's problem_size is [n, m]: a DB run at another k has the target's extent.
+TEST_CASE("a source whose problem variables differ from the target's is at another size, even at the same extent") {
+  const Space space = bowl_space();
+  auto at = [&](std::string device, std::string variables) {
+    search::Prior p = make_prior(space, [](const Config&) { return 1.0; }, "bowl", std::move(device));
+    p.origin.size = {"[1024,1024]", std::move(variables)};
+    return p;
+  };
+  const search::ProblemSize target{"[1024,1024]", "k=1024,m=1024,n=1024"};
+  const std::vector<search::Prior> priors{at("H100", "k=4096,m=1024,n=1024"), at("H200", "k=1024,m=1024,n=1024"),
+                                          at("A100", "")};
+  const search::SpacePrior prior(space, "bowl", priors, target);
+  REQUIRE(prior.uses().size() == 3);
+  CHECK_FALSE(prior.uses()[0].used);
+  CHECK_THAT(prior.uses()[0].reason, Contains("[1024,1024] (k=4096,m=1024,n=1024)"));
+  CHECK_THAT(prior.uses()[0].reason, Contains("(k=1024,m=1024,n=1024)"));
+  CHECK(prior.uses()[1].used);
+  CHECK(prior.uses()[2].used);  // a recording knows its extent only: taken at its word
+  CHECK_FALSE(prior.from_other_problem());
+  // Alone, the run at another k is used, and checked as one from another problem.
+  const search::SpacePrior alone(space, "bowl", {priors[0]}, target);
+  REQUIRE(alone.uses().size() == 1);
+  CHECK(alone.uses()[0].used);
+  CHECK(alone.from_other_problem());
+  CHECK(target.same_as({"[1024,1024]", ""}));
+  CHECK_FALSE(target.same_as({"[1024,1024]", "k=4096,m=1024,n=1024"}));
+  CHECK_FALSE(search::ProblemSize{}.same_as(search::ProblemSize{}));  // unknown is no size
 }

@@ -36,6 +36,16 @@ std::string KernelNames::describe() const {
   return out;
 }
 
+bool ProblemSize::same_as(const ProblemSize& other) const {
+  if (extent.empty() || extent != other.extent) return false;
+  return variables.empty() || other.variables.empty() || variables == other.variables;
+}
+
+std::string ProblemSize::describe() const {
+  if (extent.empty()) return "unknown";
+  return variables.empty() ? extent : fmt::format("{} ({})", extent, variables);
+}
+
 std::string PriorOrigin::describe() const {
   std::string out = kernel.describe();
   out += " on " + (device.empty() ? std::string("an unknown GPU") : device);
@@ -87,7 +97,7 @@ std::string prior_mismatch(const Prior& prior, const KernelNames& kernel, const 
 }
 
 SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors,
-                       const std::string& size) {
+                       const ProblemSize& size) {
   // Per used source: the configuration's rank there. Summed, then divided by the count.
   std::map<Config, std::pair<double, std::size_t>> sums;
   std::vector<std::string> mismatch;
@@ -95,13 +105,13 @@ SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std
   // Matching sources at the target's size, when there are any, push out those at other sizes.
   bool same_size_known = false;
   for (std::size_t i = 0; i < priors.size(); ++i)
-    same_size_known = same_size_known || (!size.empty() && mismatch[i].empty() && priors[i].origin.size == size);
+    same_size_known = same_size_known || (mismatch[i].empty() && priors[i].origin.size.same_as(size));
   for (std::size_t i = 0; i < priors.size(); ++i) {
     const Prior& prior = priors[i];
     PriorUse use{prior.origin, false, mismatch[i], prior.measurements.size(), 0};
-    if (use.reason.empty() && same_size_known && prior.origin.size != size)
+    if (use.reason.empty() && same_size_known && !prior.origin.size.same_as(size))
       use.reason = fmt::format("measured at problem size {}, where sources at this run's ({}) are known",
-                               prior.origin.size.empty() ? std::string("unknown") : prior.origin.size, size);
+                               prior.origin.size.describe(), size.describe());
     if (!use.reason.empty()) {
       uses_.push_back(std::move(use));
       continue;
@@ -147,9 +157,10 @@ SpacePrior::SpacePrior(const Space& target, const KernelNames& kernel, const std
     uses_.push_back(std::move(use));
     source_rankings_.push_back(std::move(source_ranking));
   }
-  from_other_problem_ = !size.empty() && std::any_of(uses_.begin(), uses_.end(), [](const PriorUse& u) { return u.used; }) &&
+  from_other_problem_ = !size.extent.empty() &&
+                        std::any_of(uses_.begin(), uses_.end(), [](const PriorUse& u) { return u.used; }) &&
                         std::all_of(uses_.begin(), uses_.end(), [&](const PriorUse& u) {
-                          return !u.used || (!u.origin.size.empty() && u.origin.size != size);
+                          return !u.used || (!u.origin.size.extent.empty() && !u.origin.size.same_as(size));
                         });
   std::vector<std::pair<double, Config>> ranked;
   for (const auto& [c, s] : sums) {

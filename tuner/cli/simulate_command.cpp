@@ -61,7 +61,7 @@ std::vector<search::Prior> priors_from_files(const SimulateArgs& args) {
     replay::RecordingOrigin o;
     const search::RecordedSpace r = replay::load_recorded_space(f, &o);
     // A cache names its problem by its size only (problem_size).
-    out.push_back(search::prior_from_recording(r, {kernel_names_of(o, r), o.device_name, o.problem, o.problem}));
+    out.push_back(search::prior_from_recording(r, {kernel_names_of(o, r), o.device_name, o.problem, {o.problem, ""}}));
   }
   return out;
 }
@@ -159,7 +159,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   if (!priors.empty()) {
     // As a tuning and `cutune score` do: the recording's own problem size on other GPUs first.
     prior = std::make_shared<const search::SpacePrior>(
-        searched, kernel, priors, origin.problem);
+        searched, kernel, priors, search::ProblemSize{origin.problem, ""});
     std::cout << prior->summary() << '\n';
     prior_uses = prior->uses();
     if (prior->empty()) prior.reset();

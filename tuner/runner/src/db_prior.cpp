@@ -34,13 +34,24 @@ std::optional<Value> value_of(const nlohmann::json& j) {
   return std::nullopt;
 }
 
-// A stored problem's sizes as a cache writes problem_size ("[4096,4096]"; search::PriorOrigin::size):
-// its JSON's ProblemSize (a tuning's and an import's); "" where it has none (a simulation's).
-std::string size_of(const std::string& problem_json) {
+// A stored problem's size: its JSON's ProblemSize (a tuning's and an import's; unknown where it has
+// none, a simulation's) and its variables, the other members (a tuning's; ProblemInstance::json), in
+// the form of the problem's key (ProblemInstance::key: "k=1024,m=4096,n=4096"; a JSON object's
+// members come by name, as the key's variables do). An import
+// stores none: unknown.
+search::ProblemSize size_of(const std::string& problem_json) {
   const auto j = nlohmann::json::parse(problem_json, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return "";
-  const auto it = j.find("ProblemSize");
-  return it == j.end() || it->is_null() ? std::string() : it->dump();
+  if (!j.is_object()) return {};
+  search::ProblemSize size;
+  if (const auto it = j.find("ProblemSize"); it != j.end() && !it->is_null()) size.extent = it->dump();
+  std::vector<std::string> variables;
+  for (const auto& [name, value] : j.items()) {
+    if (name == "ProblemSize") continue;
+    if (!value.is_number_integer()) return size;  // not a problem's variables: compare the extent only
+    variables.push_back(fmt::format("{}={}", name, value.get<std::int64_t>()));
+  }
+  size.variables = fmt::format("{}", fmt::join(variables, ","));
+  return size;
 }
 
 }  // namespace

@@ -288,7 +288,9 @@ void Tuning::resume() {
       priors.insert(priors.end(), from_db.begin(), from_db.end());
     }
     if (!priors.empty()) {
-      const std::string size = nlohmann::json(session_.instance().problem_size).dump();
+      const ProblemInstance& instance = session_.instance();
+      const search::ProblemSize size{nlohmann::json(instance.problem_size).dump(),
+                                     instance.variables.empty() ? std::string() : instance.key()};
       auto prior = std::make_shared<const search::SpacePrior>(searched, kernel_names(), priors, size);
       report_.prior = prior->uses();
       report_.prior_summary = prior->summary();

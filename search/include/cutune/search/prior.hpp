@@ -50,15 +50,28 @@ struct KernelNames {
 /// A function's name without namespace or template arguments: "ns::k<float, 4>" -> "k".
 std::string bare_function_name(std::string_view name);
 
+/// A problem's size as priors compare it. Every source knows its extent (a Kernel Tuner cache's
+/// problem_size); a tuning and the store also know every variable of the problem, which the
+/// extent may leave out: the matmul template's problem_size is [n, m], so a DB run at another k
+/// would pass for one at the target's size.
+struct ProblemSize {
+  std::string extent;     ///< as a cache writes problem_size ("[4096,4096]"; "" when unknown)
+  std::string variables;  ///< as the problem's key names them ("k=1024,m=4096,n=4096"; "" when unknown)
+  /// Both extents known and equal, and the variables equal where both are known.
+  bool same_as(const ProblemSize& other) const;
+  /// "[4096,4096]", "[4096,4096] (k=1024,m=4096,n=4096)" or "unknown".
+  std::string describe() const;
+};
+
 /// Where a prior was measured.
 struct PriorOrigin {
   KernelNames kernel;   ///< the kernel's names
   std::string device;   ///< the GPU ("NVIDIA A100-PCIE-40GB")
   std::string problem;  ///< the problem ("n=268435456", "4096x4096"; "" when unknown)
-  /// Its sizes as a Kernel Tuner cache writes problem_size ("[4096,4096]"; "" when unknown): the
-  /// one name of a problem's size that recordings, the store and a tuning all know (`problem`
-  /// is a cache's problem_size, a store's problem key or "recorded:FILE" by where it came from).
-  std::string size;
+  /// Its size, compared by extent, which recordings, the store and a tuning all know, and by
+  /// variables where both sides know them (`problem` is a cache's problem_size, a store's
+  /// problem key or "recorded:FILE" by where it came from).
+  ProblemSize size;
   /// "kernel on device, problem P" for reports.
   std::string describe() const;
 };
@@ -101,7 +114,7 @@ class SpacePrior {
  public:
   /// Matches each of `priors` against the target; the ones that do not match are reported
   /// in uses() and not used. Deterministic: the order of `priors` is kept. `size` is the
-  /// target problem's, as PriorOrigin::size names it ("" when unknown). Where some matching
+  /// target problem's (its extent "" when unknown). Where some matching
   /// priors were measured at `size`, those at other sizes are not used (their reason says so).
   /// Why: leave one out on 19 recorded spaces (results/transfer_prior.md), the prior hurt the
   /// default where its sources mixed sizes: reduction at 2^28 on an H200 with the H100 at 2^28
@@ -110,7 +123,7 @@ class SpacePrior {
   /// Sizes, not problem keys, are compared: a key's form depends on where the prior came from
   /// (a recording's problem_size, a store's "m=2048,...", "recorded:FILE").
   SpacePrior(const Space& target, const KernelNames& kernel, const std::vector<Prior>& priors,
-             const std::string& size);
+             const ProblemSize& size);
 
   const std::vector<PriorUse>& uses() const { return uses_; }
   /// No prior matched: nothing to use.
