@@ -414,7 +414,7 @@ TEST_CASE("a short run gives the model every other pull while its recent results
 
 // The short run's exploration (short_run_schedule.hpp): nothing before a stall of
 // max(kStallResults, budget / kStallBudgetShare) results without a new best; then one in
-// kExploreCycle of the local arms' turns; a new best ends it.
+// kExploreCycle of the local arms' turns (every one after kLongStall times that); a new best ends it.
 TEST_CASE("a stalled short run gives one in three local turns to a random configuration") {
   const auto explored = [](search::ShortRunSchedule& schedule, std::size_t turns) {
     std::size_t n = 0;
@@ -442,9 +442,32 @@ TEST_CASE("a stalled short run gives one in three local turns to a random config
   CHECK(large.stall_results() == 800 / search::kStallBudgetShare);
   tell(large, 49, false);
   CHECK_FALSE(large.stalled());
-  large.set_budget(160);  // learnt again: the floor
+  large.set_budget(400);  // learnt again: 25 results make a stall (49 are not kLongStall of them)
   CHECK(large.stalled());
   CHECK(explored(large, search::kExploreCycle) == 1);
+  large.set_budget(160);  // the floor: 49 results are a long stall
+  CHECK(explored(large, search::kExploreCycle) == search::kExploreCycle);
+}
+
+// A long stall (kLongStall times the results that make one): every local turn explores, until a
+// new best, after which a stall starts again from nothing.
+TEST_CASE("a short run stalled for twice a stall's length gives every local turn to a random configuration") {
+  REQUIRE(search::kLongStall > 1);  // else the one-in-three phase would never run
+  search::ShortRunSchedule schedule(800);
+  const std::size_t stall = schedule.stall_results();
+  const auto explored = [&](std::size_t turns) {
+    std::size_t n = 0;
+    for (std::size_t t = 0; t < turns; ++t) n += schedule.explores() ? 1 : 0;
+    return n;
+  };
+  for (std::size_t i = 0; i < search::kLongStall * stall - 1; ++i) schedule.told(false);
+  CHECK(explored(3 * search::kExploreCycle) == 3);  // still one in kExploreCycle
+  schedule.told(false);
+  CHECK(explored(10) == 10);
+  schedule.told(true);
+  CHECK(explored(10) == 0);
+  for (std::size_t i = 0; i < stall; ++i) schedule.told(false);
+  CHECK(explored(3 * search::kExploreCycle) == 3);
 }
 
 // A run given a time budget alone learns its evaluation budget from its first results'

@@ -77,6 +77,30 @@ constexpr std::size_t kRecentRewards = 8, kModelAheadCycle = 2;
 /// Every variant but the kept rule came from temporary switches, not committed; the committed
 /// rows are results/strategies_default_explore_200.json and the seeds 1001..1200 pair.
 constexpr std::size_t kStallResults = 16, kStallBudgetShare = 16, kExploreCycle = 3;
+/// Once a stall has lasted kLongStall times the results that make one, every turn of the local arms
+/// is a random unseen configuration (the model keeps its turns) until a new best. Why: on
+/// point-in-polygon at 2M points (H100, budget 780, a stall after 48 results) 5 of 100 runs of the
+/// rule above still ended in the use_method 0 basin (rank 92 of 5068; 91 configurations, one in 60,
+/// are better), found by their 73rd to 140th evaluation: the pattern arm's sweeps around the next-best
+/// results (pattern_search.cpp) kept two of every three local turns in that basin for the rest of
+/// the window (`tune --simulate`, seeds 1..100). Measured on all 30 recorded spaces
+/// (results/strategies_all_spaces.md; 200 runs, seeds 1..200, batch 8) against the rule above alone
+/// (0.5090): after twice the stall (kept) 0.5107; point-in-polygon 2M 0.400 -> 0.464, 20M 0.210 ->
+/// 0.225; scan 2^22 -0.016, convolution on the RTX 2080 Ti -0.024 (BAT's on the H200 +0.014); no
+/// family lower by more than 0.005. Tried and not kept (temporary switches, not committed):
+/// - every local turn random from the stall's start: point-in-polygon 0.517 / 0.193 (2M / 20M), but
+///   Kernel Tuner's sum_floats on the H100 -0.044, scan 2^22 -0.044, reduction 2^22 -0.034;
+/// - every local turn random after 24 results whatever the budget: point-in-polygon 0.606 / 0.238,
+///   but sum_floats on the H100 -0.160 (its next-best sweeps find the way out of its trap) and scan
+///   2^22 -0.038: 0.5089 over all 30;
+/// - after four times the stall: point-in-polygon 0.406 / 0.209; after max(24, the stall) 0.517 /
+///   0.238, after max(64, the stall) 0.479 / 0.209 (not run on the other spaces);
+/// - instead, at most one or two sweeps around next-best results per best in the pattern arm (four):
+///   point-in-polygon 0.463 / 0.210 and 0.440 / 0.210, sum_floats on the H100 -0.060 and 0.000;
+/// - the explore turns given to children of two of the 10 or 20 best results (uniform crossover,
+///   each parameter mutated with probability 1/10), as a genetic algorithm breeds: 0.369 / 0.182
+///   and 0.323 / 0.176 (in a run that is stuck, the best results are all in the basin that holds it).
+constexpr std::size_t kLongStall = 2;
 
 class ShortRunSchedule {
  public:
@@ -92,9 +116,11 @@ class ShortRunSchedule {
   }
   bool stalled() const { return since_best_ >= stall_results(); }
   /// Whether this local arms' turn goes to a random unseen configuration instead (call once per
-  /// such turn: during a stall, one in kExploreCycle does).
+  /// such turn: during a stall, one in kExploreCycle does; once it has lasted kLongStall times its
+  /// length, every one).
   bool explores() {
     if (!stalled()) return false;
+    if (since_best_ >= kLongStall * stall_results()) return true;
     return explore_turns_++ % kExploreCycle == 0;
   }
 
