@@ -87,7 +87,10 @@ constexpr std::size_t kStallResults = 16, kStallBudgetShare = 16, kExploreCycle 
 /// (results/strategies_all_spaces.md; 200 runs, seeds 1..200, batch 8) against the rule above alone
 /// (0.5090): after twice the stall (kept) 0.5107; point-in-polygon 2M 0.400 -> 0.464, 20M 0.210 ->
 /// 0.225; scan 2^22 -0.016, convolution on the RTX 2080 Ti -0.024 (BAT's on the H200 +0.014); no
-/// family lower by more than 0.005. Tried and not kept (temporary switches, not committed):
+/// family lower by more than 0.005. On other seeds (1001..1200; the 27 spaces whose budgets are at
+/// most kBanditBudget) 0.4593 -> 0.4632, point-in-polygon 2M +0.089, 20M +0.016, no family lower by
+/// more than 0.003 (results/strategies_default_long_stall_seeds1001_200.json and the rule above
+/// alone, ..._before_seeds1001_200.json). Tried and not kept (temporary switches, not committed):
 /// - every local turn random from the stall's start: point-in-polygon 0.517 / 0.193 (2M / 20M), but
 ///   Kernel Tuner's sum_floats on the H100 -0.044, scan 2^22 -0.044, reduction 2^22 -0.034;
 /// - every local turn random after 24 results whatever the budget: point-in-polygon 0.606 / 0.238,
