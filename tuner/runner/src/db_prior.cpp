@@ -35,22 +35,18 @@ std::optional<Value> value_of(const nlohmann::json& j) {
 }
 
 // A stored problem's size: its JSON's ProblemSize (a tuning's and an import's; unknown where it has
-// none, a simulation's) and its variables, the other members (a tuning's; ProblemInstance::json), in
-// the form of the problem's key (ProblemInstance::key: "k=1024,m=4096,n=4096"; a JSON object's
-// members come by name, as the key's variables do). An import
-// stores none: unknown.
-search::ProblemSize size_of(const std::string& problem_json) {
+// none, a simulation's) and, where the JSON holds the problem's variables beside it (a tuning's,
+// ProblemInstance::json), the problem's key, which names them as a tuning's target does
+// (ProblemInstance::key). An import stores no variables: unknown.
+search::ProblemSize size_of(const std::string& problem_json, const std::string& problem_key) {
   const auto j = nlohmann::json::parse(problem_json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return {};
   search::ProblemSize size;
   if (const auto it = j.find("ProblemSize"); it != j.end() && !it->is_null()) size.extent = it->dump();
-  std::vector<std::string> variables;
-  for (const auto& [name, value] : j.items()) {
-    if (name == "ProblemSize") continue;
-    if (!value.is_number_integer()) return size;  // not a problem's variables: compare the extent only
-    variables.push_back(fmt::format("{}={}", name, value.get<std::int64_t>()));
-  }
-  size.variables = fmt::format("{}", fmt::join(variables, ","));
+  const bool has_variables = std::any_of(j.items().begin(), j.items().end(), [](const auto& item) {
+    return item.key() != "ProblemSize";
+  });
+  if (has_variables) size.variables = problem_key;
   return size;
 }
 
@@ -84,7 +80,7 @@ std::vector<search::Prior> priors_from_store(const db::Store& store, const searc
         (t.device_id == except_device_id || (!except_gpu_model.empty() && t.gpu_model == except_gpu_model)))
       continue;
     search::Prior prior;
-    prior.origin = {search::KernelNames(t.kernel, t.kernel_function), t.gpu_model, t.problem_key, size_of(t.problem_json)};
+    prior.origin = {search::KernelNames(t.kernel, t.kernel_function), t.gpu_model, t.problem_key, size_of(t.problem_json, t.problem_key)};
     std::vector<std::string> names;
     bool readable = true;
     for (const auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {
