@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cutune/model/errors.hpp"
+#include "cutune/formats/kt_interop.hpp"
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/scoring.hpp"
 #include "cutune/search/scoring_table.hpp"
@@ -281,6 +282,7 @@ TEST_CASE("scoring: random search scores about 0 on the failure-aware baseline w
   o.strategies = {"random"};
   o.repeats = 300;  // at 150 the repeats' own scatter is about 0.04 (0.002 here at 300)
   o.scoring.points = 200;
+  o.default_first = false;  // random search's own score, not the loop's default evaluation before it
   const ScoreTable t = compare_strategies(spaces, o);
   REQUIRE(t.rows.size() == 1);
   INFO("methodology " << t.rows[0].overall << ", failure-aware " << t.rows[0].overall_failure_aware);
@@ -320,6 +322,70 @@ TEST_CASE("scoring: recorded spaces from Kernel Tuner's files", "[scoring]") {
   CHECK_THROWS_AS(replay::load_recorded_space(bad), InputError);
 }
 
+TEST_CASE("scoring: cutune's runs start with the default configuration, as its tuning loop does", "[scoring]") {
+  // 9 configurations, objective 9..1 in the listing order, every cost 1 s; the default is the
+  // last listed, the optimum. Brute force walks the listing: alone it reaches the optimum last;
+  // after the loop's default evaluation it has it from the first second.
+  std::vector<RecordedSpace::Entry> e;
+  ValueList values;
+  for (std::uint32_t x = 0; x < 9; ++x) {
+    values.emplace_back(static_cast<int>(x));
+    e.push_back({cfg(x), RecordedResult{Observation{true, 9.0 - x}, 1.0}});
+  }
+  std::vector<RecordedSpace> spaces;
+  spaces.emplace_back("default_last", std::vector<Parameter>{Parameter{"x", values, 8}}, e);
+  CHECK(loop_first(spaces[0]) == std::vector<Config>{cfg(8)});
+  ComparisonOptions o;
+  o.strategies = {"brute_force"};
+  o.repeats = 1;
+  o.scoring.points = 50;
+  CHECK(ComparisonOptions{}.default_first);
+  const double with_default = compare_strategies(spaces, o).rows.at(0).overall;
+  o.default_first = false;
+  const double alone = compare_strategies(spaces, o).rows.at(0).overall;
+  CHECK(with_default == Approx(1.0));
+  CHECK(alone < 0.0);
+}
+
+TEST_CASE("scoring: a cache's cutune_default is the default a replay evaluates first", "[scoring]") {
+  // What cutune writes: the space's default beside the lists (here the last listed value).
+  const Space space({Parameter{"x", {1, 2, 3}, 3}}, {});
+  DeviceIdentity d;
+  d.name = "NVIDIA Test GPU";
+  const db::kt::KtCacheHeader h = db::kt::cache_header("k", space, {8}, d);
+  REQUIRE(h.extra.contains(db::kt::kDefaultField));
+  CHECK(h.extra.at(db::kt::kDefaultField) == nlohmann::ordered_json{{"x", 3}});
+
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_scoring_default_{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& default_field) {
+    const auto path = dir / name;
+    std::ofstream(path) << R"({"device_name": "GPU", "kernel_name": "k", "tune_params_keys": ["x"], )"
+                        << R"("tune_params": {"x": [1, 2, 3]}, "objective": ["time"], )" << default_field << R"("cache": {)"
+                        << R"("1": {"x": 1, "time": 3.0, "times": [3.0], "compile_time": 10, "verification_time": 0, "benchmark_time": 5},)"
+                        << R"("2": {"x": 2, "time": 2.0, "times": [2.0], "compile_time": 10, "verification_time": 0, "benchmark_time": 5},)"
+                        << R"("3": {"x": 3, "time": 1.0, "times": [1.0], "compile_time": 10, "verification_time": 0, "benchmark_time": 5}}})";
+    return path;
+  };
+  const RecordedSpace with = replay::load_recorded_space(write("with.json", R"("cutune_default": {"x": 3}, )"));
+  CHECK(loop_first(with) == std::vector<Config>{cfg(2)});
+  // Without the field (every Kernel Tuner cache): each parameter's first listed value.
+  const RecordedSpace without = replay::load_recorded_space(write("without.json", ""));
+  CHECK(loop_first(without) == std::vector<Config>{cfg(0)});
+  // A default that is not one of the values, or names no value for a parameter: one line
+  // naming the file and the field.
+  for (const char* bad : {R"("cutune_default": {"x": 7}, )", R"("cutune_default": {"y": 1}, )",
+                          R"("cutune_default": [3], )"}) {
+    try {
+      (void)replay::load_recorded_space(write("bad.json", bad));
+      FAIL("accepted " << bad);
+    } catch (const InputError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("bad: cutune_default"));
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("scoring: N evaluators divide the window and multiply the baseline's evaluations", "[scoring]") {
   // The 9 configurations above: with 2 evaluators random search makes by t what one makes by
   // 2t, so B_2(t) = B_1(2t) and the window 1 .. 4 s becomes 0.5 .. 2 s.
@@ -348,6 +414,7 @@ TEST_CASE("scoring: random search scores about 0, the comparison table", "[scori
   o.strategies = {"random", "brute_force"};
   o.repeats = 30;
   o.scoring.points = 200;
+  o.default_first = false;  // the strategies alone: random search's own score
   const ScoreTable t = compare_strategies(spaces, o);
   REQUIRE(t.rows.size() == 2);
   double random_score = NAN;

@@ -244,6 +244,32 @@ TEST_CASE("simulation: brute force replays the recording in simulated time", "[s
   CHECK(simulate(space, *two, o).trace.size() >= 4);
 }
 
+TEST_CASE("simulation: the loop's default configuration first, told to the strategy", "[session]") {
+  RecordedSpace space = tiny();  // the default x = 0
+  REQUIRE(loop_first(space) == std::vector<Config>{cfg(0)});
+  Scripted strategy({{cfg(3), cfg(0)}, {cfg(4)}});
+  SimulationOptions o;
+  o.batch = 2;
+  o.first = loop_first(space);
+  o.session.max_evaluations = 3;
+  const auto r = simulate(space, strategy, o);
+  // The default, then the strategy's x3 (its x0 a revisit, answered without a cost), then x4.
+  REQUIRE(r.trace.size() == 3);
+  CHECK(r.trace[0].config == cfg(0));
+  CHECK(r.trace[0].elapsed_s == Approx(0.25));
+  CHECK(r.trace[1].config == cfg(3));
+  CHECK(r.trace[2].config == cfg(4));
+  REQUIRE_FALSE(strategy.told.empty());
+  CHECK(strategy.told[0].first == cfg(0));
+
+  // A recording without the default's configuration: its first recorded one instead, as a T1
+  // file whose defaults break a restriction gets the first valid configuration.
+  std::vector<RecordedSpace::Entry> e;
+  for (std::uint32_t x = 2; x < 5; ++x) e.push_back({cfg(x), RecordedResult{Observation{true, 5.0 - x}, 1.0}});
+  const RecordedSpace without("without_default", {Parameter{"x", {0, 1, 2, 3, 4}, 0}}, e);
+  CHECK(loop_first(without) == std::vector<Config>{cfg(2)});
+}
+
 TEST_CASE("simulation: random search is deterministic for a seed and honours the budget", "[session]") {
   RecordedSpace space = tiny();
   auto run = [&](std::uint64_t seed) {

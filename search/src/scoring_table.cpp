@@ -105,6 +105,7 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
         sim.lookahead = options.lookahead;
         sim.session.max_time_s = table.time_budget_s[sp];
         sim.budget_from_pace = options.budget_from_pace;
+        if (options.default_first) sim.first = loop_first(spaces[sp]);
         runs[st][sp][r] = simulate(spaces[sp], *strategy, sim).trace;
       } catch (...) {
         std::lock_guard lock(failure_mutex);

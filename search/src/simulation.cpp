@@ -153,6 +153,15 @@ SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& stra
 
 }  // namespace
 
+std::vector<Config> loop_first(const RecordedSpace& recorded) {
+  const Space& space = recorded.space();
+  Config c = space.default_config();
+  if (space.is_valid(c)) return {c};
+  Config first;
+  if (space.next_valid(first)) return {first};
+  return {};
+}
+
 std::size_t pipeline_lookahead(const Strategy& strategy, const SimulationOptions& options) {
   return options.lookahead ? options.lookahead
                            : proposals_ahead(strategy.learns(), options.compile_workers, kEvaluatorSlots * options.workers);
@@ -164,6 +173,7 @@ SimulationResult simulate(const RecordedSpace& recorded, Strategy& strategy,
   if (options.workers == 0) throw InputError("simulation: at least one evaluator (worker) is needed");
   Session session(strategy, options.session, &recorded.space());
   for (const auto& [config, result] : stored) session.add_stored(config, result.observation, result.cost_s);
+  for (const Config& c : options.first) session.add_first(c);
   BudgetFromPace pace(recorded, strategy, options);
   if (options.compile_workers > 0) return simulate_pipeline(recorded, strategy, options, session, pace);
 

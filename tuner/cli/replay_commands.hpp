@@ -55,6 +55,7 @@ struct ScoreArgs {
   std::size_t compile_workers = 0;  ///< --compile-workers: 0 = compile and evaluation in series
   std::size_t lookahead = 0;        ///< --lookahead: 0 = the tuning loop's rule
   bool budget_from_pace = false;    ///< --budget-from-pace
+  bool strategy_alone = false;      ///< --strategy-alone
   std::size_t points = 1000;
   std::string curve = "isotonic";  ///< S(t): "isotonic" (the reference's) or "median"
   std::string command;

@@ -118,6 +118,9 @@ CLI::App* add_score_command(CLI::App& app, ScoreArgs& a) {
   score->add_flag("--budget-from-pace", a.budget_from_pace,
                   "Strategies are not told their evaluation budget: they learn it from the pace of their first "
                   "results, as a tuning with --time-budget and no --budget does");
+  score->add_flag("--strategy-alone", a.strategy_alone,
+                  "cutune's runs without the default configuration its tuning loop evaluates first: each "
+                  "strategy's proposals alone, as other tools' runs are");
   score->add_option("--points", a.points, "Points in the time window")->check(CLI::Range(2, 1000000));
   score->add_option("--curve", a.curve, "S(t): median of the repeats, or isotonic regression of the pooled "
                                         "repeats (the reference implementation's)")
@@ -140,6 +143,7 @@ search::ComparisonOptions comparison_options(const ScoreArgs& a) {
   o.compile_workers = a.compile_workers;
   o.lookahead = a.lookahead;
   o.budget_from_pace = a.budget_from_pace;
+  o.default_first = !a.strategy_alone;
   o.scoring.workers = a.workers;
   o.scoring.points = a.points;
   o.scoring.curve = a.curve == "isotonic" ? search::CurveMethod::Isotonic : search::CurveMethod::Median;
@@ -185,10 +189,12 @@ int cmd_score(const ScoreArgs& a) {
                "failure-aware score replaces the random search over the valid configurations by one over every "
                "recorded configuration, whose failures spend their cost and find nothing: on a space with many "
                "failures, random search scores about 0 there and below 0 on the methodology's\n";
-  std::cout << fmt::format("{} repeats per strategy and space{}, proposals asked {} at a time{}, window T({})..T({}){}, {} points, "
+  std::cout << fmt::format("{} repeats per strategy and space{}{}, proposals asked {} at a time{}, window T({})..T({}){}, {} points, "
                            "S(t): {}; {:.1f} s\n",
                            a.repeats,
                            o.budget_from_pace ? " (evaluation budgets learnt from the pace of the first results)" : "",
+                           o.default_first ? ", cutune's runs start with the default configuration as its tuning loop does"
+                                           : ", cutune's runs are its strategies' proposals alone (--strategy-alone)",
                            o.batch,
                            o.compile_workers == 0
                                ? std::string()
@@ -217,6 +223,9 @@ int cmd_score(const ScoreArgs& a) {
     j["compile_workers"] = o.compile_workers;
     j["lookahead"] = o.lookahead ? nlohmann::ordered_json(o.lookahead) : nlohmann::ordered_json("the tuning loop's rule");
     j["budget_from_pace"] = o.budget_from_pace;
+    // Scores made before the loop's default evaluation was simulated have no such field: they
+    // are the strategies alone.
+    j["default_first"] = o.default_first;
     auto& js = j["spaces"] = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < spaces.size(); ++i) {
       const search::SpaceScoring s(spaces[i], o.scoring);

@@ -173,6 +173,8 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   options.session.stored_count_against_budget = args.resume;
   options.budget_from_pace = budget_learnt;
   options.compile_workers = args.compile_workers;
+  // The default configuration first, as the tuning loop evaluates it before the strategy.
+  options.first = search::loop_first(recorded);
   if (args.lookahead) options.lookahead = *args.lookahead;
   if (options.compile_workers)
     std::cout << fmt::format("as the tuning loop runs: {} compile workers ahead of the GPU, {} proposals ahead at most\n",

@@ -196,6 +196,11 @@ KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
   }
   h.objective = ordered_json::array({objective});
   h.extra[kDeviceField] = to_json(device);
+  const Config def = space.default_config();
+  ordered_json defaults = ordered_json::object();
+  for (std::size_t i = 0; i < space.parameters().size(); ++i)
+    defaults[space.parameters()[i].name] = value_json(space.value(def, i));
+  h.extra[kDefaultField] = std::move(defaults);
   return h;
 }
 

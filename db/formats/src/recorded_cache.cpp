@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "cutune/formats/kt_interop.hpp"
 #include "cutune/formats/ktt.hpp"
@@ -51,12 +52,14 @@ std::string stem_of(const std::filesystem::path& path) {
 
 search::RecordedSpace build(const std::string& name, const std::vector<std::string>& keys,
                             std::vector<ValueList> values, const std::vector<db::kt::KtEntry>& entries,
-                            const std::string& objective, bool runtimes_for_benchmark) {
+                            const std::string& objective, bool runtimes_for_benchmark,
+                            const std::optional<Config>& default_config = std::nullopt) {
   std::vector<Parameter> params;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (values[i].empty()) throw InputError(fmt::format("{}: tune_params[\"{}\"] has no values", name, keys[i]));
-    Value first = values[i].front();
-    params.push_back(Parameter{keys[i], std::move(values[i]), std::move(first)});
+    // The default a tuning evaluates first: the file's (kDefaultField), else the first listed.
+    Value def = default_config ? values[i].at(default_config->index.at(i)) : values[i].front();
+    params.push_back(Parameter{keys[i], std::move(values[i]), std::move(def)});
   }
   const bool maximise = maximised(objective);
   std::vector<search::RecordedSpace::Entry> out;
@@ -99,6 +102,26 @@ search::RecordedSpace build(const std::string& name, const std::vector<std::stri
   return search::RecordedSpace(name, std::move(params), std::move(out));
 }
 
+// The configuration a kDefaultField names: every parameter once, each value one of its list.
+Config default_of(const ordered_json& j, const std::vector<std::string>& keys, const std::vector<ValueList>& values,
+                  const std::string& name) {
+  const std::string where = fmt::format("{}: {}", name, db::kt::kDefaultField);
+  if (!j.is_object()) throw InputError(fmt::format("{}: expected an object of parameter values", where));
+  Config c;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const auto v = j.find(keys[i]);
+    if (v == j.end()) throw InputError(fmt::format("{}: parameter '{}' is missing", where, keys[i]));
+    const Value value = value_of(*v, where);
+    const auto at = std::find(values[i].begin(), values[i].end(), value);
+    if (at == values[i].end())
+      throw InputError(fmt::format("{}: {} = {} is not one of tune_params", where, keys[i], value.repr()));
+    c.index.push_back(static_cast<std::uint32_t>(at - values[i].begin()));
+  }
+  if (j.size() != keys.size())
+    throw InputError(fmt::format("{}: names a parameter that is not in tune_params_keys", where));
+  return c;
+}
+
 }  // namespace
 
 search::RecordedSpace recorded_space_from_cache(const db::kt::KtCache& cache, const std::string& name) {
@@ -111,8 +134,11 @@ search::RecordedSpace recorded_space_from_cache(const db::kt::KtCache& cache, co
     values.push_back(std::move(list));
   }
   const auto objectives = cache.objectives();
+  std::optional<Config> def;
+  if (const auto it = cache.extra.find(db::kt::kDefaultField); it != cache.extra.end())
+    def = default_of(*it, cache.tune_params_keys, values, name);
   return build(name, cache.tune_params_keys, std::move(values), cache.entries,
-               objectives.empty() ? "time" : objectives.front(), /*runtimes_for_benchmark=*/false);
+               objectives.empty() ? "time" : objectives.front(), /*runtimes_for_benchmark=*/false, def);
 }
 
 namespace {

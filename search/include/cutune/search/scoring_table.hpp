@@ -37,6 +37,9 @@ struct ComparisonOptions {
   /// their first results (SimulationOptions::budget_from_pace), as a real run given only a
   /// time budget does; false: they are told it (evaluation_budget) before they start.
   bool budget_from_pace = false;
+  /// cutune's runs evaluate the default configuration first, as its tuning loop does
+  /// (loop_first(), SimulationOptions::first); false: each strategy's proposals alone.
+  bool default_first = true;
 };
 
 /// Runs of another tool on one space (e.g. "kernel_tuner:genetic_algorithm").

@@ -49,6 +49,10 @@ struct SimulationOptions {
   /// to at the pace of the first kPaceResults fresh results (pace.hpp), as a real run with a
   /// time budget alone does.
   bool budget_from_pace = false;
+  /// Evaluated before the strategy's first proposal, in order, and told to it: what the tuning
+  /// loop evaluates before the strategy's own (loop_first()). Empty: the strategy's proposals
+  /// alone, as another tool's runs are.
+  std::vector<Config> first;
 };
 
 struct SimulationResult {
@@ -72,6 +76,13 @@ std::pair<double, double> compile_and_evaluate_s(const RecordedResult& result, C
 /// The lookahead the pipeline keeps for `strategy`: options.lookahead, else the loop's rule
 /// (proposals_ahead) for options.compile_workers and two slots per evaluator.
 std::size_t pipeline_lookahead(const Strategy& strategy, const SimulationOptions& options);
+
+/// What a tuning of the recorded kernel evaluates before its strategy proposes anything, as
+/// the loop does (Tuning::run_search): the default configuration, each parameter's default
+/// (a recording's first listed value); when the recording does not hold that one, its first
+/// configuration in the listing order, as a T1 file whose defaults break a restriction gets the
+/// first valid one. Empty only for a recording without configurations.
+std::vector<Config> loop_first(const RecordedSpace& recorded);
 
 /// Runs `strategy` (made over recorded.space()) to the end of its session with
 /// options.workers evaluators (and options.compile_workers compile workers). Throws

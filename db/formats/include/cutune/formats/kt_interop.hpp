@@ -34,6 +34,12 @@ inline constexpr const char* kDeviceField = "cutune_device";
 /// own cache of it has), so that a prior matches either (search::KernelNames).
 inline constexpr const char* kKernelFunctionField = "cutune_kernel_function";
 
+/// Header field of a cache cutune wrote: the space's default configuration as {parameter:
+/// value}, the one a tuning evaluates before its strategy proposes anything. A replay of the
+/// file (tune --simulate, score) evaluates it first too; without the field, each parameter's
+/// first listed value is the default, as for a Kernel Tuner script (which has none).
+inline constexpr const char* kDefaultField = "cutune_default";
+
 /// The kKernelFunctionField of a header; "" when it has none (every file Kernel Tuner wrote:
 /// its kernel_name is the function's).
 std::string kernel_function(const KtCacheHeader& header);
@@ -78,7 +84,8 @@ nlohmann::ordered_json value_json(const Value& v);
 
 /// The header of a cache for a kernel whose space cutune knows (tune --cache, export):
 /// tune_params are the declared lists, objective [objective] (Kernel Tuner writes the list
-/// it tuned for: ["time"], ["GFLOP/s"]), and the device's structured identity in kDeviceField.
+/// it tuned for: ["time"], ["GFLOP/s"]), the device's structured identity in kDeviceField and
+/// the space's default configuration in kDefaultField.
 KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
                            const std::vector<std::int64_t>& problem_size, const DeviceIdentity& device,
                            const std::string& objective = "time");
