@@ -775,7 +775,11 @@ def write_markdown(scores, path):
              f"kernel: its CUDA function, the cache's cutune_kernel_function or else its kernel_name). ± is `cutune score`'s estimated standard error of a score (its "
              f"sampling_error: the spread of disjoint subsets of the runs, each scored alone, scaled to the runs "
              f"done; search/include/cutune/search/scoring_table.hpp; none for rows scored before it was "
-             f"estimated); cutune's rows have {scores['repeats']} runs each.", ""]
+             f"estimated); cutune's rows have {scores['repeats']} runs each, "
+             + ("each starting with the space's default configuration, as a tuning does (Kernel Tuner's "
+                "runs have no such evaluation)." if scores.get("default_first") else
+                "each its strategy's proposals alone, as Kernel Tuner's are (no default configuration "
+                "evaluated first, which a tuning does)."), ""]
     head = ["strategy", "source", "runs per space", "overall"] + [f"{f} ({len(families[f])})" for f in fams]
     if not wide and len(fams) == len(spaces):  # one space per family: the family columns are the spaces
         head = head[:4] + spaces
@@ -885,6 +889,9 @@ def main():
                     help="simulate cutune's runs as its tuning loop makes them, this many compile workers ahead of "
                          "the GPU (cutune score --compile-workers; 12 on a 16-core host); 0: compile and benchmark in "
                          "series, as Kernel Tuner runs (its traces are replayed in series either way)")
+    ap.add_argument("--strategy-alone", action="store_true",
+                    help="cutune's runs without the default configuration a tuning evaluates first (cutune score "
+                         "--strategy-alone): each strategy's proposals alone, as Kernel Tuner's runs are")
     ap.add_argument("--kt-traces", nargs="+", default=None,
                     help="reuse Kernel Tuner's runs from earlier OUT.kt_traces.json files (merged, e.g. two jobs)")
     ap.add_argument("--cutune-scores", nargs="+", default=None,
@@ -953,6 +960,8 @@ def main():
     cmd = [args.cutune, "score", "--spaces", *args.spaces, "--repeats", str(args.repeats), "--seed", str(args.seed),
            "--traces", str(trace_file), "--json", str(out.with_suffix(".json")), "--batch", str(args.batch),
            "--compile-workers", str(args.compile_workers)]
+    if args.strategy_alone:
+        cmd.append("--strategy-alone")
     if args.cutune_scores:  # Kernel Tuner's runs only (beside one random run, dropped), then cutune's earlier rows
         cmd[cmd.index("--repeats") + 1] = "1"
         cmd += ["--strategies", "random"]
@@ -967,9 +976,10 @@ def main():
             if [sp["name"] for sp in earlier["spaces"]] != [sp["name"] for sp in scores["spaces"]] or \
                     earlier["methodology"] != scores["methodology"] or \
                     (earlier["repeats"], earlier["seed"]) != (files[0]["repeats"], files[0]["seed"]) or \
-                    earlier.get("batch", 8) != args.batch or earlier.get("compile_workers", 0) != args.compile_workers:
-                bad_input(f"--cutune-scores {f}: other spaces, methodology, repeats, seed, batch or compile workers "
-                         "than this run")
+                    earlier.get("batch", 8) != args.batch or earlier.get("compile_workers", 0) != args.compile_workers \
+                    or earlier.get("default_first", False) == args.strategy_alone:
+                bad_input(f"--cutune-scores {f}: other spaces, methodology, repeats, seed, batch, compile workers "
+                          "or default evaluation (--strategy-alone) than this run")
             cutune_rows.update({r["strategy"]: r for r in earlier["strategies"] if r["source"] == "cutune"})
         rows = [r for r in scores["strategies"] if r["source"] != "cutune"] + list(cutune_rows.values())
         scores["strategies"] = sorted(rows, key=lambda r: (r["overall"] is None, -(r["overall"] or 0.0)))  # unscored rows last
