@@ -47,7 +47,10 @@ def space_default(cutune, material, case):
     if kernel.endswith(".json"):
         kernel = os.path.join(material, kernel)
     cmd = [cutune, "space", kernel, "--json", *(["--problem", ",".join(problem)] if problem else [])]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:
+        bad_input(f"--cutune {cutune}: cannot run ({e.strerror})")
     if r.returncode != 0:
         bad_input(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}")
     return json.loads(r.stdout)["default"]
