@@ -10,6 +10,7 @@ no such evaluation. `cutune score` simulates it (the default); `--strategy-alone
 Usage:
   scripts/default_first_table.py --first F.json --alone A.json [A2.json ...] --all-spaces ALL.json
       --strategy bandit_portfolio --out results/X
+Writes OUT.json and OUT.md (OUT.notes.md appended when it exists).
 F: `cutune score --json` with the default evaluated first; A: the same strategy, same seeds,
 repeats and batch, alone (a later file's space replaces an earlier one's); ALL: a combined table
 of bench_strategies.py (its families and Kernel Tuner's rows). Each space of F must be scored in
@@ -157,6 +158,9 @@ def main():
                  if d.get("rank") else f"{d['key']} ({d['source']})")
         lines.append(f"| {r['space']} | {where} | {r['alone']:.3f} | {r['first']:.3f} | {r['first'] - r['alone']:+.3f} |")
     lines += ["", "Command:", "", "```sh", command, "```", ""]
+    notes = out.with_suffix(".notes.md")
+    if notes.exists():
+        lines += [notes.read_text().rstrip(), ""]
     out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
     out.with_suffix(".md").write_text("\n".join(lines))
     print(f"{out.with_suffix('.md')}: alone {overall_alone:.4f}, as a tuning runs {overall_first:.4f}")

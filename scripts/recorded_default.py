@@ -3,12 +3,12 @@
 recordings that `cutune export` made before it wrote that field itself.
 
 A tuning evaluates the problem's default configuration before its strategy proposes anything
-(the speedup's baseline and, without a CPU reference, the definition of a correct answer), and
-a replay of the recording (`cutune tune --simulate`, `cutune score`) does the same. Without the
-field a replay takes each parameter's first listed value, which is right for a Kernel Tuner
-script (it has no default) but not for a built-in template or a BAT file, whose defaults the
-problem file names: transpose's default 2,32,32,8 is within 4% of the optimum on an H100, its
-first listed values break its restrictions.
+when the problem names it (a built-in template's, a BAT file's: the speedup's baseline and its
+author's guess), and a replay of the recording (`cutune tune --simulate`, `cutune score`) does
+the same when the recording names it. Without the field a replay starts with the strategy's
+proposals, as a tuning of a Kernel Tuner script (which names no default) does. Transpose's
+named default 2,32,32,8 is within 4% of the optimum on an H100; its first listed values break
+its restrictions.
 
 Usage: scripts/recorded_default.py --cutune BIN --material REAL_KERNELS CASE RECORDING...
 
@@ -17,8 +17,7 @@ from); the default is what `cutune space KERNEL --json` says. A RECORDING (.json
 in place (one line before "cache", every other byte as it was), after checking that it holds
 the default and that the default is the configuration it measured first (brute force through the
 tuning loop: the default goes first). Cases recorded from captured Kernel Tuner scripts (kt:...)
-are refused: their T1 files have no defaults, and the replay's rule already gives what the loop
-evaluates for them. Bad input: one line, exit 2, no file changed.
+are refused: their T1 files name no default, so their tunings evaluated none first. Bad input: one line, exit 2, no file changed.
 """
 import argparse
 import gzip
@@ -42,8 +41,8 @@ def bad_input(message):
 def space_default(cutune, material, case):
     kernel, problem = CASES[case]
     if kernel.startswith("kt:"):
-        bad_input(f"{case}: recorded from a captured Kernel Tuner script, which has no default (a replay's "
-                  "first listed values are the loop's default there)")
+        bad_input(f"{case}: recorded from a captured Kernel Tuner script, which names no default (its tuning "
+                  "evaluated none first)")
     if kernel.endswith(".json"):
         kernel = os.path.join(material, kernel)
     cmd = [cutune, "space", kernel, "--json", *(["--problem", ",".join(problem)] if problem else [])]

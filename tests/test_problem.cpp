@@ -1033,6 +1033,7 @@ TEST_CASE("problem: a Default Kernel Tuner would ignore is one warning and the f
     Config first;
     REQUIRE(p.space().next_valid(first));
     CHECK(p.space().default_config() == first);
+    CHECK_FALSE(p.space().default_named());  // the first valid one is nobody's guess
   };
   SECTION("not among the Values") { check_fallback(replace_once(kTinyT1, R"("Default": 64)", R"("Default": 48)"), "48"); }
   SECTION("a list") { check_fallback(replace_once(kTinyT1, R"("Default": 64)", R"("Default": [0])"), "[0]"); }
@@ -1047,6 +1048,20 @@ TEST_CASE("problem: a Default Kernel Tuner would ignore is one warning and the f
     CHECK(p.space().is_valid(p.space().default_config()));
   }
   SECTION("a valid default warns of nothing") { CHECK(KernelProblem::load(write_tiny(dir, kTinyT1)).warnings().empty()); }
+}
+
+TEST_CASE("problem: a default is named by a Default, not by the first listed values", "[problem][defaults]") {
+  TempDir dir;
+  CHECK(KernelProblem::load(write_tiny(dir, kTinyT1)).space().default_named());
+  CHECK(load_template("transpose").space().default_named());
+  // Kernel Tuner's scripts name none: each parameter's first value is the default, unnamed.
+  std::string text = replace_once(kTinyT1, R"(, "Default": 64})", "}");
+  text = replace_once(text, R"(, "Default": 1})", "}");
+  const KernelProblem p = KernelProblem::load(write_tiny(dir, text));
+  CHECK_FALSE(p.space().default_named());
+  CHECK(p.space().default_config() == config_of(p, "block_size_x=32,tile=1"));
+  // One parameter's Default names it (the others take their first values).
+  CHECK(KernelProblem::load(write_tiny(dir, replace_once(kTinyT1, R"(, "Default": 1})", "}"))).space().default_named());
 }
 
 TEST_CASE("problem: BinaryRaw and Generator fill any argument", "[problem][host_data]") {

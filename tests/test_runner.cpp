@@ -94,6 +94,35 @@ TEST_CASE("a tuning session builds its inputs once and refuses bad ones before a
   CHECK(again.store().path() == db);
 }
 
+TEST_CASE("a tuning evaluates the default first when the problem names it or its output defines a correct one",
+          "[runner]") {
+  testing::TempDir dir("cutune_default_first");
+  runner::TuneOptions o;
+  o.db = dir.path() / "never.db";
+  // A built-in template names its default.
+  const KernelProblem named = KernelProblem::load(testing::template_json("vector_add"));
+  CHECK(runner::TuningSession(named, o).default_first());
+  // A Kernel Tuner script names none: its first listed values are no better a start than any,
+  // unless no reference says what a correct output is, when the default's output does.
+  std::ofstream(dir.path() / "k.cu") << "extern \"C\" __global__ void k(float* x, int n) {}\n";
+  std::ofstream(dir.path() / "k.json") << R"({"General": {"BenchmarkName": "k"},
+    "ConfigurationSpace": {"TuningParameters": [{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}],
+                           "Conditions": []},
+    "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu", "GridDivX": ["block_size_x"],
+      "ProblemSize": 100, "Arguments": [
+        {"Name": "x", "Type": "float", "MemoryType": "Vector", "AccessType": "ReadWrite", "FillType": "Random",
+         "Size": 100, "FillValue": 1.0, "Output": 1},
+        {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 100}]}})";
+  const KernelProblem nameless = KernelProblem::load(dir.path() / "k.json");
+  REQUIRE_FALSE(nameless.space().default_named());
+  CHECK(runner::evaluates_default_first(nameless));  // x has no reference
+  CHECK_FALSE(runner::evaluates_default_first(nameless, {"none"}));
+  o.measure.verify = {"none"};
+  CHECK_FALSE(runner::TuningSession(nameless, o).default_first());
+  CHECK(runner::TuningSession(named, o).default_first());
+  CHECK_FALSE(std::filesystem::exists(o.db));
+}
+
 TEST_CASE("tune says there is no GPU instead of failing obscurely", "[runner]") {
   std::string why;
   if (cuda::device_count(&why) > 0) {

@@ -334,6 +334,7 @@ TEST_CASE("scoring: cutune's runs start with the default configuration, as its t
   }
   std::vector<RecordedSpace> spaces;
   spaces.emplace_back("default_last", std::vector<Parameter>{Parameter{"x", values, 8}}, e);
+  spaces[0].set_default_named(true);  // as a cache's cutune_default names it
   CHECK(loop_first(spaces[0]) == std::vector<Config>{cfg(8)});
   ComparisonOptions o;
   o.strategies = {"brute_force"};
@@ -348,11 +349,14 @@ TEST_CASE("scoring: cutune's runs start with the default configuration, as its t
 }
 
 TEST_CASE("scoring: a cache's cutune_default is the default a replay evaluates first", "[scoring]") {
-  // What cutune writes: the space's default beside the lists (here the last listed value).
+  // What cutune writes for a tuning that evaluates the default first: the space's default beside
+  // the lists (here the last listed value); nothing otherwise.
   const Space space({Parameter{"x", {1, 2, 3}, 3}}, {});
   DeviceIdentity d;
   d.name = "NVIDIA Test GPU";
-  const db::kt::KtCacheHeader h = db::kt::cache_header("k", space, {8}, d);
+  db::kt::KtCacheHeader h = db::kt::cache_header("k", space, {8}, d);
+  CHECK_FALSE(h.extra.contains(db::kt::kDefaultField));
+  db::kt::set_default_field(h, space);
   REQUIRE(h.extra.contains(db::kt::kDefaultField));
   CHECK(h.extra.at(db::kt::kDefaultField) == nlohmann::ordered_json{{"x", 3}});
 
@@ -369,9 +373,10 @@ TEST_CASE("scoring: a cache's cutune_default is the default a replay evaluates f
   };
   const RecordedSpace with = replay::load_recorded_space(write("with.json", R"("cutune_default": {"x": 3}, )"));
   CHECK(loop_first(with) == std::vector<Config>{cfg(2)});
-  // Without the field (every Kernel Tuner cache): each parameter's first listed value.
+  // Without the field (every Kernel Tuner cache): nothing before the strategy's proposals.
   const RecordedSpace without = replay::load_recorded_space(write("without.json", ""));
-  CHECK(loop_first(without) == std::vector<Config>{cfg(0)});
+  CHECK(loop_first(without).empty());
+  CHECK(without.space().default_config() == cfg(0));
   // A default that is not one of the values, or names no value for a parameter: one line
   // naming the file and the field.
   for (const char* bad : {R"("cutune_default": {"x": 7}, )", R"("cutune_default": {"y": 1}, )",

@@ -246,6 +246,9 @@ TEST_CASE("simulation: brute force replays the recording in simulated time", "[s
 
 TEST_CASE("simulation: the loop's default configuration first, told to the strategy", "[session]") {
   RecordedSpace space = tiny();  // the default x = 0
+  // A recording that names no default (every Kernel Tuner cache): nothing before the strategy.
+  CHECK(loop_first(space).empty());
+  space.set_default_named(true);
   REQUIRE(loop_first(space) == std::vector<Config>{cfg(0)});
   Scripted strategy({{cfg(3), cfg(0)}, {cfg(4)}});
   SimulationOptions o;
@@ -266,7 +269,8 @@ TEST_CASE("simulation: the loop's default configuration first, told to the strat
   // file whose defaults break a restriction gets the first valid configuration.
   std::vector<RecordedSpace::Entry> e;
   for (std::uint32_t x = 2; x < 5; ++x) e.push_back({cfg(x), RecordedResult{Observation{true, 5.0 - x}, 1.0}});
-  const RecordedSpace without("without_default", {Parameter{"x", {0, 1, 2, 3, 4}, 0}}, e);
+  RecordedSpace without("without_default", {Parameter{"x", {0, 1, 2, 3, 4}, 0}}, e);
+  without.set_default_named(true);
   CHECK(loop_first(without) == std::vector<Config>{cfg(2)});
 }
 

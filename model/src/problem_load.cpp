@@ -211,7 +211,7 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   p.block_names_ = block.names;
   p.main_block_ = block.dimensions;
   p.apply_block_limit();
-  if (std::string warning = detail::settle_default(L, *p.space_, tuning.bad_defaults); !warning.empty())
+  if (std::string warning = detail::settle_default(L, *p.space_, tuning.bad_defaults, tuning.named_default); !warning.empty())
     p.warnings_.push_back(std::move(warning));
 
   // KernelSpecification: the launch and its arguments.

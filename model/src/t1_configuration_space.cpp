@@ -116,7 +116,10 @@ TuningParameters read_tuning_parameters(const Loader& L, const json& cs) {
   const json& tps = L.require(cs, "TuningParameters", "ConfigurationSpace");
   if (!tps.is_array()) L.fail("ConfigurationSpace.TuningParameters", "must be a list");
   TuningParameters out;
-  for (std::size_t i = 0; i < tps.size(); ++i) out.parameters.push_back(read_parameter(L, tps[i], i, out.bad_defaults));
+  for (std::size_t i = 0; i < tps.size(); ++i) {
+    out.parameters.push_back(read_parameter(L, tps[i], i, out.bad_defaults));
+    out.named_default = out.named_default || (tps[i].is_object() && tps[i].contains("Default"));
+  }
   return out;
 }
 
@@ -129,7 +132,8 @@ std::shared_ptr<Space> read_space(const Loader& L, const json& cs, std::vector<P
   }
 }
 
-std::string settle_default(const Loader& L, Space& space, const std::vector<std::string>& bad_defaults) {
+std::string settle_default(const Loader& L, Space& space, const std::vector<std::string>& bad_defaults, bool named) {
+  space.set_default_named(false);
   Config def = space.default_config();
   std::string why;
   if (!bad_defaults.empty()) {
@@ -137,7 +141,10 @@ std::string settle_default(const Loader& L, Space& space, const std::vector<std:
   } else if (std::string r = space.violated_restriction(def); !r.empty()) {
     why = fmt::format("the Defaults {} break \"{}\"", space.key(def), r);
   }
-  if (why.empty()) return "";
+  if (why.empty()) {
+    space.set_default_named(named);
+    return "";
+  }
   Config first;
   if (!space.next_valid(first))
     return fmt::format("{}: ConfigurationSpace.TuningParameters: {}; no configuration is valid", L.file.string(), why);

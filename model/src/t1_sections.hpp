@@ -23,6 +23,8 @@ struct TuningParameters {
   /// Values (or not of its Type, or not a single value): Kernel Tuner has no defaults and
   /// BAT's files carry such ones, so they are reported, and the first value stands in.
   std::vector<std::string> bad_defaults;
+  /// Some parameter gives a "Default" (Space::default_named).
+  bool named_default = false;
 };
 
 /// ConfigurationSpace.TuningParameters: Name, Type, Values (a list or an expression),
@@ -35,8 +37,9 @@ std::shared_ptr<Space> read_space(const Loader& L, const json& cs, std::vector<P
 
 /// Kernel Tuner has no default configuration, so one that is not valid (bad_defaults, or a
 /// restriction it breaks) is no reason to refuse the file: the first valid configuration
-/// becomes the default. Returns the warning that says so, "" when the defaults stand.
-std::string settle_default(const Loader& L, Space& space, const std::vector<std::string>& bad_defaults);
+/// becomes the default, and it is not a named one. Returns the warning that says so, "" when
+/// the defaults stand (named when `named`: some parameter gave its Default).
+std::string settle_default(const Loader& L, Space& space, const std::vector<std::string>& bad_defaults, bool named);
 
 // ---- launch geometry: KernelSpecification.LocalSize, ProblemSize, GlobalSize, GridDiv,
 // SharedMemory, and cutune.Launches (t1_launches.cpp)

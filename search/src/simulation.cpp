@@ -155,6 +155,7 @@ SimulationResult simulate_pipeline(const RecordedSpace& recorded, Strategy& stra
 
 std::vector<Config> loop_first(const RecordedSpace& recorded) {
   const Space& space = recorded.space();
+  if (!space.default_named()) return {};
   Config c = space.default_config();
   if (space.is_valid(c)) return {c};
   Config first;

@@ -621,8 +621,11 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
     if (r.default_ms > 0)
       std::cout << fmt::format("default: {} median {:.4f} ms -> speedup {:.3f}x\n", default_key, r.default_ms,
                                r.default_ms / r.winner_ms);
-    else
+    else if (r.default_evaluated)
       std::cout << fmt::format("default: {} failed\n", default_key);
+    else
+      std::cout << fmt::format("default: {} not evaluated (the problem names no default: no speedup baseline)\n",
+                               default_key);
   }
   if (r.copy_gbps > 0) std::cout << fmt::format("device-to-device copy: {:.1f} GB/s (read + write)\n", r.copy_gbps);
   std::cout << fmt::format("{:.2f} s wall: {} compiled by {} {} workers ({} from the cache, {} shared); {} GPU "

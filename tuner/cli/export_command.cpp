@@ -14,6 +14,7 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
+#include "cutune/runner/tuning_session.hpp"
 #include "interop_commands.hpp"
 #include "option_checks.hpp"
 
@@ -79,6 +80,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
     // Named as the measurements are (a BAT file's BenchmarkName, not its CUDA function's name),
     // with the function's name beside it for a prior from Kernel Tuner's caches of the kernel.
     auto h = db::kt::cache_header(x.target.kernel, kp.space(), sizes, x.device, x.objective);
+    if (runner::evaluates_default_first(kp)) db::kt::set_default_field(h, kp.space());
     if (kp.name() != x.target.kernel)
       throw InputError(fmt::format("--space {}: its kernel is {}, the measurements' {}", space_file, kp.name(),
                                    x.target.kernel));
@@ -91,6 +93,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
   try {
     const KernelProblem kp = KernelProblem::load(resolve_kernel(x.target.kernel));
     auto h = db::kt::cache_header(kp.kernel_name(), kp.space(), sizes, x.device, x.objective);
+    if (runner::evaluates_default_first(kp)) db::kt::set_default_field(h, kp.space());
     if (h.tune_params_keys == x.param_names) return h;
   } catch (const InputError&) {
     // Not a kernel this cutune knows (imported data): the header from what is stored.

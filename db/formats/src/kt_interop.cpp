@@ -196,12 +196,15 @@ KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
   }
   h.objective = ordered_json::array({objective});
   h.extra[kDeviceField] = to_json(device);
+  return h;
+}
+
+void set_default_field(KtCacheHeader& header, const Space& space) {
   const Config def = space.default_config();
   ordered_json defaults = ordered_json::object();
   for (std::size_t i = 0; i < space.parameters().size(); ++i)
     defaults[space.parameters()[i].name] = value_json(space.value(def, i));
-  h.extra[kDefaultField] = std::move(defaults);
-  return h;
+  header.extra[kDefaultField] = std::move(defaults);
 }
 
 std::string kernel_function(const KtCacheHeader& header) {

@@ -137,8 +137,11 @@ search::RecordedSpace recorded_space_from_cache(const db::kt::KtCache& cache, co
   std::optional<Config> def;
   if (const auto it = cache.extra.find(db::kt::kDefaultField); it != cache.extra.end())
     def = default_of(*it, cache.tune_params_keys, values, name);
-  return build(name, cache.tune_params_keys, std::move(values), cache.entries,
-               objectives.empty() ? "time" : objectives.front(), /*runtimes_for_benchmark=*/false, def);
+  search::RecordedSpace recorded = build(name, cache.tune_params_keys, std::move(values), cache.entries,
+                                         objectives.empty() ? "time" : objectives.front(),
+                                         /*runtimes_for_benchmark=*/false, def);
+  recorded.set_default_named(def.has_value());
+  return recorded;
 }
 
 namespace {

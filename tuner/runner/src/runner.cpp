@@ -220,10 +220,12 @@ void Tuning::prepare() {
   report_.default_config = session_.default_config();
   report_.objective = objective_;
 
-  if (!options_.kt_cache.empty())  // before the store: a disagreeing file writes nothing
-    kt_cache_.open(options_.kt_cache, db::kt::cache_header(problem_.kernel_name(), space_,
-                                                           session_.instance().problem_size, report_.device,
-                                                           objective_.name()));
+  if (!options_.kt_cache.empty()) {  // before the store: a disagreeing file writes nothing
+    auto header = db::kt::cache_header(problem_.kernel_name(), space_, session_.instance().problem_size,
+                                       report_.device, objective_.name());
+    if (session_.default_first()) db::kt::set_default_field(header, space_);
+    kt_cache_.open(options_.kt_cache, header);
+  }
   db::RunSpec spec;
   spec.device = report_.device;
   spec.kernel = problem_.name();
@@ -521,10 +523,10 @@ void Tuning::take_result(std::size_t lane, const Configuration& c, db::Measureme
 // compiled configurations with two in flight, every result is stored as it arrives; until
 // the session is done, nothing is left in flight, or the time budget is spent.
 void Tuning::run_search() {
-  // The default configuration goes first: it is the baseline of the reported speedup and
-  // (without a CPU reference) the definition of a correct answer. The budget counts unique
+  // The default configuration goes first when the problem names it or its output defines a
+  // correct one (TuningSession::default_first says why not otherwise). The budget counts unique
   // configurations, the default included, resumed ones too.
-  search_->add_first(session_.default_config().index());
+  if (session_.default_first()) search_->add_first(session_.default_config().index());
   for (const Configuration& c : session_.first()) search_->add_first(c.index());
   // Proposals ahead of results, by the rule the simulation scores (search/lookahead.hpp).
   lookahead_ = options_.lookahead ? *options_.lookahead
@@ -619,8 +621,10 @@ Tuning::Ranking Tuning::rank() {
   report_.failures_by_status.assign(by_status.begin(), by_status.end());
   report_.space_valid = space_.count_valid();
   if (screened_) report_.screening_ms_per_config = screening_wall_ms_ / static_cast<double>(screened_);
-  if (auto it = results_.find(session_.default_config()); it != results_.end() && it->second.status == Status::Ok)
-    report_.default_ms = it->second.median_ms;
+  if (auto it = results_.find(session_.default_config()); it != results_.end()) {
+    report_.default_evaluated = true;
+    if (it->second.status == Status::Ok) report_.default_ms = it->second.median_ms;
+  }
   if (!ranking.empty()) {
     const Result* best = ranking.front().second;
     report_.winner = best->first;

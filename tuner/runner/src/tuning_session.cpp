@@ -30,6 +30,12 @@ void check_shard_strategy(const std::string& strategy, const Shard& shard) {
                                  shard.text(), strategy));
 }
 
+bool evaluates_default_first(const KernelProblem& problem, const std::vector<std::string>& verify) {
+  // The plan first: it checks --verify, whichever way the default goes.
+  const bool defines_answer = plan_verification(problem, verify).any(VerifyMode::Default);
+  return problem.space().default_named() || defines_answer;
+}
+
 TuningSession::TuningSession(const KernelProblem& problem, TuneOptions options)
     : problem_(&problem),
       options_(std::move(options)),
@@ -47,7 +53,7 @@ TuningSession::TuningSession(const KernelProblem& problem, TuneOptions options)
     search_space_ = std::make_unique<Space>(shard_of(problem.space(), *options_.shard));
   }
   strategy_ = make_strategy();  // over the shard, and with a budget learnt from a time budget's pace
-  (void)plan_verification(problem, options_.measure.verify);
+  default_first_ = evaluates_default_first(problem, options_.measure.verify);
   objective_ = search::resolve_objective(problem, options_.objective, options_.objective_higher_is_better,
                                          &objective_warning_);
   // A metric that cannot be evaluated at all (a typo) is the file's error, before anything runs.

@@ -92,6 +92,12 @@ class Space {
   /// Makes `config` (which must be of this space) the default: its values become the
   /// parameters' default values.
   void set_default(const Config& config);
+  /// Whether the problem names its default (a T1 file's "Default", as every built-in template
+  /// and BAT file gives): a tuning evaluates a named default first, as its author's guess and
+  /// the speedup's baseline. Otherwise the default is each parameter's first listed value (a
+  /// Kernel Tuner script names none), no better a start than any other configuration.
+  bool default_named() const { return default_named_; }
+  void set_default_named(bool named) { default_named_ = named; }
   const Value& value(const Config& config, std::size_t parameter) const;
   /// Name -> value, declared order.
   std::vector<std::pair<std::string, Value>> assignments(const Config& config) const;
@@ -125,6 +131,7 @@ class Space {
   std::map<std::string, Value> constants_;
   std::vector<std::vector<std::size_t>> checks_at_;  ///< restriction indices per depth
   std::function<bool(const Config&)> membership_;   ///< empty: every valid configuration
+  bool default_named_ = false;
   std::optional<Restriction> block_limit_;          ///< checked at its check_at, after the others
   std::string block_limit_text_;
   /// Per restriction its compiled form, or null; immutable once built, so copies share it.

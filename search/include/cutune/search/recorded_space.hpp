@@ -59,6 +59,10 @@ class RecordedSpace {
   /// The parameters, restricted to the recorded configurations (shared: strategies keep a
   /// reference to it while the RecordedSpace may move).
   const Space& space() const { return *space_; }
+  /// The recording names the default configuration a tuning evaluated first (a cache's
+  /// cutune_default, with the parameters' defaults set to it): a replay evaluates it first too
+  /// (loop_first).
+  void set_default_named(bool named) { space_->set_default_named(named); }
   const std::vector<Entry>& entries() const { return entries_; }
   CostUnit cost_unit() const { return cost_unit_; }
   /// Entries whose cost was not recorded and was filled in (Seconds; see the constructor).

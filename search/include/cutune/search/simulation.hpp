@@ -78,10 +78,11 @@ std::pair<double, double> compile_and_evaluate_s(const RecordedResult& result, C
 std::size_t pipeline_lookahead(const Strategy& strategy, const SimulationOptions& options);
 
 /// What a tuning of the recorded kernel evaluates before its strategy proposes anything, as
-/// the loop does (Tuning::run_search): the default configuration, each parameter's default
-/// (a recording's first listed value); when the recording does not hold that one, its first
-/// configuration in the listing order, as a T1 file whose defaults break a restriction gets the
-/// first valid one. Empty only for a recording without configurations.
+/// the loop does (Tuning::run_search): the default configuration when the recording names the
+/// one its tuning evaluated first (Space::default_named: a cache's cutune_default), or else
+/// nothing (a tuning of a kernel that names no default starts with its strategy's proposals).
+/// A named default the recording does not hold gives way to its first configuration in the
+/// listing order, as a T1 file whose defaults break a restriction gets the first valid one.
 std::vector<Config> loop_first(const RecordedSpace& recorded);
 
 /// Runs `strategy` (made over recorded.space()) to the end of its session with

@@ -35,9 +35,10 @@ inline constexpr const char* kDeviceField = "cutune_device";
 inline constexpr const char* kKernelFunctionField = "cutune_kernel_function";
 
 /// Header field of a cache cutune wrote: the space's default configuration as {parameter:
-/// value}, the one a tuning evaluates before its strategy proposes anything. A replay of the
-/// file (tune --simulate, score) evaluates it first too; without the field, each parameter's
-/// first listed value is the default, as for a Kernel Tuner script (which has none).
+/// value}, present when a tuning evaluates it before its strategy proposes anything (the
+/// problem names it, or its output defines a correct one: runner::evaluates_default_first). A
+/// replay of the file (tune --simulate, score) then evaluates it first too; without the field,
+/// nothing goes before the strategy's proposals, as in a tuning of a Kernel Tuner script.
 inline constexpr const char* kDefaultField = "cutune_default";
 
 /// The kKernelFunctionField of a header; "" when it has none (every file Kernel Tuner wrote:
@@ -84,11 +85,13 @@ nlohmann::ordered_json value_json(const Value& v);
 
 /// The header of a cache for a kernel whose space cutune knows (tune --cache, export):
 /// tune_params are the declared lists, objective [objective] (Kernel Tuner writes the list
-/// it tuned for: ["time"], ["GFLOP/s"]), the device's structured identity in kDeviceField and
-/// the space's default configuration in kDefaultField.
+/// it tuned for: ["time"], ["GFLOP/s"]) and the device's structured identity in kDeviceField.
 KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
                            const std::vector<std::int64_t>& problem_size, const DeviceIdentity& device,
                            const std::string& objective = "time");
+/// Records the space's default configuration in kDefaultField: for a tuning that evaluates it
+/// first (a replay of the file then does the same).
+void set_default_field(KtCacheHeader& header, const Space& space);
 
 /// A file entry as a stored measurement. median_ms: "time_median" when the entry has it,
 /// else the median of "times", else "time"; 0 for a failure. stats_json keeps Kernel

@@ -46,7 +46,10 @@ struct TuneReport {
   /// ms (time), mJ per launch (energy) or the metric's value at the winner's median
   double winner_objective_value = 0.0;
   std::optional<Configuration> default_config;  ///< set by every tuning
-  double default_ms = 0.0;            ///< 0 when the default failed
+  double default_ms = 0.0;            ///< 0 when the default failed or was not evaluated
+  /// The default has a result (it was evaluated first, or the strategy proposed it): when the
+  /// problem names no default, a tuning need not evaluate it (TuningSession::default_first).
+  bool default_evaluated = false;
   std::vector<std::pair<std::string, double>> winner_metrics;  ///< e.g. gbps
   double copy_gbps = 0.0;             ///< device-to-device copy measured in this run
   std::string verification;           ///< "reference" or "default configuration"
