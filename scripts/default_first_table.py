@@ -4,8 +4,9 @@ first) beside the same strategy alone, per space and per family, with Kernel Tun
 the all-spaces table per family: OUT.md and OUT.json.
 
 A tuning evaluates the problem's default configuration before its strategy proposes anything
-(the speedup's baseline and, without a CPU reference, what a correct output is); Kernel Tuner has
-no such evaluation. `cutune score` simulates it (the default); `--strategy-alone` leaves it out.
+when the problem names it (the speedup's baseline and its author's guess) or its output defines a
+correct one; Kernel Tuner has no such evaluation. `cutune score` simulates it where the recording
+names the default (cutune_default); `--strategy-alone` leaves it out.
 
 Usage:
   scripts/default_first_table.py --first F.json --alone A.json [A2.json ...] --all-spaces ALL.json
@@ -48,24 +49,24 @@ def settings(doc):
 
 
 def default_of(space_file):
-    """The default configuration a replay evaluates first, its rank among the valid ones and its
-    time over the optimum (scripts/recorded_default.py writes cutune_default)."""
+    """The default configuration a replay evaluates first (the recording's cutune_default, which
+    names it where a tuning evaluated it first), its rank among the valid ones and its time over
+    the optimum; without the field, none: the strategy's proposals go first."""
     opener = gzip.open if space_file.endswith(".gz") else open
     with opener(space_file, "rt") as f:
         d = json.load(f)
     keys, cache = d["tune_params_keys"], d["cache"]
-    if "cutune_default" in d:
-        key, source = ",".join(str(d["cutune_default"][k]) for k in keys), "cutune_default"
-    else:
-        key, source = ",".join(str(d["tune_params"][k][0]) for k in keys), "first listed values"
+    if "cutune_default" not in d:
+        return {"key": None, "source": "none named: the strategy's proposals first"}
+    key = ",".join(str(d["cutune_default"][k]) for k in keys)
     ok = sorted(v["time"] for v in cache.values() if isinstance(v.get("time"), (int, float)))
     entry = cache.get(key)
     if entry is None:  # the replay then takes the first recorded configuration in listing order
-        return {"key": key, "source": source + " (not recorded: the first recorded one is evaluated)"}
+        return {"key": key, "source": "cutune_default, not recorded: the first recorded one instead"}
     t = entry.get("time")
     if not isinstance(t, (int, float)):
-        return {"key": key, "source": source, "rank": None, "of": len(ok), "over_optimum": None}
-    return {"key": key, "source": source, "rank": ok.index(t) + 1, "of": len(ok), "over_optimum": t / ok[0]}
+        return {"key": key, "source": "cutune_default", "rank": None, "of": len(ok), "over_optimum": None}
+    return {"key": key, "source": "cutune_default", "rank": ok.index(t) + 1, "of": len(ok), "over_optimum": t / ok[0]}
 
 
 def main():
@@ -138,8 +139,8 @@ def main():
              f"`{args.strategy}` on {len(rows)} recorded spaces, {first_doc.get('repeats')} runs each (seeds "
              f"{first_doc.get('seed')}.., batch {first_doc.get('batch')}), scored alone (its proposals only, as every "
              "strategy table scores it) and as a tuning runs it (the space's default configuration evaluated first, "
-             "its recorded cost spent before the strategy's first proposal). The default is the recording's "
-             "`cutune_default` (the problem file's) or, without one, each parameter's first listed value. Kernel "
+             "its recorded cost spent before the strategy's first proposal) where the recording names it "
+             "(`cutune_default`: its problem names a default); elsewhere the two are the same runs. Kernel "
              "Tuner's best per family is its best row of the all-spaces table (`kt:brute_force`, which walks the "
              "listing, left out); its runs have no default evaluation.", "",
              f"Overall: alone **{overall_alone:.3f}**, as a tuning runs **{overall_first:.3f}** "
@@ -154,8 +155,8 @@ def main():
               "| --- | --- | ---: | ---: | ---: |"]
     for r in rows:
         d = r["default"]
-        where = (f"{d['key']} ({d['source']}): rank {d['rank']} of {d['of']}, {d['over_optimum']:.2f}x"
-                 if d.get("rank") else f"{d['key']} ({d['source']})")
+        where = (f"{d['key']}: rank {d['rank']} of {d['of']}, {d['over_optimum']:.2f}x" if d.get("rank")
+                 else d["source"] if d["key"] is None else f"{d['key']} ({d['source']})")
         lines.append(f"| {r['space']} | {where} | {r['alone']:.3f} | {r['first']:.3f} | {r['first'] - r['alone']:+.3f} |")
     lines += ["", "Command:", "", "```sh", command, "```", ""]
     notes = out.with_suffix(".notes.md")
