@@ -193,7 +193,8 @@ int cmd_score(const ScoreArgs& a) {
                            "S(t): {}; {:.1f} s\n",
                            a.repeats,
                            o.budget_from_pace ? " (evaluation budgets learnt from the pace of the first results)" : "",
-                           o.default_first ? ", cutune's runs start with the default configuration as its tuning loop does"
+                           o.default_first ? ", cutune's runs start with the default configuration where the recording names it, as its "
+                                             "tuning loop does"
                                            : ", cutune's runs are its strategies' proposals alone (--strategy-alone)",
                            o.batch,
                            o.compile_workers == 0
