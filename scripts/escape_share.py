@@ -8,6 +8,11 @@ compare their shares; the seeds are the same for both.
 
 Usage: scripts/escape_share.py --cutune BIN --space FILE --budget N [--time-budget S]
            [--compile-workers N] [--seeds 100] [--within 0.05] [--by 60,100,134] --out OUT.json
+       scripts/escape_share.py --measured RUNS.txt[.gz] [--runs PREFIX] --space FILE ... --out OUT.json
+With --measured the runs are real tunings instead: a text file of blocks "run NAME: N evaluations"
+followed by one "KEY STATUS MS" line per evaluation in the order measured (a GPU call's dump of each
+run's measurements), each measured configuration judged by its recorded time in --space, so that
+real and simulated runs are held to the same target.
 """
 import argparse
 import gzip
@@ -36,6 +41,28 @@ def optimum(space):
     return min(times)
 
 
+def measured_runs(path, prefix):
+    """{run name: [(key, status)]} of a dump of real tunings, the runs whose name starts with prefix."""
+    runs, current = {}, None
+    try:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt") as f:
+            for n, line in enumerate(f, 1):
+                if line.startswith("run "):
+                    name = line[4:].split(":", 1)[0]
+                    current = runs.setdefault(name, []) if name.startswith(prefix) else None
+                elif line.strip() and current is not None:
+                    parts = line.split()
+                    if len(parts) != 3:
+                        fail(f"--measured {path}:{n}: expected KEY STATUS MS")
+                    current.append((parts[0], parts[1]))
+    except (OSError, UnicodeDecodeError, EOFError) as e:
+        fail(f"--measured {path}: cannot read ({e})")
+    if not runs:
+        fail(f"--measured {path}: no run named {prefix}...")
+    return runs
+
+
 def counts(text, option):
     try:
         values = [int(x) for x in text.split(",") if x]
@@ -48,9 +75,11 @@ def counts(text, option):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--cutune", required=True)
+    p.add_argument("--cutune")
+    p.add_argument("--measured")
+    p.add_argument("--runs", default="")
     p.add_argument("--space", required=True)
-    p.add_argument("--budget", type=int, required=True)
+    p.add_argument("--budget", type=int, default=1)
     p.add_argument("--time-budget", type=float)
     # The real loop compiles ahead with its compile workers (12 on the lent H100) and proposes ahead
     # of results; without this the simulated loop runs in series.
@@ -65,8 +94,19 @@ def main():
         fail("--seeds, --budget and --compile-workers must be positive, --within not negative")
     target = optimum(a.space) * (1 + a.within)
     first = []  # per run: the evaluation (1-based) that first came within the target, or None
+    if a.measured:
+        with (gzip.open if a.space.endswith(".gz") else open)(a.space, "rt") as f:
+            recorded = {k: v.get("time") for k, v in json.load(f)["cache"].items()}
+        runs = measured_runs(a.measured, a.runs)
+        for name, evaluations in runs.items():
+            first.append(next((i + 1 for i, (key, status) in enumerate(evaluations)
+                               if status == "ok" and isinstance(recorded.get(key), (int, float))
+                               and recorded[key] <= target), None))
+        a.seeds = len(runs)
+    elif not a.cutune:
+        fail("give --cutune (simulated runs) or --measured (real ones)")
     with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(1, a.seeds + 1):
+        for seed in range(1, a.seeds + 1 if not a.measured else 1):
             trace = Path(tmp) / f"t{seed}.json"
             cmd = [a.cutune, "tune", "--simulate", a.space, "--budget", str(a.budget), "--seed", str(seed),
                    "--db", str(Path(tmp) / f"db{seed}.sqlite"), "--trace", str(trace)]
@@ -81,7 +121,8 @@ def main():
             hit = next((i + 1 for i, e in enumerate(entries) if e["valid"] and e["objective"] <= target), None)
             first.append(hit)
     share = {str(n): sum(1 for h in first if h is not None and h <= n) / len(first) for n in by}
-    out = {"command": " ".join(sys.argv), "space": a.space, "budget": a.budget, "time_budget_s": a.time_budget,
+    out = {"command": " ".join(sys.argv), "space": a.space, "measured": a.measured,
+           "budget": None if a.measured else a.budget, "time_budget_s": a.time_budget,
            "compile_workers": a.compile_workers,
            "seeds": a.seeds, "within": a.within, "target_ms": target, "share_within_by": share,
            "first_within": first}

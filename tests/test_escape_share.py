@@ -63,6 +63,26 @@ def main():
             assert bad.returncode == 2, (args, bad.returncode, bad.stderr)
             assert len(bad.stderr.strip().splitlines()) == 1 and needle in bad.stderr, bad.stderr
             assert not (t / "bad.json").exists()
+
+        # Real tunings: each measured configuration judged by its recorded time (a: 1.0 the
+        # optimum); only the runs named by --runs; a failed measurement never counts.
+        dump = t / "runs.txt.gz"
+        with gzip.open(dump, "wt") as f:
+            f.write("run big.1: 3 evaluations\n  b ok 2.1\n  a ok 1.02\n  b ok 2.0\n"
+                    "run big.2: 2 evaluations\n  a runtime 0\n  b ok 2.0\n"
+                    "run small.1: 1 evaluations\n  a ok 1.0\n")
+        r = run("--measured", str(dump), "--runs", "big.", "--space", str(space), "--by", "1,2", "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        d = json.loads(out.read_text())
+        assert d["first_within"] == [2, None] and d["share_within_by"] == {"1": 0.0, "2": 0.5}, d
+        assert d["seeds"] == 2 and d["budget"] is None
+        (t / "broken.txt").write_text("run big.1: 1 evaluations\n  a ok\n")
+        for args, needle in [(["--measured", str(t / "broken.txt")], "expected KEY STATUS MS"),
+                             (["--measured", str(dump), "--runs", "none."], "no run named none."),
+                             ([], "give --cutune")]:
+            bad = run("--space", str(space), "--out", str(t / "bad.json"), *args)
+            assert bad.returncode == 2 and needle in bad.stderr, (args, bad.stderr)
+            assert len(bad.stderr.strip().splitlines()) == 1 and not (t / "bad.json").exists()
     print("escape_share.py: ok")
 
 

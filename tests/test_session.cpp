@@ -274,6 +274,35 @@ TEST_CASE("simulation: the loop's default configuration first, told to the strat
   CHECK(loop_first(without) == std::vector<Config>{cfg(2)});
 }
 
+TEST_CASE("simulation: a cost that is all compile time leaves the evaluator nothing, never less", "[session]") {
+  // A compile failure of Kernel Tuner's pnpoly (2M points, H100): 92.918166 ms of compile and
+  // nothing else, whose share cost * c / c came one ulp above the cost.
+  RecordedResult r;
+  r.compile_s = 92.918166 / 1e3;
+  r.cost_s = (92.918166 + 0.0 + 0.0) / 1e3;
+  const auto [compile, evaluate] = compile_and_evaluate_s(r, CostUnit::Seconds);
+  CHECK(compile == r.cost_s);
+  CHECK(evaluate == 0.0);
+  // Such failures among others, in the loop's pipeline: every result is told in time order.
+  std::vector<RecordedSpace::Entry> e;
+  ValueList values;
+  for (std::uint32_t x = 0; x < 40; ++x) {
+    values.emplace_back(static_cast<int>(x));
+    RecordedResult v;
+    v.observation = Observation{x % 3 != 0, 1.0 + x};
+    v.compile_s = (x % 3 == 0 ? 92.918166 : 50.0 + x) / 1e3;
+    v.benchmark_s = x % 3 == 0 ? 0.0 : 0.01;
+    v.cost_s = v.compile_s + v.benchmark_s;
+    e.push_back({cfg(x), v});
+  }
+  const RecordedSpace space("compile_failures", {Parameter{"x", values, 0}}, e);
+  auto strategy = make_strategy(space.space(), StrategyOptions{"random", 50, 40});
+  SimulationOptions o;
+  o.compile_workers = 12;
+  const auto run = simulate(space, *strategy, o);
+  CHECK(run.trace.size() == 40);
+}
+
 TEST_CASE("simulation: random search is deterministic for a seed and honours the budget", "[session]") {
   RecordedSpace space = tiny();
   auto run = [&](std::uint64_t seed) {
