@@ -664,6 +664,8 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
            {"winner_ms", r.winner_ms},
            {"default", default_key},
            {"default_ms", r.default_ms},
+           // false: the problem names no default and the strategy did not propose it (no baseline)
+           {"default_evaluated", r.default_evaluated},
            {"speedup_over_default", r.default_ms > 0 && r.winner_ms > 0 ? r.default_ms / r.winner_ms : 0.0},
            {"objective", r.objective.name()},
            {"objective_higher_is_better", r.objective.higher_is_better},
