@@ -463,6 +463,19 @@ TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line"
   INFO(b.out << b.err);
   CHECK(b.status == 0);
   CHECK(b.out.find("6 evaluations (4 resumed") != std::string::npos);
+  // --try as a tuning takes it: first here (the cache names no default); one not recorded is
+  // refused before the DB is touched.
+  Cli tried = run_cutune(fmt::format("tune --simulate '{}' --strategy random --seed 2 --budget 2 --try block_size_x=256",
+                                     cache.string()), dir);
+  INFO(tried.out << tried.err);
+  REQUIRE(tried.status == 0);
+  CHECK(tried.out.rfind("[1] 256,1080 ", 0) == 0);
+  const auto db_size = std::filesystem::file_size(db);
+  Cli untried = run_cutune(fmt::format("tune --simulate '{}' --budget 2 --try block_size_x=100 --db '{}'",
+                                       cache.string(), db), dir);
+  CHECK(untried.status == 2);
+  CHECK_THAT(untried.err, Catch::Contains("--try block_size_x=100"));
+  CHECK(std::filesystem::file_size(db) == db_size);
   // As the tuning loop runs: 4 compiles at once ahead of the GPU, the same 6 evaluations in
   // less simulated time than in series (this cache's configurations cost 0.56 s of compile and
   // 0.1 s of benchmark each).

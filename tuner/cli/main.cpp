@@ -252,6 +252,7 @@ int main(int argc, char** argv) {
       sa.shard = ta.shard;
       sa.compile_workers = ta.pool.workers;
       sa.lookahead = ta.lookahead;
+      sa.first = ta.first;
       if (!sa.cache.empty()) {
         if (!ta.kernel.empty())
           throw cutune::InputError(fmt::format("tune: KERNEL '{}' with --simulate {}: the recording is the kernel; "

@@ -31,6 +31,7 @@ struct SimulateArgs {
   /// benchmark in series.
   std::size_t compile_workers = 0;
   std::optional<std::size_t> lookahead;
+  std::vector<std::string> first;  ///< tune's --try: evaluated right after the default
 };
 /// Adds --simulate, --time-budget, --trace, --prior and --prior-from to `tune`.
 void add_simulate_options(CLI::App* tune, SimulateArgs& args);

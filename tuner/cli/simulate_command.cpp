@@ -11,6 +11,7 @@
 #include "cutune/db/store.hpp"
 #include "cutune/model/configuration.hpp"
 #include "cutune/model/errors.hpp"
+#include "cutune/runner/runner.hpp"
 #include "cutune/model/shard.hpp"
 #include "cutune/runner/tuning_session.hpp"
 #include "cutune/formats/recorded_cache.hpp"
@@ -74,6 +75,8 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   const search::RecordedSpace recorded = replay::load_recorded_space(args.cache, &origin);
   const search::KernelNames kernel = kernel_names_of(origin, recorded);
   const Space& space = recorded.space();
+  // --try as a tuning takes them, before anything is stored: each must be recorded.
+  const std::vector<Configuration> tries = runner::parse_configs(space, args.first, "--try");
   // Without recorded costs every evaluation costs 1: "simulated time" and --time-budget are
   // evaluation counts.
   const bool in_evaluations = recorded.cost_unit() == search::CostUnit::Evaluations;
@@ -175,6 +178,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   options.compile_workers = args.compile_workers;
   // The default configuration first, as the tuning loop evaluates it before the strategy.
   options.first = search::loop_first(recorded);
+  for (const Configuration& c : tries) options.first.push_back(c.index());  // right after the default
   if (args.lookahead) options.lookahead = *args.lookahead;
   if (options.compile_workers)
     std::cout << fmt::format("as the tuning loop runs: {} compile workers ahead of the GPU, {} proposals ahead at most\n",
