@@ -282,6 +282,7 @@ TEST_CASE("cli: space shows sizes and configurations", "[cli]") {
   CHECK_THAT(r.out, Contains("valid size:     720"));
   CHECK_THAT(r.out, Contains("cartesian size: 2592"));
   CHECK_THAT(r.out, Contains("default: 256,2,8,4,1,1"));
+  CHECK(r.out.find("named by no Default") == std::string::npos);  // the template names it
   CHECK_THAT(r.out, Contains("problem n=268435456"));
 
   CliResult v = run_cli({"space", "vector_add", "--problem", "n=2**20+7", "--show", "2"});

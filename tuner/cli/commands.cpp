@@ -295,6 +295,7 @@ int cmd_space(const std::string& kernel, const std::string& problem, int show, c
     j["block_size_names"] = p.block_size_names();
     j["max_threads"] = p.max_threads_per_block();
     j["default"] = s.key(s.default_config());
+    j["default_first"] = runner::evaluates_default_first(p);  // a tuning evaluates it before the strategy
     j["warnings"] = p.warnings();
     j["valid"] = nlohmann::json::array();
     s.for_each_valid([&](const Config& c) {
@@ -317,7 +318,10 @@ int cmd_space(const std::string& kernel, const std::string& problem, int show, c
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::cout << fmt::format("cartesian size: {}\nvalid size:     {} (enumerated in {:.1f} ms)\n",
                            s.cartesian_size(), valid, ms);
-  std::cout << fmt::format("default: {}\n", s.key(s.default_config()));
+  std::cout << fmt::format("default: {}{}\n", s.key(s.default_config()),
+                           runner::evaluates_default_first(p)
+                               ? ""
+                               : " (named by no Default: a tuning starts with its strategy instead)");
   std::cout << fmt::format("first {} valid configurations ({}):\n", show,
                            join([&] {
                              std::vector<std::string> n;
