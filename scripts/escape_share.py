@@ -73,6 +73,26 @@ def counts(text, option):
     return values
 
 
+def simulated_first_within(a, target):
+    """Per seed, the evaluation (1-based) at which a simulated tuning first came within target."""
+    first = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(1, a.seeds + 1):
+            trace = Path(tmp) / f"t{seed}.json"
+            cmd = [a.cutune, "tune", "--simulate", a.space, "--budget", str(a.budget), "--seed", str(seed),
+                   "--db", str(Path(tmp) / f"db{seed}.sqlite"), "--trace", str(trace)]
+            if a.time_budget:
+                cmd += ["--time-budget", str(a.time_budget)]
+            if a.compile_workers:
+                cmd += ["--compile-workers", str(a.compile_workers)]
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                fail(f"seed {seed}: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-300:]}")
+            entries = json.loads(trace.read_text())["trace"]
+            first.append(next((i + 1 for i, e in enumerate(entries) if e["valid"] and e["objective"] <= target), None))
+    return first
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cutune")
@@ -105,21 +125,8 @@ def main():
         a.seeds = len(runs)
     elif not a.cutune:
         fail("give --cutune (simulated runs) or --measured (real ones)")
-    with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(1, a.seeds + 1 if not a.measured else 1):
-            trace = Path(tmp) / f"t{seed}.json"
-            cmd = [a.cutune, "tune", "--simulate", a.space, "--budget", str(a.budget), "--seed", str(seed),
-                   "--db", str(Path(tmp) / f"db{seed}.sqlite"), "--trace", str(trace)]
-            if a.time_budget:
-                cmd += ["--time-budget", str(a.time_budget)]
-            if a.compile_workers:
-                cmd += ["--compile-workers", str(a.compile_workers)]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                fail(f"seed {seed}: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-300:]}")
-            entries = json.loads(trace.read_text())["trace"]
-            hit = next((i + 1 for i, e in enumerate(entries) if e["valid"] and e["objective"] <= target), None)
-            first.append(hit)
+    else:
+        first = simulated_first_within(a, target)
     share = {str(n): sum(1 for h in first if h is not None and h <= n) / len(first) for n in by}
     out = {"command": " ".join(sys.argv), "space": a.space, "measured": a.measured,
            "budget": None if a.measured else a.budget, "time_budget_s": a.time_budget,

@@ -85,20 +85,15 @@ def main():
                 "--all-spaces", str(t / "all.json"), "--out", str(t / "bad" / "x"))
         assert r.returncode == 2 and "no file scores the space b" in r.stderr, r.stderr
 
-        # recorded_default.py: an unknown case, or a file that is not a recording, changes nothing.
+        # recorded_default.py: an unknown case, a file that is not a recording, a case without a
+        # default, or a cutune that does not run: one line, exit 2, the recording unchanged.
         before = (t / "b.json.gz").read_bytes()
-        r = run("recorded_default.py", "--cutune", "/nonexistent/cutune", "--material", tmp, "no_such_case",
-                str(t / "b.json.gz"))
-        assert r.returncode == 2 and "no_such_case" in r.stderr, r.stderr
-        r = run("recorded_default.py", "--cutune", "/nonexistent/cutune", "--material", tmp, "transpose",
-                str(t / "all.json"))
-        assert r.returncode == 2 and "not a .json.gz recording" in r.stderr, r.stderr
-        r = run("recorded_default.py", "--cutune", "/nonexistent/cutune", "--material", tmp, "kt_reduction",
-                str(t / "b.json.gz"))
-        assert r.returncode == 2 and "no default" in r.stderr, r.stderr
-        r = run("recorded_default.py", "--cutune", "/nonexistent/cutune", "--material", tmp, "transpose",
-                str(t / "b.json.gz"))
-        assert r.returncode == 2 and "--cutune /nonexistent/cutune: cannot run" in r.stderr, r.stderr
+        for case, file, words in (("no_such_case", "b.json.gz", "no_such_case"),
+                                  ("transpose", "all.json", "not a .json.gz recording"),
+                                  ("kt_reduction", "b.json.gz", "no default"),
+                                  ("transpose", "b.json.gz", "--cutune /nonexistent/cutune: cannot run")):
+            r = run("recorded_default.py", "--cutune", "/nonexistent/cutune", "--material", tmp, case, str(t / file))
+            assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, (case, r.stderr)
         assert (t / "b.json.gz").read_bytes() == before
     print("ok")
 

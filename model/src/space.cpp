@@ -322,7 +322,7 @@ std::string Space::violated_restriction(const Config& config) const {
   if (block_limit_ && !holds(*block_limit_, block_program_.get(), config.index, parameters_.size(),
                              "thread-block limit", block_limit_text_))
     return block_limit_text_;
-  if (membership_ && !membership_(config)) return "<not a member>";
+  if (membership_ && !membership_(config)) return std::string(kNotAMember);
   return "";
 }
 

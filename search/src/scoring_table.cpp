@@ -83,6 +83,10 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
   const std::size_t ns = options.strategies.size(), nsp = spaces.size();
   std::vector<std::vector<std::vector<std::vector<TraceEntry>>>> runs(
       ns, std::vector<std::vector<std::vector<TraceEntry>>>(nsp, std::vector<std::vector<TraceEntry>>(options.repeats)));
+  // What a tuning evaluates before its strategy on each space: the same for every run there.
+  std::vector<std::vector<Config>> first(nsp);
+  if (options.default_first)
+    for (std::size_t sp = 0; sp < nsp; ++sp) first[sp] = loop_first(spaces[sp]);
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
@@ -105,7 +109,7 @@ ScoreTable compare_strategies(const std::vector<RecordedSpace>& spaces, const Co
         sim.lookahead = options.lookahead;
         sim.session.max_time_s = table.time_budget_s[sp];
         sim.budget_from_pace = options.budget_from_pace;
-        if (options.default_first) sim.first = loop_first(spaces[sp]);
+        sim.first = first[sp];
         runs[st][sp][r] = simulate(spaces[sp], *strategy, sim).trace;
       } catch (...) {
         std::lock_guard lock(failure_mutex);

@@ -246,7 +246,7 @@ std::vector<TraceEntry> replay_trace(const RecordedSpace& recorded, const std::v
   for (const Config& c : evaluated) {
     const RecordedResult* r = recorded.find(c);
     if (!r) {
-      const bool in_range = recorded.space().violated_restriction(c) == "<not a member>";
+      const bool in_range = recorded.space().violated_restriction(c) == Space::kNotAMember;
       throw InputError(fmt::format("{}: configuration {} is not in the recorded space {}", what,
                                    in_range ? recorded.space().key(c) : "(values out of range)", recorded.name()));
     }

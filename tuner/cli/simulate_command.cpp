@@ -11,8 +11,8 @@
 #include "cutune/db/store.hpp"
 #include "cutune/model/configuration.hpp"
 #include "cutune/model/errors.hpp"
-#include "cutune/runner/runner.hpp"
 #include "cutune/model/shard.hpp"
+#include "cutune/runner/runner.hpp"
 #include "cutune/runner/tuning_session.hpp"
 #include "cutune/formats/recorded_cache.hpp"
 #include "cutune/search/pace.hpp"
@@ -176,7 +176,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   options.session.stored_count_against_budget = args.resume;
   options.budget_from_pace = budget_learnt;
   options.compile_workers = args.compile_workers;
-  // The default configuration first, as the tuning loop evaluates it before the strategy.
+  // What the tuning loop evaluates before the strategy: a default the recording names, then --try.
   options.first = search::loop_first(recorded);
   for (const Configuration& c : tries) options.first.push_back(c.index());  // right after the default
   if (args.lookahead) options.lookahead = *args.lookahead;

@@ -801,7 +801,7 @@ std::vector<Configuration> parse_configs(const Space& space, const std::vector<s
     } catch (const InputError& e) {
       throw InputError(fmt::format("{} {}: {}", option, text, e.what()));
     }
-    if (std::string r = c->violated_restriction(); r == "<not a member>")
+    if (std::string r = c->violated_restriction(); r == Space::kNotAMember)
       throw InputError(fmt::format("{} {}: not in the space (a recording holds only what it measured)", option, text));
     else if (!r.empty())
       throw InputError(fmt::format("{} {}: violates \"{}\"", option, text, r));

@@ -83,8 +83,10 @@ class Space {
   /// restrictions) uses it to make "valid" mean "in the recording". nullptr removes it.
   void set_membership(std::function<bool(const Config&)> member) { membership_ = std::move(member); }
 
-  /// The text of the first restriction the configuration violates, "<not a member>" when
-  /// the membership predicate rejects it, or "" when valid.
+  /// What violated_restriction says of a configuration the membership predicate rejects.
+  static constexpr std::string_view kNotAMember = "<not a member>";
+  /// The text of the first restriction the configuration violates, kNotAMember when the
+  /// membership predicate rejects it, or "" when valid.
   std::string violated_restriction(const Config& config) const;
   bool is_valid(const Config& config) const { return violated_restriction(config).empty(); }
 

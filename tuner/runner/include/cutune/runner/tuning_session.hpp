@@ -114,13 +114,13 @@ TuneOptions::Reuse parse_reuse(const std::string& text);
 /// own results across the whole space, which does not.
 void check_shard_strategy(const std::string& strategy, const Shard& shard);
 
-/// One tuning's inputs, each built once. A session is tuned once (its strategy keeps
-/// state); move it into runner::tune.
 /// Whether a tuning of `problem` evaluates its default configuration first
 /// (TuningSession::default_first, which says why): the problem names its default, or under
 /// `verify` (--verify's overrides) some output has no reference, so the default's defines it.
 bool evaluates_default_first(const KernelProblem& problem, const std::vector<std::string>& verify = {});
 
+/// One tuning's inputs, each built once. A session is tuned once (its strategy keeps
+/// state); move it into runner::tune.
 class TuningSession {
  public:
   /// Checks everything a tuning can be refused for, before any GPU work or write, and
