@@ -15,9 +15,10 @@ for size in 2m 20m; do
   F=$M/pnpoly-cutune.json; N=270
   [ $size = 2m ] && F=$M/pnpoly-cutune-2000000.json && N=780
   for s in $SEEDS; do
+    rc=0  # a failed run is reported and the others still run
     "$B" tune "$F" --budget $N --seed "$s" --prior none --db "$OUT/$size.$s.db" \
-      --report "$OUT/logs/$size.$s.report.json" > "$OUT/logs/$size.$s.log" 2>&1
-    echo "$size seed $s rc $?"
+      --report "$OUT/logs/$size.$s.report.json" > "$OUT/logs/$size.$s.log" 2>&1 || rc=$?
+    echo "$size seed $s rc $rc"
   done
 done
 python3 - "$OUT" > "$OUT/real_runs.txt" <<'PY'
