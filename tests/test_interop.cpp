@@ -64,14 +64,17 @@ std::size_t count_rows(const std::string& db, const std::string& table) {
   return n;
 }
 
-/// A small cache for vector_add (n = 1000), written with cutune's own writer.
+/// A small cache for vector_add (n = 1000), written with cutune's own writer; `problem_field`, when
+/// given, is its db::kt::kProblemField.
 void write_vector_add_cache(const fs::path& path, const std::vector<std::int64_t>& problem_size,
-                            const std::string& block_value = "128") {
+                            const std::string& block_value = "128", const json& problem_field = nullptr) {
   const KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
   DeviceIdentity d;
   d.name = "NVIDIA Test GPU";
   db::kt::KtCacheWriter w;
-  w.open(path, db::kt::cache_header(p.kernel_name(), p.space(), problem_size, d));
+  auto header = db::kt::cache_header(p.kernel_name(), p.space(), problem_size, d);
+  if (!problem_field.is_null()) header.extra[db::kt::kProblemField] = problem_field;
+  w.open(path, header);
   for (int i = 0; i < 3; ++i) {
     db::kt::KtEntry e;
     e.params = json{{"block_size_x", json::parse(block_value)}, {"elements_per_thread", 1 << i}, {"vector_width", 1}};
@@ -246,6 +249,49 @@ TEST_CASE("export: a recorded space round-trips through the DB as a cache and as
   CHECK(results.schema_version == "1.1.0");
   CHECK(results.entries.size() == original.entries.size());
   CHECK(results.metadata.device == original.device_name);
+}
+
+// The matmul template's problem_size is [n, m]: only the variables tell k=1024 from k=4096.
+TEST_CASE("a cache names its problem's variables: import keys the problem by them, export writes them back",
+          "[interop]") {
+  CliTempDir dir;
+  const std::string db = dir / "va.db";
+  write_vector_add_cache(dir / "va.json", {1000}, "128", json{{"n", 1000}});
+  CHECK(db::kt::read_results_file(dir / "va.json").problem_variables == std::map<std::string, std::int64_t>{{"n", 1000}});
+  ok({"import", dir / "va.json", "--db", db});
+  {
+    const db::Store store = db::Store::open(db, false);
+    const auto targets = store.measurement_targets({});
+    REQUIRE(targets.size() == 1);
+    CHECK(targets[0].problem_key == "n=1000");  // as a tuning of vector_add at n=1000 keys it
+    CHECK(db::kt::stored_problem_variables(targets[0].problem_json) == std::map<std::string, std::int64_t>{{"n", 1000}});
+  }
+  const std::string out = dir / "back.json";
+  ok({"export", "--format", "cache", "--db", db, "-o", out});
+  CHECK(db::kt::read_cache(out).extra.at(db::kt::kProblemField) == json{{"n", 1000}});
+  // With --kernel and no --problem, the file's problem is the instance (not the kernel's default).
+  ok({"import", dir / "va.json", "--db", dir / "checked.db", "--kernel", "vector_add"});
+  CHECK(db::Store::open(dir / "checked.db", false).measurement_targets({}).at(0).problem_key == "n=1000");
+
+  const std::string before = slurp(db);
+  expect_bad_input({"import", dir / "va.json", "--db", db, "--problem", "n=2000"},
+                   {"va.json", "cutune_problem", "n=1000", "n=2000"});
+  write_vector_add_cache(dir / "bad.json", {1000}, "128", json{{"n", "a thousand"}});
+  expect_bad_input({"import", dir / "bad.json", "--db", db}, {"bad.json", "cutune_problem", "\"n\""});
+  write_vector_add_cache(dir / "list.json", {1000}, "128", json::array({1000}));
+  expect_bad_input({"import", dir / "list.json", "--db", db}, {"list.json", "cutune_problem"});
+  CHECK(slurp(db) == before);
+  // Resuming the file for another problem of the same extent is refused, naming the field.
+  CHECK_THROWS_WITH(write_vector_add_cache(dir / "va.json", {1000}, "128", json{{"n", 1001}}),
+                    Contains("va.json") && Contains("cutune_problem"));
+  // A file without the field is known by its size only: its import stores no variables, and the
+  // file's tune_params kept beside the size are none.
+  write_vector_add_cache(dir / "plain.json", {1000});
+  ok({"import", dir / "plain.json", "--db", dir / "plain.db"});
+  const auto plain = db::Store::open(dir / "plain.db", false).measurement_targets({});
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].problem_key == "ProblemSize=1000");
+  CHECK(db::kt::stored_problem_variables(plain[0].problem_json).empty());
 }
 
 TEST_CASE("export: bad input exits 2", "[interop]") {
@@ -443,6 +489,7 @@ TEST_CASE("tune --cache appends Kernel Tuner's cache lines and refuses a disagre
   ok({"tune", "vector_add", "--problem", "n=1048576", "--budget", "6", "--resume", "--finalists", "0", "--db", db,
       "--cache", cache});
   CHECK(db::kt::read_cache(cache).entries.size() == 6);
+  CHECK(db::kt::read_cache(cache).extra.at(db::kt::kProblemField) == json{{"n", 1048576}});
   const std::string before = slurp(cache);
   expect_bad_input({"tune", "vector_add", "--problem", "n=2048", "--budget", "2", "--db", db, "--cache", cache},
                    {"va_cache.json", "problem_size"});

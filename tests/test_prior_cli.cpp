@@ -125,3 +125,43 @@ TEST_CASE("tune --simulate --prior-from: a recording at another problem size is 
   CHECK_THAT(same_size.out, Contains("prior from matmul on NVIDIA H100 80GB HBM3, problem [2048,2048]"));
   CHECK_THAT(same_size.out, !Contains("other problem sizes"));
 }
+
+// A cutune-written recording names its problem's variables beside problem_size ([n, m] for matmul):
+// at the target's extent, one at another k is from another problem; a DB import of a Kernel Tuner
+// cache (size only, its tune_params kept beside) is at the target's size.
+TEST_CASE("tune --simulate: a recording at the target's extent but another k is from another problem") {
+  const auto spaces = std::filesystem::path(CUTUNE_TEST_DATA_DIR).parent_path().parent_path() / "results" / "spaces";
+  const std::string h100 = (spaces / "matmul_2048_nvidia_h100_80gb_hbm3.json.gz").string();
+  const std::string h200 = (spaces / "matmul_2048_nvidia_h200.json.gz").string();
+  CliTempDir dir;
+  // Each recording through the DB at a named problem: the export writes the variables.
+  auto at = [&](const std::string& file, const std::string& problem, const std::string& name) {
+    const std::string db = dir / (name + ".db"), out = dir / (name + ".json");
+    REQUIRE(run_cli({"import", file, "--db", db, "--problem", problem}).status == 0);
+    const auto e = run_cli({"export", "--format", "cache", "--db", db, "-o", out});
+    INFO(describe({"export"}, e));
+    REQUIRE(e.status == 0);
+    CHECK_THAT(slurp(out), Contains("\"cutune_problem\""));
+    return out;
+  };
+  const std::string target = at(h200, "k=2048,m=2048,n=2048", "h200_k2048");
+  const auto other_k = run_cli({"tune", "--simulate", target, "--prior-from",
+                                at(h100, "k=1024,m=2048,n=2048", "h100_k1024"), "--budget", "12"});
+  INFO(describe({"tune --simulate (prior at k=1024)"}, other_k));
+  REQUIRE(other_k.status == 0);
+  CHECK_THAT(other_k.out, Contains("measured at other problem sizes only"));
+  const auto same_k = run_cli({"tune", "--simulate", target, "--prior-from",
+                               at(h100, "k=2048,m=2048,n=2048", "h100_k2048"), "--budget", "12"});
+  INFO(describe({"tune --simulate (prior at k=2048)"}, same_k));
+  REQUIRE(same_k.status == 0);
+  CHECK_THAT(same_k.out, Contains("prior used:"));
+  CHECK_THAT(same_k.out, !Contains("other problem sizes"));
+  // The DB's import of the recording as Kernel Tuner writes it (no variables) is taken at its size.
+  const std::string db = dir / "imported.db";
+  REQUIRE(run_cli({"import", h100, "--db", db}).status == 0);
+  const auto from_db = run_cli({"tune", "--simulate", target, "--db", db, "--prior", "on", "--budget", "12"});
+  INFO(describe({"tune --simulate --db (an import)"}, from_db));
+  REQUIRE(from_db.status == 0);
+  CHECK_THAT(from_db.out, Contains("prior from matmul on NVIDIA H100 80GB HBM3"));
+  CHECK_THAT(from_db.out, !Contains("other problem sizes"));
+}

@@ -51,9 +51,14 @@ const char* element_type_name(ElementType t) {
 
 bool is_floating(ElementType t) { return t == ElementType::Float32 || t == ElementType::Float64; }
 
-std::string ProblemInstance::key() const {
+std::string variables_key(const std::map<std::string, std::int64_t>& variables) {
   std::string k;
   for (const auto& [name, value] : variables) k += fmt::format("{}{}={}", k.empty() ? "" : ",", name, value);
+  return k;
+}
+
+std::string ProblemInstance::key() const {
+  std::string k = variables_key(variables);
   if (k.empty()) {
     for (auto d : problem_size) k += fmt::format("{}{}", k.empty() ? "" : "x", d);
     k = "ProblemSize=" + k;

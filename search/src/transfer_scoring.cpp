@@ -15,7 +15,8 @@ std::vector<std::shared_ptr<const SpacePrior>> leave_one_out_priors(const std::v
     std::vector<Prior> offered;
     for (const Prior& p : pool)
       if (p.origin.kernel.shares_a_name_with(origins[i].kernel) &&
-          (p.origin.device != origins[i].device || p.origin.problem != origins[i].problem))
+          (p.origin.device != origins[i].device || p.origin.problem != origins[i].problem ||
+           p.origin.size.variables != origins[i].size.variables))
         offered.push_back(p);
     out.push_back(std::make_shared<const SpacePrior>(spaces[i].space(), origins[i].kernel, offered, origins[i].size));
   }

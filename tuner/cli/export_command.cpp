@@ -71,6 +71,8 @@ std::string export_objective(const db::Store& store, const ExportData& x, const 
 db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_file) {
   json problem = json::parse(x.target.problem_json, nullptr, /*allow_exceptions=*/false);
   if (!problem.is_object()) problem = json::object();
+  // Beside problem_size, which may leave a variable out (matmul's is [n, m]).
+  const auto variables = db::kt::stored_problem_variables(x.target.problem_json);
   std::vector<std::int64_t> sizes;
   if (const auto it = problem.find("ProblemSize"); it != problem.end() && it->is_array())
     for (const auto& d : *it)
@@ -81,6 +83,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
     // with the function's name beside it for a prior from Kernel Tuner's caches of the kernel.
     auto h = db::kt::cache_header(x.target.kernel, kp.space(), sizes, x.device, x.objective);
     if (runner::evaluates_default_first(kp)) db::kt::set_default_field(h, kp.space());
+    db::kt::set_problem_field(h, variables);
     if (kp.name() != x.target.kernel)
       throw InputError(fmt::format("--space {}: its kernel is {}, the measurements' {}", space_file, kp.name(),
                                    x.target.kernel));
@@ -94,6 +97,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
     const KernelProblem kp = KernelProblem::load(resolve_kernel(x.target.kernel));
     auto h = db::kt::cache_header(kp.kernel_name(), kp.space(), sizes, x.device, x.objective);
     if (runner::evaluates_default_first(kp)) db::kt::set_default_field(h, kp.space());
+    db::kt::set_problem_field(h, variables);
     if (h.tune_params_keys == x.param_names) return h;
   } catch (const InputError&) {
     // Not a kernel this cutune knows (imported data): the header from what is stored.
@@ -103,7 +107,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
   h.kernel_name = x.target.kernel;
   if (problem.contains("ProblemSize")) h.problem_size = problem["ProblemSize"];
   h.tune_params_keys = x.param_names;
-  if (const auto it = problem.find("kt_tune_params"); it != problem.end() && it->is_object()) {
+  if (const auto it = problem.find(db::kt::kImportedTuneParamsKey); it != problem.end() && it->is_object()) {
     h.tune_params = *it;
   } else {
     for (const auto& name : x.param_names) {
@@ -118,6 +122,7 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
   }
   h.objective = json::array({x.objective});
   h.extra[db::kt::kDeviceField] = to_json(x.device);
+  db::kt::set_problem_field(h, variables);
   // The function's name where the DB knows it and it is not the kernel's: a prior from this
   // file then finds tunings of the function under other names (as --space writes it).
   if (!x.target.kernel_function.empty() && x.target.kernel_function != x.target.kernel)

@@ -49,12 +49,27 @@ struct Target {
   std::optional<KernelProblem> problem;  ///< with --kernel: its space checks every entry
 };
 
+/// The problem's variables --problem names (none for ProblemSize=AxB), checked against the ones a
+/// cutune-written cache names (db::kt::kProblemField): a file of k=2048 is not stored as k=1024.
+std::map<std::string, std::int64_t> problem_variables_of(const ImportArgs& a, const db::kt::ResultsFile& rf) {
+  if (a.problem.empty()) return rf.problem_variables;
+  std::map<std::string, std::int64_t> given;
+  if (problem_key_of(a.problem).rfind("ProblemSize=", 0) != 0)
+    for (auto& [name, value] : parse_problem_assignments(a.problem)) given[name] = value;
+  if (!rf.problem_variables.empty() && given != rf.problem_variables)
+    throw InputError(fmt::format("{}: {}: the file's problem is {}, --problem gives {}", a.file, db::kt::kProblemField,
+                                 variables_key(rf.problem_variables), a.problem));
+  return given;
+}
+
 Target target_of(const ImportArgs& a, const db::kt::ResultsFile& rf) {
   const std::string file = a.file;
+  const std::map<std::string, std::int64_t> variables = problem_variables_of(a, rf);
   Target t;
   if (!a.kernel.empty()) {
     t.problem = KernelProblem::load(resolve_kernel(a.kernel));
-    const ProblemInstance inst = t.problem->instantiate(a.problem);
+    // Without --problem, the problem a cutune-written file names (else the kernel's defaults).
+    const ProblemInstance inst = t.problem->instantiate(a.problem.empty() ? variables_key(variables) : a.problem);
     std::vector<std::string> names;
     for (const auto& p : t.problem->space().parameters()) names.push_back(p.name);
     if (rf.param_names != names)
@@ -88,15 +103,20 @@ Target target_of(const ImportArgs& a, const db::kt::ResultsFile& rf) {
     // The key the rows are found by (query --problem, tune's own keys): n=2**24 is stored as
     // n=16777216, and "n=1/0" is refused rather than stored as a problem nobody can name.
     t.problem_key = problem_key_of(a.problem);
+  } else if (!variables.empty()) {
+    t.problem_key = variables_key(variables);  // as the tuning that wrote the file keyed it
   } else if (const auto sizes = sizes_of(rf.problem_size)) {
     for (auto d : *sizes) t.problem_key += (t.problem_key.empty() ? "" : "x") + std::to_string(d);
     t.problem_key = "ProblemSize=" + t.problem_key;
   } else {
     t.problem_key = "ProblemSize=" + db::python_str(rf.problem_size);  // cmd_import asked when it is null
   }
+  // The variables beside the size, as a tuning stores its problem (ProblemInstance::json): a prior
+  // from the import then tells problems of one extent apart (matmul's [n, m] at two k).
+  for (const auto& [name, value] : variables) pj[name] = value;
   if (!rf.problem_size.is_null()) pj["ProblemSize"] = rf.problem_size;
   // Kept so that an export can write the file's parameter lists back (a cache header).
-  if (!rf.tune_params.empty()) pj["kt_tune_params"] = rf.tune_params;
+  if (!rf.tune_params.empty()) pj[db::kt::kImportedTuneParamsKey] = rf.tune_params;
   t.problem_json = db::kt::store_json(pj);
   return t;
 }

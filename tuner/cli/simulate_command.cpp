@@ -61,8 +61,9 @@ std::vector<search::Prior> priors_from_files(const SimulateArgs& args) {
   for (const auto& f : args.prior_from) {
     replay::RecordingOrigin o;
     const search::RecordedSpace r = replay::load_recorded_space(f, &o);
-    // A cache names its problem by its size only (problem_size).
-    out.push_back(search::prior_from_recording(r, {kernel_names_of(o, r), o.device_name, o.problem, {o.problem, ""}}));
+    // A cache names its problem by its size (problem_size), and by its variables where cutune wrote it.
+    out.push_back(search::prior_from_recording(
+        r, {kernel_names_of(o, r), o.device_name, o.problem, {o.problem, o.problem_variables}}));
   }
   return out;
 }
@@ -162,7 +163,7 @@ int cmd_simulate(const SimulateArgs& args, const std::string& strategy_name, std
   if (!priors.empty()) {
     // As a tuning and `cutune score` do: the recording's own problem size on other GPUs first.
     prior = std::make_shared<const search::SpacePrior>(
-        searched, kernel, priors, search::ProblemSize{origin.problem, ""});
+        searched, kernel, priors, search::ProblemSize{origin.problem, origin.problem_variables});
     std::cout << prior->summary() << '\n';
     prior_uses = prior->uses();
     if (prior->empty()) prior.reset();

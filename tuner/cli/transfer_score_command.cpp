@@ -25,7 +25,7 @@ search::PriorOrigin origin_of(const replay::RecordingOrigin& o, const std::strin
   if (o.kernel_name.empty())
     throw InputError(fmt::format("{}: the recording names no kernel (kernel_name): it cannot be matched to a prior",
                                  file));
-  return {{o.kernel_name, o.kernel_function}, o.device_name, o.problem, {o.problem, ""}};  // a cache's problem is its size
+  return {{o.kernel_name, o.kernel_function}, o.device_name, o.problem, {o.problem, o.problem_variables}};
 }
 
 nlohmann::ordered_json number_or_null(double v) {

@@ -605,6 +605,10 @@ void check_same_header(const KtCacheHeader& file, const KtCacheHeader& want,
   if (!same_problem_size(file.problem_size, want.problem_size))
     differ("problem_size", dump_python_json(file.problem_size),
            dump_python_json(want.problem_size));
+  // A file written before the field existed has none: taken at its problem_size's word.
+  const auto fp = file.extra.find(kProblemField), wp = want.extra.find(kProblemField);
+  if (fp != file.extra.end() && wp != want.extra.end() && !json_equal(*fp, *wp))
+    differ(kProblemField, dump_python_json(*fp), dump_python_json(*wp));
   if (file.tune_params_keys != want.tune_params_keys)
     differ("tune_params_keys", dump_python_json(file.tune_params_keys),
            dump_python_json(want.tune_params_keys));

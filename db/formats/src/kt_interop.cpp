@@ -164,6 +164,7 @@ ResultsFile read_results_file(const fs::path& path) {
   out.kernel_name = cache.kernel_name;
   out.kernel_function = kernel_function(cache);
   out.problem_size = cache.problem_size;
+  out.problem_variables = problem_field(cache, name);
   out.param_names = cache.tune_params_keys;
   out.tune_params = cache.tune_params;
   out.entries = std::move(cache.entries);
@@ -205,6 +206,38 @@ void set_default_field(KtCacheHeader& header, const Space& space) {
   for (std::size_t i = 0; i < space.parameters().size(); ++i)
     defaults[space.parameters()[i].name] = value_json(space.value(def, i));
   header.extra[kDefaultField] = std::move(defaults);
+}
+
+std::map<std::string, std::int64_t> problem_field(const KtCacheHeader& header, const std::string& where) {
+  std::map<std::string, std::int64_t> out;
+  const auto it = header.extra.find(kProblemField);
+  if (it == header.extra.end()) return out;
+  if (!it->is_object() || it->empty())
+    throw InputError(fmt::format("{}: {}: expected an object of the problem's variables, e.g. {{\"n\": 1024}}", where,
+                                 kProblemField));
+  for (const auto& [name, value] : it->items()) {
+    if (!value.is_number_integer())
+      throw InputError(fmt::format("{}: {}: \"{}\" is {}, not an integer", where, kProblemField, name, value.dump()));
+    out[name] = value.get<std::int64_t>();
+  }
+  return out;
+}
+
+void set_problem_field(KtCacheHeader& header, const std::map<std::string, std::int64_t>& variables) {
+  if (variables.empty()) return;
+  ordered_json j = ordered_json::object();
+  for (const auto& [name, value] : variables) j[name] = value;
+  header.extra[kProblemField] = std::move(j);
+}
+
+std::map<std::string, std::int64_t> stored_problem_variables(const std::string& problem_json) {
+  std::map<std::string, std::int64_t> out;
+  const auto j = ordered_json::parse(problem_json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return out;
+  for (const auto& [name, value] : j.items())
+    if (name != "ProblemSize" && name != kImportedTuneParamsKey && value.is_number_integer())
+      out[name] = value.get<std::int64_t>();
+  return out;
 }
 
 std::string kernel_function(const KtCacheHeader& header) {

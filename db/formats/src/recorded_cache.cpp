@@ -14,6 +14,7 @@
 #include "cutune/formats/t4.hpp"
 #include "text_file.hpp"
 #include "cutune/model/errors.hpp"
+#include "cutune/model/problem.hpp"
 
 namespace cutune::replay {
 namespace {
@@ -191,7 +192,7 @@ search::RecordedSpace load_recorded_space(const std::filesystem::path& path, Rec
     if (origin)
       *origin = RecordingOrigin{cache.device_name, cache.kernel_name,
                                 cache.problem_size.is_null() ? std::string() : cache.problem_size.dump(),
-                                db::kt::kernel_function(cache)};
+                                db::kt::kernel_function(cache), variables_key(db::kt::problem_field(cache, name))};
     return recorded_space_from_cache(cache, name);
   } catch (const InputError& as_cache) {
     try {

@@ -6,7 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cutune/formats/kt_interop.hpp"
 #include "cutune/model/errors.hpp"
+#include "cutune/model/problem.hpp"
 #include "cutune/search/objective.hpp"
 
 namespace cutune::runner {
@@ -35,18 +37,17 @@ std::optional<Value> value_of(const nlohmann::json& j) {
 }
 
 // A stored problem's size: its JSON's ProblemSize (a tuning's and an import's; unknown where it has
-// none, a simulation's) and, where the JSON holds the problem's variables beside it (a tuning's,
-// ProblemInstance::json), the problem's key, which names them as a tuning's target does
-// (ProblemInstance::key). An import stores no variables: unknown.
-search::ProblemSize size_of(const std::string& problem_json, const std::string& problem_key) {
+// none, a simulation's) and its variables where the JSON holds them beside it (a tuning's,
+// ProblemInstance::json; an import's where the file or --problem named them), keyed as a
+// tuning's target is (ProblemInstance::key). Only the variables: an import's JSON also keeps
+// the file's tune_params, and taking every field for a variable had keyed such an import
+// "ProblemSize=...", another problem than the tuning at its very size.
+search::ProblemSize size_of(const std::string& problem_json) {
   const auto j = nlohmann::json::parse(problem_json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return {};
   search::ProblemSize size;
   if (const auto it = j.find("ProblemSize"); it != j.end() && !it->is_null()) size.extent = it->dump();
-  const bool has_variables = std::any_of(j.items().begin(), j.items().end(), [](const auto& item) {
-    return item.key() != "ProblemSize";
-  });
-  if (has_variables) size.variables = problem_key;
+  size.variables = variables_key(db::kt::stored_problem_variables(problem_json));
   return size;
 }
 
@@ -80,7 +81,7 @@ std::vector<search::Prior> priors_from_store(const db::Store& store, const searc
         (t.device_id == except_device_id || (!except_gpu_model.empty() && t.gpu_model == except_gpu_model)))
       continue;
     search::Prior prior;
-    prior.origin = {search::KernelNames(t.kernel, t.kernel_function), t.gpu_model, t.problem_key, size_of(t.problem_json, t.problem_key)};
+    prior.origin = {search::KernelNames(t.kernel, t.kernel_function), t.gpu_model, t.problem_key, size_of(t.problem_json)};
     std::vector<std::string> names;
     bool readable = true;
     for (const auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {

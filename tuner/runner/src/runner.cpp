@@ -224,6 +224,7 @@ void Tuning::prepare() {
     auto header = db::kt::cache_header(problem_.kernel_name(), space_, session_.instance().problem_size,
                                        report_.device, objective_.name());
     if (session_.default_first()) db::kt::set_default_field(header, space_);
+    db::kt::set_problem_field(header, session_.instance().variables);
     kt_cache_.open(options_.kt_cache, header);
   }
   db::RunSpec spec;

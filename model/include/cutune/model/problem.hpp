@@ -103,6 +103,10 @@ std::vector<std::pair<std::string, std::int64_t>> parse_problem_assignments(
 /// "ProblemSize=4096x4096", the key of a problem known by its sizes only.
 std::string problem_key_of(const std::string& text);
 
+/// Problem variables as a problem's key names them: {k: 1024, m: 4096} -> "k=1024,m=4096"; ""
+/// for none.
+std::string variables_key(const std::map<std::string, std::int64_t>& variables);
+
 /// Values of the problem variables for one tuning instance, plus derived sizes.
 struct ProblemInstance {
   std::map<std::string, std::int64_t> variables;  ///< name -> value

@@ -59,6 +59,12 @@ struct KtEntry {
   bool operator==(const KtEntry&) const;  ///< NaN equals NaN
 };
 
+/// Header field of a cache cutune wrote for a problem of named variables: {name: value}, as the
+/// problem's key names them. A cache's problem_size is the launch's extent only, which may leave a
+/// variable out (the matmul template's is [n, m], so runs at k=1024 and k=4096 share it): a
+/// resumed file, a prior from the file and its import then tell the problems apart.
+inline constexpr const char* kProblemField = "cutune_problem";
+
 /// The fields of a cache file before "cache".
 struct KtCacheHeader {
   std::optional<std::string> schema_version;  ///< only in the proposed cache format 1.0.0

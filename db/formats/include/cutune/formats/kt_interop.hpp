@@ -8,7 +8,9 @@
 // "time_ci_low", "time_ci_high" (the median's 95% interval) and "time_samples" (how many
 // samples), all in milliseconds. Kernel Tuner keeps fields it does not know and ignores
 // them, so a file with them still resumes and simulates.
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -41,9 +43,26 @@ inline constexpr const char* kKernelFunctionField = "cutune_kernel_function";
 /// nothing goes before the strategy's proposals, as in a tuning of a Kernel Tuner script.
 inline constexpr const char* kDefaultField = "cutune_default";
 
+/// Where the store's problem JSON of an imported cache keeps the file's tune_params (an export
+/// writes them back as its header's); not a problem variable.
+inline constexpr const char* kImportedTuneParamsKey = "kt_tune_params";
+
 /// The kKernelFunctionField of a header; "" when it has none (every file Kernel Tuner wrote:
 /// its kernel_name is the function's).
 std::string kernel_function(const KtCacheHeader& header);
+
+/// The problem's variables a header's kProblemField names; none when it has no field (every file
+/// Kernel Tuner wrote). Throws InputError naming `where` and the field when it is not an object
+/// of integers.
+std::map<std::string, std::int64_t> problem_field(const KtCacheHeader& header, const std::string& where);
+
+/// Records a problem's variables in kProblemField (kt_cache.hpp); no field for a problem of none.
+void set_problem_field(KtCacheHeader& header, const std::map<std::string, std::int64_t>& variables);
+
+/// The variables of a problem as the store's JSON holds it (ProblemInstance::json, or an import's:
+/// every integer field but ProblemSize and kImportedTuneParamsKey); none for text that is not a
+/// JSON object.
+std::map<std::string, std::int64_t> stored_problem_variables(const std::string& problem_json);
 
 /// What one results file holds, whatever its kind.
 struct ResultsFile {
@@ -56,6 +75,8 @@ struct ResultsFile {
   /// (kKernelFunctionField); "" otherwise (a Kernel Tuner cache's kernel_name is the function's).
   std::string kernel_function;
   nlohmann::ordered_json problem_size;  ///< null when the file has none
+  /// The problem's variables where a cutune-written cache names them (kProblemField); else empty.
+  std::map<std::string, std::int64_t> problem_variables;
   std::vector<std::string> param_names;
   nlohmann::ordered_json tune_params = nlohmann::ordered_json::object();  ///< cache only
   std::vector<KtEntry> entries;

@@ -27,6 +27,9 @@ struct RecordingOrigin {
   /// The CUDA function's name where the file names the kernel otherwise (a cutune export of a
   /// BAT kernel: kernel_name "convolution", db::kt::kKernelFunctionField "convolution_kernel").
   std::string kernel_function{};
+  /// The problem's key where the file names its variables (db::kt::kProblemField: a cutune
+  /// export, "k=2048,m=2048,n=2048"); "" otherwise, when the problem is known by its size only.
+  std::string problem_variables{};
 };
 search::RecordedSpace load_recorded_space(const std::filesystem::path& path, RecordingOrigin* origin = nullptr);
 
