@@ -739,11 +739,18 @@ nlohmann::json parse_header(const process::Frame& text) {
 
 std::vector<char> to_bytes(const Envelope& e) {
   const std::string header = e.header.dump();
-  std::vector<char> out;
+  // Sized once and filled: two inserts per frame into a growing vector made g++ 12 (-O2) warn of
+  // a write past its first 8-byte allocation (-Wstringop-overflow), a false positive; one
+  // allocation of the known total is also all the frames need.
+  std::size_t total = sizeof(std::uint64_t) + header.size();
+  for (const process::Frame& f : e.frames) total += sizeof(std::uint64_t) + f.size();
+  std::vector<char> out(total);
+  char* at = out.data();
   auto put = [&](const char* data, std::uint64_t n) {
-    const auto* len = reinterpret_cast<const char*>(&n);
-    out.insert(out.end(), len, len + sizeof n);
-    out.insert(out.end(), data, data + n);
+    std::memcpy(at, &n, sizeof n);
+    at += sizeof n;
+    if (n > 0) std::memcpy(at, data, n);
+    at += n;
   };
   put(header.data(), header.size());
   for (const process::Frame& f : e.frames) put(f.data(), f.size());
