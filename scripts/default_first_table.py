@@ -9,10 +9,12 @@ correct one; Kernel Tuner has no such evaluation. `cutune score` simulates it wh
 names the default (cutune_default); `--strategy-alone` leaves it out.
 
 Usage:
-  scripts/default_first_table.py --first F.json --alone A.json [A2.json ...] --all-spaces ALL.json
+  scripts/default_first_table.py --first F.json [F2.json ...] --alone A.json [A2.json ...] --all-spaces ALL.json
       --strategy bandit_portfolio --out results/X
 Writes OUT.json and OUT.md (OUT.notes.md appended when it exists).
-F: `cutune score --json` with the default evaluated first; A: the same strategy, same seeds,
+F: `cutune score --json` with the default evaluated first (the first file's spaces are the table's; a
+later file's space replaces an earlier one's, e.g. a space scored again after its recording gained
+its cutune_default); A: the same strategy, same seeds,
 repeats and batch, alone (a later file's space replaces an earlier one's); ALL: a combined table
 of bench_strategies.py (its families and Kernel Tuner's rows). Each space of F must be scored in
 the A files and in ALL. Bad input: one line, exit 2, nothing written.
@@ -71,17 +73,26 @@ def default_of(space_file):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--first", required=True)
+    ap.add_argument("--first", required=True, nargs="+")
     ap.add_argument("--alone", required=True, nargs="+")
     ap.add_argument("--all-spaces", required=True)
     ap.add_argument("--strategy", default="bandit_portfolio")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
 
-    first_doc = load(args.first, "--first")
-    if not first_doc.get("default_first"):
-        fail(f"--first {args.first}: scored without the default first (default_first is not true)")
-    first = row_of(first_doc, args.strategy, args.first, "--first")
+    first_doc = load(args.first[0], "--first")
+    first = {"per_space": {}, "sampling_error": {}}
+    first_commands = []
+    for p in args.first:
+        doc = first_doc if p == args.first[0] else load(p, "--first")
+        if not doc.get("default_first"):
+            fail(f"--first {p}: scored without the default first (default_first is not true)")
+        if settings(doc) != settings(first_doc):
+            fail(f"--first {p}: other repeats, seed, batch, compile workers or methodology than {args.first[0]}")
+        r = row_of(doc, args.strategy, p, "--first")
+        first["per_space"].update(r["per_space"])
+        first["sampling_error"].update(r.get("sampling_error") or {})
+        first_commands.append(doc.get("command"))
     alone_cells, alone_errors = {}, {}
     for p in args.alone:
         doc = load(p, "--alone")
@@ -132,7 +143,7 @@ def main():
 
     out = Path(args.out)
     command = "scripts/default_first_table.py " + " ".join(sys.argv[1:])
-    result = {"command": command, "strategy": args.strategy, "first_command": first_doc.get("command"),
+    result = {"command": command, "strategy": args.strategy, "first_command": "\n".join(c for c in first_commands if c),
               "repeats": first_doc.get("repeats"), "seed": first_doc.get("seed"), "batch": first_doc.get("batch"),
               "overall": {"alone": overall_alone, "first": overall_first}, "families": fams, "spaces": rows}
     lines = [f"# The default strategy as a tuning runs it: the default configuration first", "",

@@ -16,17 +16,25 @@ CASE is a case of scripts/record_spaces.py (the problem file and sizes each reco
 from); the default is what `cutune space KERNEL --json` says. A RECORDING (.json.gz) is rewritten
 in place (one line before "cache", every other byte as it was), after checking that it holds
 the default and that the default is the configuration it measured first (brute force through the
-tuning loop: the default goes first). Cases recorded from captured Kernel Tuner scripts (kt:...)
-are refused: their T1 files name no default, so their tunings evaluated none first. Bad input: one line, exit 2, no file changed.
+tuning loop: the default goes first). A case whose tuning evaluates no default first (`cutune space
+--json`'s default_first: the problem names none, and every output is verified against a reference
+or not at all) is refused. A case recorded from a captured Kernel Tuner script (kt:...) is captured
+again here, so run this script with a Python that has numpy: such a T1 names no default, but where
+the capture cannot run the script's reference (an `answer` that run_kernel computed), the default
+configuration's output defines a correct one, and the tuning evaluates it first
+(convolution_correct.py's second call). Bad input: one line, exit 2, no file changed.
 """
 import argparse
 import gzip
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from record_spaces import CASES  # noqa: E402
 
@@ -38,12 +46,31 @@ def bad_input(message):
     sys.exit(2)
 
 
-def space_default(cutune, material, case):
+def captured_t1(case, kernel, material, workdir):
+    """The T1 file of the n-th call of a Kernel Tuner script ('kt:<script>:<n>'), captured in workdir
+    as scripts/record_spaces.py captured it for the recording."""
+    _, script, index = kernel.split(":")
+    examples = os.path.join(material, "kernel_tuner_examples")
+    if not os.path.isfile(os.path.join(examples, script)):
+        bad_input(f"{case}: --material {material} has no kernel_tuner_examples/{script}")
+    shutil.copytree(examples, workdir, dirs_exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    r = subprocess.run([sys.executable, "-m", "cutune_capture", "--out", "captured", script], cwd=workdir, env=env,
+                       capture_output=True, text=True)
+    manifest = os.path.join(workdir, "captured", "capture.json")
+    calls = json.load(open(manifest))["calls"] if os.path.isfile(manifest) else []
+    call = next((c for c in calls if c.get("index") == int(index) and c.get("t1")), None)
+    if call is None:
+        last = (r.stderr.strip().splitlines() or ["no message"])[-1]
+        bad_input(f"{case}: capturing {script} gave no call {index} (this Python needs numpy): {last}")
+    return os.path.join(workdir, "captured", call["t1"])
+
+
+def space_default(cutune, material, case, workdir):
     kernel, problem = CASES[case]
     if kernel.startswith("kt:"):
-        bad_input(f"{case}: recorded from a captured Kernel Tuner script, which names no default (its tuning "
-                  "evaluated none first)")
-    if kernel.endswith(".json"):
+        kernel = captured_t1(case, kernel, material, workdir)
+    elif kernel.endswith(".json"):
         kernel = os.path.join(material, kernel)
     cmd = [cutune, "space", kernel, "--json", *(["--problem", ",".join(problem)] if problem else [])]
     try:
@@ -52,7 +79,11 @@ def space_default(cutune, material, case):
         bad_input(f"--cutune {cutune}: cannot run ({e.strerror})")
     if r.returncode != 0:
         bad_input(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ''}")
-    return json.loads(r.stdout)["default"]
+    space = json.loads(r.stdout)
+    if not space.get("default_first"):
+        bad_input(f"{case}: its tuning evaluates no default first (the problem names none and verifies every "
+                  "output against a reference or not at all): nothing to write")
+    return space["default"]
 
 
 def annotate(path, default_key):
@@ -94,7 +125,8 @@ def main():
     for p in args.recordings:
         if not p.endswith(".json.gz") or not os.path.isfile(p):
             bad_input(f"{p}: not a .json.gz recording")
-    default_key = space_default(args.cutune, args.material, args.case)
+    with tempfile.TemporaryDirectory() as workdir:
+        default_key = space_default(args.cutune, args.material, args.case, workdir)
     written = [(p, *annotate(p, default_key)) for p in args.recordings]  # every check before any write
     for p, data, first in written:
         with open(p, "wb") as f:

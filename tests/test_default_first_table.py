@@ -85,12 +85,12 @@ def main():
                 "--all-spaces", str(t / "all.json"), "--out", str(t / "bad" / "x"))
         assert r.returncode == 2 and "no file scores the space b" in r.stderr, r.stderr
 
-        # recorded_default.py: an unknown case, a file that is not a recording, a case without a
-        # default, or a cutune that does not run: one line, exit 2, the recording unchanged.
+        # recorded_default.py: an unknown case, a file that is not a recording, a Kernel Tuner
+        # script it cannot capture, or a cutune that does not run: one line, exit 2, the recording unchanged.
         before = (t / "b.json.gz").read_bytes()
         for case, file, words in (("no_such_case", "b.json.gz", "no_such_case"),
                                   ("transpose", "all.json", "not a .json.gz recording"),
-                                  ("kt_reduction", "b.json.gz", "no default"),
+                                  ("kt_reduction", "b.json.gz", "has no kernel_tuner_examples/reduction.py"),
                                   ("transpose", "b.json.gz", "--cutune /nonexistent/cutune: cannot run")):
             r = run("recorded_default.py", "--cutune", "/nonexistent/cutune", "--material", tmp, case, str(t / file))
             assert r.returncode == 2 and words in r.stderr and len(r.stderr.strip().splitlines()) == 1, (case, r.stderr)
