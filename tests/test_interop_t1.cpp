@@ -130,7 +130,7 @@ TEST_CASE("ReferenceArguments decide correctness on the GPU", "[interop][gpu]") 
     CliResult r = run_cli(args);
     INFO(describe(args, r));
     REQUIRE(r.status == 0);
-    CHECK_THAT(r.out, Contains("verification against the ReferenceArguments"));
+    CHECK_THAT(r.out, Contains("verification: ReferenceArguments"));
     const db::Store s = db::Store::open(db, false);
     const auto t = s.measurement_targets({});
     REQUIRE(t.size() == 1);

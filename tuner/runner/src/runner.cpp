@@ -548,7 +548,8 @@ void Tuning::run_search() {
   lanes().set_timeout(timeout_);
   report_.verification = ready.verification.describe(problem_);
   report_.l2_method = to_string(ready.l2);
-  log(fmt::format("tuning {} ({}) on {} [{}]{}, verification against the {}, L2 {}", problem_.name(),
+  // "verification: none", not "against the none" (seen in a tuning of an unverified problem).
+  log(fmt::format("tuning {} ({}) on {} [{}]{}, verification: {}, L2 {}", problem_.name(),
                   report_.problem_key, report_.device.name, report_.device.arch(),
                   lanes().size() > 1 ? fmt::format(" x{} ({} GPU workers)", lanes().size(), lanes().size()) : "",
                   report_.verification, report_.l2_method));
