@@ -294,6 +294,33 @@ TEST_CASE("cli: space shows sizes and configurations", "[cli]") {
   CHECK_THAT(v.out, Contains("grid (16385,1,1) block (64,1,1)"));
 }
 
+// A problem that names no default: a tuning starts with its strategy, unless an output without a
+// reference is verified against the default's output, which then comes first.
+TEST_CASE("cli: space says why a default a problem does not name is evaluated first or not", "[cli]") {
+  CliTempDir dir;
+  dir.write("k.cu", "extern \"C\" __global__ void k(float* x, int n) {}\n");
+  auto problem = [&](const std::string& name, const std::string& extra) {
+    return dir.write(name, R"({"General": {"BenchmarkName": "k"},
+      "ConfigurationSpace": {"TuningParameters": [{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}],
+                             "Conditions": []},
+      "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu", "GridDivX": ["block_size_x"],
+        "ProblemSize": 100, "Arguments": [
+          {"Name": "x", "Type": "float", "MemoryType": "Vector", "AccessType": "ReadWrite", "FillType": "Random",
+           "Size": 100, "FillValue": 1.0, "Output": 1},
+          {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 100}]})" +
+                                       extra + "}");
+  };
+  const CliResult against_default = run_cli({"space", problem("k.json", "").string()});
+  INFO(describe({"space k.json"}, against_default));
+  REQUIRE(against_default.status == 0);
+  CHECK_THAT(against_default.out, Contains("default: 32 (named by no Default, but an output without a reference"));
+  const CliResult unverified =
+      run_cli({"space", problem("unverified.json", R"(, "cutune": {"Verification": {"x": "none"}})").string()});
+  INFO(describe({"space unverified.json"}, unverified));
+  REQUIRE(unverified.status == 0);
+  CHECK_THAT(unverified.out, Contains("default: 32 (named by no Default: a tuning starts with its strategy instead)"));
+}
+
 TEST_CASE("cli: space --show N prints exactly N configurations", "[cli]") {
   auto count_configs = [](const std::string& out) {
     std::size_t n = 0;
