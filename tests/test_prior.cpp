@@ -305,6 +305,20 @@ TEST_CASE("leave-one-out priors: a space's own recording is never its prior") {
   CHECK(across[0]->uses()[0].origin.device == "B");
   REQUIRE_FALSE(across[1]->empty());
   CHECK(across[1]->uses()[0].origin.device == "A");
+
+  // One GPU and one extent, two problems (matmul's [n, m] at two k, told apart by the recordings'
+  // cutune_problem): each is the other's prior, not its own recording.
+  const std::vector<search::PriorOrigin> by_k{{"k", "A", "[8,8]", {"[8,8]", "k=1,m=8,n=8"}},
+                                              {"k", "A", "[8,8]", {"[8,8]", "k=2,m=8,n=8"}}};
+  std::vector<search::Prior> ks;
+  for (std::size_t i = 0; i < 2; ++i) ks.push_back(search::prior_from_recording(spaces[i], by_k[i]));
+  const auto other_k = search::leave_one_out_priors(two, by_k, ks);
+  REQUIRE(other_k.size() == 2);
+  REQUIRE(other_k[0]->uses().size() == 1);
+  CHECK(other_k[0]->uses()[0].origin.size.variables == "k=2,m=8,n=8");
+  CHECK(other_k[0]->from_other_problem());
+  REQUIRE(other_k[1]->uses().size() == 1);
+  CHECK(other_k[1]->uses()[0].origin.size.variables == "k=1,m=8,n=8");
 }
 
 TEST_CASE("priors at the target's problem size are preferred to other sizes, which are used only alone") {
