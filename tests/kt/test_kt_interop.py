@@ -73,10 +73,13 @@ def key_of(params, keys):
 def case_simulate(cu, shared, tmp):
     """Kernel Tuner simulates over a cache that cutune wrote from its DB."""
     db = tmp / "sim.db"
-    cu.run("import", shared / "data/spaces/convolution_A100.json.gz", "--db", db)
+    # Stored under named problem variables, so that the export carries cutune's header fields
+    # beside Kernel Tuner's (cutune_problem), which Kernel Tuner must still load.
+    cu.run("import", shared / "data/spaces/convolution_A100.json.gz", "--db", db, "--problem", "w=4096,h=4096")
     cache_file = tmp / "convolution_cutune.json"
     cu.run("export", "--format", "cache", "--db", db, "-o", cache_file)
     cache = load_json(cache_file)  # a closed cache is plain JSON
+    check(cache.get("cutune_problem") == {"h": 4096, "w": 4096}, "the export names the problem's variables")
     keys = cache["tune_params_keys"]
     present = set(cache["cache"])
     ok_times = [e["time"] for e in cache["cache"].values() if isinstance(e.get("time"), float)]
