@@ -335,7 +335,9 @@ TEST_CASE("priors at the target's problem size are preferred to other sizes, whi
   // Which of `priors` a target of size `size` uses, by device.
   auto used = [&](const std::vector<search::Prior>& priors, const std::string& extent, std::string variables = "") {
     std::vector<std::string> out;
-    for (const auto& u : search::SpacePrior(space, "bowl", priors, {extent, std::move(variables)}).uses())
+    // Named: a range-for over a temporary's uses() read a destroyed object (g++ 12 -Wdangling-pointer).
+    const search::SpacePrior prior(space, "bowl", priors, {extent, std::move(variables)});
+    for (const auto& u : prior.uses())
       if (u.used) out.push_back(u.origin.device);
     return out;
   };
