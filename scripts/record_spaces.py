@@ -91,9 +91,15 @@ def run(cmd, log, timeout=None):
     return rc, time.time() - t0
 
 
+class CaptureError(Exception):
+    """A Kernel Tuner script whose capture gave no T1 file for the call asked for."""
+
+
 def captured_t1(case, material, db, log):
     """'kt:<script>:<n>': the T1 file of the script's n-th tune_kernel call, captured once into
-    the DB folder (kept with the DBs, so a resumed call tunes the same problem and inputs)."""
+    the DB folder (kept with the DBs, so a resumed call tunes the same problem and inputs).
+    scripts/recorded_default.py captures the same way. Raises CaptureError (the capture's output is
+    in `log`) when the script gave no such call: it failed, or this Python lacks its imports."""
     _, script, index = case.split(":")
     workdir = os.path.join(db, "kt-" + os.path.splitext(script)[0])
     manifest = os.path.join(workdir, "captured", "capture.json")
@@ -105,8 +111,10 @@ def captured_t1(case, material, db, log):
         with open(log, "a") as f:
             subprocess.run([sys.executable, "-m", "cutune_capture", "--out", "captured", script],
                            cwd=workdir, env=env, stdout=f, stderr=subprocess.STDOUT)
-    calls = json.load(open(manifest))["calls"]
-    call = next(c for c in calls if c["index"] == int(index))
+    calls = json.load(open(manifest))["calls"] if os.path.exists(manifest) else []
+    call = next((c for c in calls if c.get("index") == int(index) and c.get("t1")), None)
+    if call is None:
+        raise CaptureError(f"capturing {script} gave no call {index} (its output: {log})")
     return os.path.join(workdir, "captured", call["t1"])
 
 
@@ -142,7 +150,11 @@ def main():
         kernel, problem = CASES[name]
         log = os.path.join(args.out, "logs", name + ".log")
         if kernel.startswith("kt:"):
-            kernel = captured_t1(kernel, args.material, args.db, log)
+            try:
+                kernel = captured_t1(kernel, args.material, args.db, log)
+            except CaptureError as e:
+                summary["cases"].append({"case": name, "kernel": kernel, "problem": problem, "skipped": str(e)})
+                continue
         elif kernel.endswith(".json"):
             kernel = os.path.join(args.material, kernel)
         left = args.deadline - (time.time() - start)

@@ -29,14 +29,12 @@ import gzip
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_spaces import CASES  # noqa: E402
+from record_spaces import CASES, CaptureError, captured_t1  # noqa: E402
 
 FIELD = "cutune_default"
 
@@ -46,30 +44,19 @@ def bad_input(message):
     sys.exit(2)
 
 
-def captured_t1(case, kernel, material, workdir):
-    """The T1 file of the n-th call of a Kernel Tuner script ('kt:<script>:<n>'), captured in workdir
-    as scripts/record_spaces.py captured it for the recording."""
-    _, script, index = kernel.split(":")
-    examples = os.path.join(material, "kernel_tuner_examples")
-    if not os.path.isfile(os.path.join(examples, script)):
-        bad_input(f"{case}: --material {material} has no kernel_tuner_examples/{script}")
-    shutil.copytree(examples, workdir, dirs_exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
-    r = subprocess.run([sys.executable, "-m", "cutune_capture", "--out", "captured", script], cwd=workdir, env=env,
-                       capture_output=True, text=True)
-    manifest = os.path.join(workdir, "captured", "capture.json")
-    calls = json.load(open(manifest))["calls"] if os.path.isfile(manifest) else []
-    call = next((c for c in calls if c.get("index") == int(index) and c.get("t1")), None)
-    if call is None:
-        last = (r.stderr.strip().splitlines() or ["no message"])[-1]
-        bad_input(f"{case}: capturing {script} gave no call {index} (this Python needs numpy): {last}")
-    return os.path.join(workdir, "captured", call["t1"])
-
-
 def space_default(cutune, material, case, workdir):
     kernel, problem = CASES[case]
     if kernel.startswith("kt:"):
-        kernel = captured_t1(case, kernel, material, workdir)
+        script = kernel.split(":")[1]
+        if not os.path.isfile(os.path.join(material, "kernel_tuner_examples", script)):
+            bad_input(f"{case}: --material {material} has no kernel_tuner_examples/{script}")
+        log = os.path.join(workdir, "capture.log")
+        try:
+            kernel = captured_t1(kernel, material, workdir, log)  # as the recording's call captured it
+        except CaptureError:
+            lines = open(log).read().strip().splitlines() if os.path.exists(log) else []
+            bad_input(f"{case}: capturing {script} gave no T1 file (this Python needs numpy): "
+                      f"{lines[-1] if lines else 'no output'}")
     elif kernel.endswith(".json"):
         kernel = os.path.join(material, kernel)
     cmd = [cutune, "space", kernel, "--json", *(["--problem", ",".join(problem)] if problem else [])]
