@@ -264,7 +264,7 @@ TEST_CASE("a cache names its problem's variables: import keys the problem by the
     const auto targets = store.measurement_targets({});
     REQUIRE(targets.size() == 1);
     CHECK(targets[0].problem_key == "n=1000");  // as a tuning of vector_add at n=1000 keys it
-    CHECK(db::kt::stored_problem_variables(targets[0].problem_json) == std::map<std::string, std::int64_t>{{"n", 1000}});
+    CHECK(db::kt::stored_problem_variables(json::parse(targets[0].problem_json)) == std::map<std::string, std::int64_t>{{"n", 1000}});
   }
   const std::string out = dir / "back.json";
   ok({"export", "--format", "cache", "--db", db, "-o", out});
@@ -291,7 +291,7 @@ TEST_CASE("a cache names its problem's variables: import keys the problem by the
   const auto plain = db::Store::open(dir / "plain.db", false).measurement_targets({});
   REQUIRE(plain.size() == 1);
   CHECK(plain[0].problem_key == "ProblemSize=1000");
-  CHECK(db::kt::stored_problem_variables(plain[0].problem_json).empty());
+  CHECK(db::kt::stored_problem_variables(json::parse(plain[0].problem_json)).empty());
 }
 
 TEST_CASE("export: bad input exits 2", "[interop]") {

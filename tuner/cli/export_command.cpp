@@ -61,18 +61,14 @@ std::string export_objective(const db::Store& store, const ExportData& x, const 
   return objectives.size() == 1 ? *objectives.begin() : "time";
 }
 
-/// The header of a cache: the kernel file's (--space) or, without one, the built-in kernel's of
-/// that name when its parameters are the stored ones (Kernel Tuner's kernel_name, the declared
-/// lists); else the file's header when the data was imported from a cache; else the values the
-/// measurements hold, sorted. The lists' order is the space's neighbourhood for every strategy
+/// The header of a cache but for the problem's variables (header_of): the kernel file's (--space)
+/// or, without one, the built-in kernel's of that name when its parameters are the stored ones
+/// (Kernel Tuner's kernel_name, the declared lists); else the file's header when the data was
+/// imported from a cache; else the values the measurements hold, sorted. The lists' order is the space's neighbourhood for every strategy
 /// that replays the file (Kernel Tuner's and cutune's): the values in the order the
 /// measurements first hold them put a BAT file's default first (brute force measures it
 /// first), so BLOCK_SIZE 64,128,256,512 was written 256,64,128,512.
-db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_file) {
-  json problem = json::parse(x.target.problem_json, nullptr, /*allow_exceptions=*/false);
-  if (!problem.is_object()) problem = json::object();
-  // Beside problem_size, which may leave a variable out (matmul's is [n, m]).
-  const auto variables = db::kt::stored_problem_variables(x.target.problem_json);
+db::kt::KtCacheHeader header_without_problem(const ExportData& x, const std::string& space_file, const json& problem) {
   std::vector<std::int64_t> sizes;
   if (const auto it = problem.find("ProblemSize"); it != problem.end() && it->is_array())
     for (const auto& d : *it)
@@ -83,7 +79,6 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
     // with the function's name beside it for a prior from Kernel Tuner's caches of the kernel.
     auto h = db::kt::cache_header(x.target.kernel, kp.space(), sizes, x.device, x.objective);
     if (runner::evaluates_default_first(kp)) db::kt::set_default_field(h, kp.space());
-    db::kt::set_problem_field(h, variables);
     if (kp.name() != x.target.kernel)
       throw InputError(fmt::format("--space {}: its kernel is {}, the measurements' {}", space_file, kp.name(),
                                    x.target.kernel));
@@ -97,7 +92,6 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
     const KernelProblem kp = KernelProblem::load(resolve_kernel(x.target.kernel));
     auto h = db::kt::cache_header(kp.kernel_name(), kp.space(), sizes, x.device, x.objective);
     if (runner::evaluates_default_first(kp)) db::kt::set_default_field(h, kp.space());
-    db::kt::set_problem_field(h, variables);
     if (h.tune_params_keys == x.param_names) return h;
   } catch (const InputError&) {
     // Not a kernel this cutune knows (imported data): the header from what is stored.
@@ -122,11 +116,20 @@ db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_fi
   }
   h.objective = json::array({x.objective});
   h.extra[db::kt::kDeviceField] = to_json(x.device);
-  db::kt::set_problem_field(h, variables);
   // The function's name where the DB knows it and it is not the kernel's: a prior from this
   // file then finds tunings of the function under other names (as --space writes it).
   if (!x.target.kernel_function.empty() && x.target.kernel_function != x.target.kernel)
     h.extra[db::kt::kKernelFunctionField] = x.target.kernel_function;
+  return h;
+}
+
+/// The header of a cache: header_without_problem's, and the problem's variables beside its
+/// problem_size, which may leave one out (matmul's is [n, m]).
+db::kt::KtCacheHeader header_of(const ExportData& x, const std::string& space_file) {
+  json problem = json::parse(x.target.problem_json, nullptr, /*allow_exceptions=*/false);
+  if (!problem.is_object()) problem = json::object();
+  db::kt::KtCacheHeader h = header_without_problem(x, space_file, problem);
+  db::kt::set_problem_field(h, db::kt::stored_problem_variables(problem));
   return h;
 }
 

@@ -230,11 +230,10 @@ void set_problem_field(KtCacheHeader& header, const std::map<std::string, std::i
   header.extra[kProblemField] = std::move(j);
 }
 
-std::map<std::string, std::int64_t> stored_problem_variables(const std::string& problem_json) {
+std::map<std::string, std::int64_t> stored_problem_variables(const ordered_json& problem) {
   std::map<std::string, std::int64_t> out;
-  const auto j = ordered_json::parse(problem_json, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return out;
-  for (const auto& [name, value] : j.items())
+  if (!problem.is_object()) return out;
+  for (const auto& [name, value] : problem.items())
     if (name != "ProblemSize" && name != kImportedTuneParamsKey && value.is_number_integer())
       out[name] = value.get<std::int64_t>();
   return out;

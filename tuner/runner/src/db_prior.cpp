@@ -43,11 +43,11 @@ std::optional<Value> value_of(const nlohmann::json& j) {
 // the file's tune_params, and taking every field for a variable had keyed such an import
 // "ProblemSize=...", another problem than the tuning at its very size.
 search::ProblemSize size_of(const std::string& problem_json) {
-  const auto j = nlohmann::json::parse(problem_json, nullptr, /*allow_exceptions=*/false);
+  const auto j = nlohmann::ordered_json::parse(problem_json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return {};
   search::ProblemSize size;
   if (const auto it = j.find("ProblemSize"); it != j.end() && !it->is_null()) size.extent = it->dump();
-  size.variables = variables_key(db::kt::stored_problem_variables(problem_json));
+  size.variables = variables_key(db::kt::stored_problem_variables(j));
   return size;
 }
 

@@ -60,9 +60,9 @@ std::map<std::string, std::int64_t> problem_field(const KtCacheHeader& header, c
 void set_problem_field(KtCacheHeader& header, const std::map<std::string, std::int64_t>& variables);
 
 /// The variables of a problem as the store's JSON holds it (ProblemInstance::json, or an import's:
-/// every integer field but ProblemSize and kImportedTuneParamsKey); none for text that is not a
-/// JSON object.
-std::map<std::string, std::int64_t> stored_problem_variables(const std::string& problem_json);
+/// every integer field but ProblemSize and kImportedTuneParamsKey), parsed; none for anything but
+/// an object.
+std::map<std::string, std::int64_t> stored_problem_variables(const nlohmann::ordered_json& problem);
 
 /// What one results file holds, whatever its kind.
 struct ResultsFile {
