@@ -27,6 +27,7 @@
 #include "cutune/db/store.hpp"
 
 #include "cli_runner.hpp"
+#include "nameless_default_problem.hpp"
 
 using namespace cutune::testing::cli;
 
@@ -298,17 +299,9 @@ TEST_CASE("cli: space shows sizes and configurations", "[cli]") {
 // reference is verified against the default's output, which then comes first.
 TEST_CASE("cli: space says why a default a problem does not name is evaluated first or not", "[cli]") {
   CliTempDir dir;
-  dir.write("k.cu", "extern \"C\" __global__ void k(float* x, int n) {}\n");
+  dir.write("k.cu", cutune::testing::kNamelessKernelSource);
   auto problem = [&](const std::string& name, const std::string& extra) {
-    return dir.write(name, R"({"General": {"BenchmarkName": "k"},
-      "ConfigurationSpace": {"TuningParameters": [{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}],
-                             "Conditions": []},
-      "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu", "GridDivX": ["block_size_x"],
-        "ProblemSize": 100, "Arguments": [
-          {"Name": "x", "Type": "float", "MemoryType": "Vector", "AccessType": "ReadWrite", "FillType": "Random",
-           "Size": 100, "FillValue": 1.0, "Output": 1},
-          {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 100}]})" +
-                                       extra + "}");
+    return dir.write(name, cutune::testing::nameless_default_problem(extra));
   };
   const CliResult against_default = run_cli({"space", problem("k.json", "").string()});
   INFO(describe({"space k.json"}, against_default));

@@ -19,6 +19,7 @@
 #include "cutune/runner/runner.hpp"
 #include "cutune/search/pace.hpp"
 #include "cutune/templates/catalog.hpp"
+#include "nameless_default_problem.hpp"
 #include "test_paths.hpp"
 
 using namespace cutune;
@@ -104,15 +105,8 @@ TEST_CASE("a tuning evaluates the default first when the problem names it or its
   CHECK(runner::TuningSession(named, o).default_first());
   // A Kernel Tuner script names none: its first listed values are no better a start than any,
   // unless no reference says what a correct output is, when the default's output does.
-  std::ofstream(dir.path() / "k.cu") << "extern \"C\" __global__ void k(float* x, int n) {}\n";
-  std::ofstream(dir.path() / "k.json") << R"({"General": {"BenchmarkName": "k"},
-    "ConfigurationSpace": {"TuningParameters": [{"Name": "block_size_x", "Type": "int", "Values": "[32, 64]"}],
-                           "Conditions": []},
-    "KernelSpecification": {"Language": "CUDA", "KernelName": "k", "KernelFile": "k.cu", "GridDivX": ["block_size_x"],
-      "ProblemSize": 100, "Arguments": [
-        {"Name": "x", "Type": "float", "MemoryType": "Vector", "AccessType": "ReadWrite", "FillType": "Random",
-         "Size": 100, "FillValue": 1.0, "Output": 1},
-        {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": 100}]}})";
+  std::ofstream(dir.path() / "k.cu") << testing::kNamelessKernelSource;
+  std::ofstream(dir.path() / "k.json") << testing::nameless_default_problem();
   const KernelProblem nameless = KernelProblem::load(dir.path() / "k.json");
   REQUIRE_FALSE(nameless.space().default_named());
   CHECK(runner::evaluates_default_first(nameless));  // x has no reference
