@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""How much of a Kernel Tuner strategy's early search is decided by the order of the value lists.
+
+Reads Kernel Tuner traces (`scripts/bench_strategies.py --kt-only` writes them: the configurations
+of each run in evaluation order) of the same spaces recorded as declared and with every value
+list reversed (`scripts/reverse_space_values.py`, whose files end in `_reversed`), and reports
+per space and strategy, in each order:
+
+- top: the share of evaluations 2..N+1 of every run (the first is a random start) that are
+  among the best fraction F of the space's valid configurations (uniform picks: about F);
+- distinct: how many distinct configurations those evaluations are, over all runs (a strategy
+  whose early picks do not depend on its seed repeats a few);
+- reached: the share of runs that evaluate such a configuration at all, and the median
+  evaluation at which they first do.
+
+Both orders hold the same configurations with the same recorded times; only the order in which
+the values are listed differs. A strategy whose figures move with the order is choosing by
+position in the listing (a tie broken by the first in the list, a snap to the nearest index).
+
+Usage:
+  scripts/kt_listing_order.py --traces T.kt_traces.json[.xz] --spaces DECLARED... REVERSED...
+      [--first 10] [--top 0.05] [--out results/strategies_listing_order]
+Writes OUT.json and OUT.md and prints the table.
+"""
+import argparse
+import collections
+import gzip
+import json
+import lzma
+import os
+import statistics
+import sys
+
+
+def load_json(path):
+    opener = gzip.open if path.endswith(".gz") else lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
+
+
+def space_name(path):
+    base = os.path.basename(path)
+    for ext in (".json.gz", ".json"):
+        if base.endswith(ext):
+            return base[: -len(ext)]
+    return base
+
+
+def ranks_of(path):
+    """Each valid configuration's rank by recorded time (0 = the optimum)."""
+    cache = load_json(path)["cache"]
+    times = {k: v["time"] for k, v in cache.items()
+             if isinstance(v.get("time"), (int, float)) and v["time"] < 1e20}
+    return {k: i for i, k in enumerate(sorted(times, key=times.get))}
+
+
+def figures(runs, ranks, first, fraction):
+    top = max(1, round(fraction * len(ranks)))
+    early = [k for run in runs for k in run[1:first + 1]]
+    reached = []
+    for run in runs:
+        hit = next((i + 1 for i, k in enumerate(run) if ranks.get(k, top) < top), None)
+        if hit is not None:
+            reached.append(hit)
+    return {
+        "runs": len(runs),
+        "top": round(sum(ranks.get(k, top) < top for k in early) / len(early), 3) if early else None,
+        "distinct": len(set(early)),
+        "early_evaluations": len(early),
+        "reached": round(len(reached) / len(runs), 3) if runs else None,
+        "median_first_top": statistics.median(reached) if reached else None,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--traces", nargs="+", required=True)
+    ap.add_argument("--spaces", nargs="+", required=True)
+    ap.add_argument("--first", type=int, default=10, help="evaluations after the first that count as early")
+    ap.add_argument("--top", type=float, default=0.05, help="the fraction of the valid configurations that counts as the best")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+
+    ranks = {}
+    for path in args.spaces:
+        if not os.path.exists(path):
+            print(f"kt_listing_order.py: {path}: no such file", file=sys.stderr)
+            return 2
+        ranks[space_name(path)] = ranks_of(path)
+    runs = collections.defaultdict(list)
+    for path in args.traces:
+        for trace in load_json(path)["traces"]:
+            runs[(trace["space"], trace["strategy"])].extend(trace["runs"])
+
+    rows = []
+    for (space, strategy), its_runs in sorted(runs.items()):
+        if space.endswith("_reversed") or space not in ranks:
+            continue
+        reversed_space = space + "_reversed"
+        if (reversed_space, strategy) not in runs or reversed_space not in ranks:
+            continue
+        rows.append({"space": space, "strategy": strategy,
+                     "declared": figures(its_runs, ranks[space], args.first, args.top),
+                     "reversed": figures(runs[(reversed_space, strategy)], ranks[reversed_space], args.first, args.top)})
+    if not rows:
+        print("kt_listing_order.py: no space has runs in both orders in these traces", file=sys.stderr)
+        return 2
+
+    def cell(f):
+        median = "-" if f["median_first_top"] is None else f"{f['median_first_top']:g}"
+        return f"{f['top']:.3f} | {f['distinct']} of {f['early_evaluations']} | {f['reached']:.2f} at {median}"
+
+    best = f"{100 * args.top:g}%"
+    lines = [
+        f"| space | strategy | declared: share of evaluations 2..{args.first + 1} in the best {best} | distinct | runs reaching the best {best}, at (median evaluation) "
+        f"| reversed: share in the best {best} | distinct | reached, at |",
+        "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |",
+    ]
+    for r in rows:
+        lines.append(f"| {r['space']} | {r['strategy']} | {cell(r['declared'])} | {cell(r['reversed'])} |")
+    table = "\n".join(lines)
+    print(table)
+    if args.out:
+        command = "scripts/kt_listing_order.py " + " ".join(sys.argv[1:])
+        with open(args.out + ".json", "w") as f:
+            json.dump({"command": command, "first": args.first, "top": args.top, "rows": rows}, f, indent=1)
+        with open(args.out + ".md", "w") as f:
+            f.write("# Kernel Tuner's early evaluations in both listing orders\n\n")
+            f.write(__doc__.split("\n\n", 1)[1].split("\nUsage:")[0].strip() + "\n\n")
+            f.write(table + "\n\nCommand:\n\n```sh\n" + command + "\n```\n")
+            notes = args.out + ".notes.md"
+            if os.path.exists(notes):
+                f.write("\n" + open(notes).read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
