@@ -86,11 +86,19 @@ def main():
         if not os.path.exists(path):
             print(f"kt_listing_order.py: {path}: no such file", file=sys.stderr)
             return 2
-        ranks[space_name(path)] = ranks_of(path)
+        try:
+            ranks[space_name(path)] = ranks_of(path)
+        except (OSError, ValueError, EOFError, KeyError, TypeError, AttributeError) as e:
+            print(f"kt_listing_order.py: {path}: not a recorded space ({type(e).__name__}: {e})", file=sys.stderr)
+            return 2
     runs = collections.defaultdict(list)
     for path in args.traces:
-        for trace in load_json(path)["traces"]:
-            runs[(trace["space"], trace["strategy"])].extend(trace["runs"])
+        try:
+            for trace in load_json(path)["traces"]:
+                runs[(trace["space"], trace["strategy"])].extend(trace["runs"])
+        except (OSError, ValueError, EOFError, lzma.LZMAError, KeyError, TypeError) as e:
+            print(f"kt_listing_order.py: {path}: not Kernel Tuner traces ({type(e).__name__}: {e})", file=sys.stderr)
+            return 2
 
     rows = []
     for (space, strategy), its_runs in sorted(runs.items()):

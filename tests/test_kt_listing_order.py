@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""scripts/kt_listing_order.py: per space and strategy, in both listing orders, the share of early
+evaluations among the best configurations, how many distinct configurations they are, and when a
+run first reaches the best; only spaces with runs in both orders; bad input is one line with exit
+code 2 and nothing written."""
+import gzip
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "kt_listing_order.py"
+
+
+def space(path, n):
+    """n configurations "i", time i + 1: configuration "0" is the optimum; "x" failed."""
+    cache = {str(i): {"time": float(i + 1)} for i in range(n)}
+    cache["x"] = {"time": 1e20}
+    with gzip.open(path, "wt") as f:
+        json.dump({"cache": cache}, f)
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        space(t / "s.json.gz", 100)
+        space(t / "s_reversed.json.gz", 100)
+        space(t / "alone.json.gz", 100)
+        runs_declared = [["50", "0", "1", "2"], ["60", "1", "70", "x"]]  # early: 0,1,2 | 1,70,x
+        runs_reversed = [["50", "80", "81", "3"], ["60", "90", "91", "92"]]
+        (t / "traces.json").write_text(json.dumps({"traces": [
+            {"space": "s", "strategy": "kt:diff_evo", "runs": runs_declared},
+            {"space": "s_reversed", "strategy": "kt:diff_evo", "runs": runs_reversed},
+            {"space": "alone", "strategy": "kt:diff_evo", "runs": runs_declared}]}))
+        out = t / "lo"
+        r = run("--traces", str(t / "traces.json"), "--spaces", str(t / "s.json.gz"), str(t / "s_reversed.json.gz"),
+                str(t / "alone.json.gz"), "--first", "3", "--top", "0.02", "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        rows = json.loads(out.with_suffix(".json").read_text())["rows"]
+        assert [(row["space"], row["strategy"]) for row in rows] == [("s", "kt:diff_evo")], rows  # alone: one order
+        d, rv = rows[0]["declared"], rows[0]["reversed"]
+        # The best 2% of 100 valid: "0" and "1". Early = evaluations 2..4 of each run.
+        assert d["top"] == round(3 / 6, 3) and d["distinct"] == 5 and d["early_evaluations"] == 6, d
+        assert d["reached"] == 1.0 and d["median_first_top"] == 2, d  # both runs at their 2nd evaluation
+        assert rv["top"] == 0.0 and rv["reached"] == 0.0 and rv["median_first_top"] is None, rv
+        md = out.with_suffix(".md").read_text()
+        assert "| s | kt:diff_evo | 0.500 | 5 of 6 | 1.00 at 2 | 0.000 | 6 of 6 | 0.00 at - |" in md, md
+
+        # Bad input: a missing space, and traces with no space in both orders.
+        bad = t / "bad"
+        r = run("--traces", str(t / "traces.json"), "--spaces", str(t / "missing.json.gz"), "--out", str(bad))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "missing.json.gz" in r.stderr, r.stderr
+        r = run("--traces", str(t / "traces.json"), "--spaces", str(t / "alone.json.gz"), "--out", str(bad))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        (t / "garbled.json").write_text("{not json")
+        r = run("--traces", str(t / "garbled.json"), "--spaces", str(t / "s.json.gz"), "--out", str(bad))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "garbled.json" in r.stderr, r.stderr
+        r = run("--traces", str(t / "traces.json"), "--spaces", str(t / "garbled.json"), "--out", str(bad))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "garbled.json" in r.stderr, r.stderr
+        assert not bad.with_suffix(".json").exists() and not bad.with_suffix(".md").exists()
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
