@@ -60,7 +60,8 @@ def main():
                    "--seed", str(seed), "--trace", trace, "--db", os.path.join(tmp, f"run{seed}.db")]
             done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             if done.returncode != 0:
-                print(f"best_rank_by_evaluation.py: {' '.join(cmd)}: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+                why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+                print(f"best_rank_by_evaluation.py: {' '.join(cmd)}: {why}", file=sys.stderr)
                 return 2
             with open(trace) as f:
                 keys = [e["key"] for e in json.load(f)["trace"]]
