@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The loader's benchmark -> results/<gpu-slug>/loader.json.
-#   scripts/bench_loader.sh stage      (here, after scripts/stage_gpu.sh) adds to .gpu/bin:
+#   scripts/bench_loader.sh stage      (here, after scripts/stage_gpu.sh) adds to .gpu/bin.gz
+#       (scripts/unstage_gpu.sh unpacks them there):
 #       cutune-bench-loader, and cutune-example built as a separate project against
 #       `cmake --install build-release --prefix .gpu/prefix` (the installed package).
 #   scripts/bench_loader.sh run OUT    (on the lent GPU, repository root) writes OUT/loader.json:
@@ -26,9 +27,12 @@ if [ "$mode" = stage ]; then
   cmake --install build-release --prefix "$PWD/.gpu/prefix" >/dev/null
   cmake -S examples -B .gpu/example-build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PWD/.gpu/prefix" >/dev/null
   cmake --build .gpu/example-build
-  mkdir -p .gpu/bin
-  cp build-release/bench/loader/cutune-bench-loader .gpu/example-build/cutune-example .gpu/bin/
-  strip .gpu/bin/cutune-bench-loader .gpu/bin/cutune-example
+  mkdir -p .gpu/bin.gz
+  for b in build-release/bench/loader/cutune-bench-loader .gpu/example-build/cutune-example; do
+    strip -o ".gpu/$(basename "$b")" "$b"
+    gzip -9 -c ".gpu/$(basename "$b")" > ".gpu/bin.gz/$(basename "$b").gz"
+    rm ".gpu/$(basename "$b")"
+  done
   rm -rf .gpu/prefix .gpu/example-build
   du -sh .gpu
   exit 0

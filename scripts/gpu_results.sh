@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU runs whose figures are committed under results/<gpu-slug>/. Run on the lent GPU
-# from the repository root, with the binaries staged by scripts/stage_gpu.sh in .gpu/bin:
+# from the repository root, with the binaries staged by scripts/stage_gpu.sh and unpacked there
+# into .gpu/bin by scripts/unstage_gpu.sh:
 #   scripts/gpu_results.sh OUT_DIR STEP...
 # Steps:
 #   tests   the gpu-labelled tests of every suite that has them
@@ -18,6 +19,10 @@ set -uo pipefail
 out=${1:?usage: scripts/gpu_results.sh OUT_DIR STEP...}
 shift
 bin=${CUTUNE_BIN:-.gpu/bin}
+if [ ! -x "$bin/cutune" ]; then
+  echo "gpu_results.sh: $bin/cutune: not found (scripts/stage_gpu.sh here, scripts/unstage_gpu.sh there)" >&2
+  exit 2
+fi
 files=$out/files
 mkdir -p "$files"
 export CUTUNE_TEMPLATE_DIR=${CUTUNE_TEMPLATE_DIR:-$PWD/kernel_templates} CUTUNE_TEST_DATA_DIR=$PWD/tests/data
