@@ -13,13 +13,18 @@ per space and strategy, in each order:
 - reached: the share of runs that evaluate such a configuration at all, and the median
   evaluation at which they first do.
 
+With --cutune, cutune's strategy runs beside them (`cutune tune --simulate`, the tuning loop as it
+runs, with the budgets Kernel Tuner's runs had: the first trace's time_limit_s and max_fevals of
+that space), as many runs as the first Kernel Tuner strategy of the space has, seeds 1...
+
 Both orders hold the same configurations with the same recorded times; only the order in which
 the values are listed differs. A strategy whose figures move with the order is choosing by
 position in the listing (a tie broken by the first in the list, a snap to the nearest index).
 
 Usage:
   scripts/kt_listing_order.py --traces T.kt_traces.json[.xz] --spaces DECLARED... REVERSED...
-      [--first 10] [--top 0.05] [--out results/strategies_listing_order]
+      [--first 10] [--top 0.05] [--cutune build/tuner/cli/cutune [--cutune-strategy bandit_portfolio]]
+      [--out results/strategies_listing_order]
 Writes OUT.json and OUT.md and prints the table.
 """
 import argparse
@@ -29,7 +34,9 @@ import json
 import lzma
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 
 
 def load_json(path):
@@ -72,12 +79,32 @@ def figures(runs, ranks, first, fraction):
     }
 
 
+def cutune_runs(cutune, strategy, path, seeds, time_limit_s, max_fevals):
+    """Each seed's configurations in evaluation order, from `cutune tune --simulate` traces."""
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(1, seeds + 1):
+            trace = os.path.join(tmp, f"trace{seed}.json")
+            cmd = [cutune, "tune", "--simulate", path, "--strategy", strategy, "--seed", str(seed),
+                   "--budget", str(max_fevals), "--time-budget", repr(time_limit_s),
+                   "--trace", trace, "--db", os.path.join(tmp, f"run{seed}.db")]
+            done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if done.returncode != 0:
+                why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+                raise RuntimeError(f"{' '.join(cmd)}: {why}")
+            with open(trace) as f:
+                runs.append([e["key"] for e in json.load(f)["trace"]])
+    return runs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--traces", nargs="+", required=True)
     ap.add_argument("--spaces", nargs="+", required=True)
     ap.add_argument("--first", type=int, default=10, help="evaluations after the first that count as early")
     ap.add_argument("--top", type=float, default=0.05, help="the fraction of the valid configurations that counts as the best")
+    ap.add_argument("--cutune", default=None, help="cutune's binary: its strategy's runs too")
+    ap.add_argument("--cutune-strategy", default="bandit_portfolio")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
 
@@ -92,13 +119,29 @@ def main():
             print(f"kt_listing_order.py: {path}: not a recorded space ({type(e).__name__}: {e})", file=sys.stderr)
             return 2
     runs = collections.defaultdict(list)
+    budgets = {}  # space -> (time_limit_s, max_fevals) of its first Kernel Tuner trace
     for path in args.traces:
         try:
             for trace in load_json(path)["traces"]:
                 runs[(trace["space"], trace["strategy"])].extend(trace["runs"])
+                if trace.get("stats") and trace["space"] not in budgets:
+                    budgets[trace["space"]] = (trace["stats"][0]["time_limit_s"], trace["stats"][0]["max_fevals"],
+                                               len(trace["runs"]))
         except (OSError, ValueError, EOFError, lzma.LZMAError, KeyError, TypeError) as e:
             print(f"kt_listing_order.py: {path}: not Kernel Tuner traces ({type(e).__name__}: {e})", file=sys.stderr)
             return 2
+
+    if args.cutune:
+        paths = {space_name(p): p for p in args.spaces}
+        name = "cutune:" + args.cutune_strategy
+        for space, (time_limit_s, max_fevals, seeds) in sorted(budgets.items()):
+            if space in paths:
+                try:
+                    runs[(space, name)] = cutune_runs(args.cutune, args.cutune_strategy, paths[space], seeds,
+                                                      time_limit_s, max_fevals)
+                except (RuntimeError, OSError, ValueError, KeyError) as e:
+                    print(f"kt_listing_order.py: {e}", file=sys.stderr)
+                    return 2
 
     rows = []
     for (space, strategy), its_runs in sorted(runs.items()):
@@ -116,7 +159,8 @@ def main():
 
     def cell(f):
         median = "-" if f["median_first_top"] is None else f"{f['median_first_top']:g}"
-        return f"{f['top']:.3f} | {f['distinct']} of {f['early_evaluations']} | {f['reached']:.2f} at {median}"
+        top = "-" if f["top"] is None else f"{f['top']:.3f}"  # runs of a single evaluation have no early ones
+        return f"{top} | {f['distinct']} of {f['early_evaluations']} | {f['reached']:.2f} at {median}"
 
     best = f"{100 * args.top:g}%"
     lines = [

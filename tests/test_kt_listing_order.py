@@ -2,7 +2,8 @@
 """scripts/kt_listing_order.py: per space and strategy, in both listing orders, the share of early
 evaluations among the best configurations, how many distinct configurations they are, and when a
 run first reaches the best; only spaces with runs in both orders; bad input is one line with exit
-code 2 and nothing written."""
+code 2 and nothing written. With a cutune binary (argv[1]): --cutune adds cutune's runs, as
+many as Kernel Tuner's, with their budgets, on a committed space and its reversed twin."""
 import gzip
 import json
 import subprocess
@@ -10,7 +11,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "kt_listing_order.py"
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "kt_listing_order.py"
+# 78 valid configurations, no failures (results/spaces/README.md).
+TRANSPOSE = ROOT / "results" / "spaces" / "transpose_nvidia_h100_80gb_hbm3.json.gz"
 
 
 def space(path, n):
@@ -63,7 +67,38 @@ def main():
         r = run("--traces", str(t / "traces.json"), "--spaces", str(t / "garbled.json"), "--out", str(bad))
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "garbled.json" in r.stderr, r.stderr
         assert not bad.with_suffix(".json").exists() and not bad.with_suffix(".md").exists()
+        if len(sys.argv) > 1:
+            cutune_rows(sys.argv[1], t)
     print("ok")
+
+
+def cutune_rows(cutune, t):
+    declared = t / "transpose_nvidia_h100_80gb_hbm3.json.gz"
+    declared.write_bytes(TRANSPOSE.read_bytes())
+    reversed_ = t / "transpose_nvidia_h100_80gb_hbm3_reversed.json.gz"
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "reverse_space_values.py"), str(declared), str(reversed_)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    stats = [{"time_limit_s": 1e9, "max_fevals": 12}] * 3
+    kt_run = ["2,32,32,8"] * 1  # any recorded key
+    (t / "kt.json").write_text(json.dumps({"traces": [
+        {"space": "transpose_nvidia_h100_80gb_hbm3", "strategy": "kt:random_sample", "runs": [kt_run] * 3, "stats": stats},
+        {"space": "transpose_nvidia_h100_80gb_hbm3_reversed", "strategy": "kt:random_sample", "runs": [kt_run] * 3,
+         "stats": stats}]}))
+    out = t / "with_cutune"
+    r = run("--traces", str(t / "kt.json"), "--spaces", str(declared), str(reversed_), "--cutune", cutune,
+            "--cutune-strategy", "random", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    rows = {row["strategy"]: row for row in json.loads(out.with_suffix(".json").read_text())["rows"]}
+    assert set(rows) == {"kt:random_sample", "cutune:random"}, rows.keys()
+    for order in ("declared", "reversed"):
+        c = rows["cutune:random"][order]
+        # 3 runs (as many as Kernel Tuner's), each of 12 evaluations (its max_fevals): 10 early ones each.
+        assert c["runs"] == 3 and c["early_evaluations"] == 30, c
+    r = run("--traces", str(t / "kt.json"), "--spaces", str(declared), str(reversed_), "--cutune", cutune,
+            "--cutune-strategy", "no_such_strategy", "--out", str(t / "bad_cutune"))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "no_such_strategy" in r.stderr, r.stderr
+    assert not (t / "bad_cutune.json").exists()
 
 
 if __name__ == "__main__":
