@@ -6,8 +6,9 @@ of each run in evaluation order) of the same spaces recorded as declared and wit
 list reversed (`scripts/reverse_space_values.py`, whose files end in `_reversed`), and reports
 per space and strategy, in each order:
 
-- top: the share of evaluations 2..N+1 of every run (the first is a random start) that are
-  among the best fraction F of the space's valid configurations (uniform picks: about F);
+- top: the share of evaluations 2..N+1 of every run (the first is Kernel Tuner's random start, or
+  the problem's named default in cutune's tuning) that are among the best fraction F of the
+  space's valid configurations by recorded time (uniform picks: about F);
 - distinct: how many distinct configurations those evaluations are, over all runs (a strategy
   whose early picks do not depend on its seed repeats a few);
 - reached: the share of runs that evaluate such a configuration at all, and the median
@@ -15,7 +16,7 @@ per space and strategy, in each order:
 
 With --cutune, cutune's strategy runs beside them (`cutune tune --simulate`, the tuning loop as it
 runs, with the budgets Kernel Tuner's runs had: the first trace's time_limit_s and max_fevals of
-that space), as many runs as the first Kernel Tuner strategy of the space has, seeds 1...
+that space), as many runs as the first Kernel Tuner strategy of the space has, seeds 1 to N.
 
 Both orders hold the same configurations with the same recorded times; only the order in which
 the values are listed differs. A strategy whose figures move with the order is choosing by
