@@ -13,14 +13,12 @@ Usage:
       [--at 16,24,32,48] [--cutune build/tuner/cli/cutune]
 """
 import argparse
-import gzip
-import json
 import os
 import random
 import statistics
-import subprocess
 import sys
-import tempfile
+
+from simulated_tunings import ranks_of, simulated_traces
 
 
 def best_so_far(ranks_in_order, budget):
@@ -41,34 +39,24 @@ def main():
     ap.add_argument("--cutune", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "tuner", "cli", "cutune"))
     args = ap.parse_args()
 
-    opener = gzip.open if args.space.endswith(".gz") else open
     try:
-        with opener(args.space, "rt") as f:
-            cache = json.load(f)["cache"]
-    except (OSError, ValueError, KeyError) as e:
+        rank = ranks_of(args.space)
+    except (OSError, ValueError, EOFError, KeyError, TypeError, AttributeError) as e:
         print(f"best_rank_by_evaluation.py: {args.space}: not a recorded space ({e})", file=sys.stderr)
         return 2
-    times = {k: v["time"] for k, v in cache.items() if isinstance(v.get("time"), (int, float)) and v["time"] < 1e20}
-    rank = {k: i for i, k in enumerate(sorted(times, key=times.get))}
     at = [int(x) for x in args.at.split(",")] + [args.budget]
 
+    try:
+        traces = simulated_traces(args.cutune, args.space, args.seeds, args.budget, args.strategy)
+    except RuntimeError as e:
+        print(f"best_rank_by_evaluation.py: {e}", file=sys.stderr)
+        return 2
     curves = {args.strategy: [], "random search": []}
-    with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(1, args.seeds + 1):
-            trace = os.path.join(tmp, f"trace{seed}.json")
-            cmd = [args.cutune, "tune", "--simulate", args.space, "--strategy", args.strategy, "--budget", str(args.budget),
-                   "--seed", str(seed), "--trace", trace, "--db", os.path.join(tmp, f"run{seed}.db")]
-            done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            if done.returncode != 0:
-                why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-                print(f"best_rank_by_evaluation.py: {' '.join(cmd)}: {why}", file=sys.stderr)
-                return 2
-            with open(trace) as f:
-                keys = [e["key"] for e in json.load(f)["trace"]]
-            # A failed configuration ranks after every valid one.
-            curves[args.strategy].append(best_so_far([rank.get(k, len(rank)) for k in keys], args.budget))
-            picks = random.Random(seed).sample(list(rank), min(args.budget, len(rank)))
-            curves["random search"].append(best_so_far([rank[k] for k in picks], args.budget))
+    for seed, trace in enumerate(traces, 1):
+        # A failed configuration ranks after every valid one.
+        curves[args.strategy].append(best_so_far([rank.get(e["key"], len(rank)) for e in trace], args.budget))
+        picks = random.Random(seed).sample(list(rank), min(args.budget, len(rank)))
+        curves["random search"].append(best_so_far([rank[k] for k in picks], args.budget))
 
     print(f"{os.path.basename(args.space)}: {len(rank)} valid; median best rank after N evaluations, {args.seeds} seeds")
     print("| after evaluations | " + " | ".join(str(n) for n in at) + " |")

@@ -17,10 +17,10 @@ real and simulated runs are held to the same target.
 import argparse
 import gzip
 import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from simulated_tunings import simulated_traces
 
 
 def fail(message):
@@ -75,22 +75,13 @@ def counts(text, option):
 
 def simulated_first_within(a, target):
     """Per seed, the evaluation (1-based) at which a simulated tuning first came within target."""
-    first = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(1, a.seeds + 1):
-            trace = Path(tmp) / f"t{seed}.json"
-            cmd = [a.cutune, "tune", "--simulate", a.space, "--budget", str(a.budget), "--seed", str(seed),
-                   "--db", str(Path(tmp) / f"db{seed}.sqlite"), "--trace", str(trace)]
-            if a.time_budget:
-                cmd += ["--time-budget", str(a.time_budget)]
-            if a.compile_workers:
-                cmd += ["--compile-workers", str(a.compile_workers)]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                fail(f"seed {seed}: {' '.join(cmd)} exited {r.returncode}: {r.stderr.strip()[-300:]}")
-            entries = json.loads(trace.read_text())["trace"]
-            first.append(next((i + 1 for i, e in enumerate(entries) if e["valid"] and e["objective"] <= target), None))
-    return first
+    try:
+        traces = simulated_traces(a.cutune, a.space, a.seeds, a.budget, time_budget_s=a.time_budget,
+                                  compile_workers=a.compile_workers)
+    except RuntimeError as e:
+        fail(str(e))
+    return [next((i + 1 for i, e in enumerate(entries) if e["valid"] and e["objective"] <= target), None)
+            for entries in traces]
 
 
 def main():

@@ -30,20 +30,13 @@ Writes OUT.json and OUT.md and prints the table.
 """
 import argparse
 import collections
-import gzip
 import json
 import lzma
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
-
-def load_json(path):
-    opener = gzip.open if path.endswith(".gz") else lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
+from simulated_tunings import load_json, ranks_of, simulated_traces
 
 
 def space_name(path):
@@ -52,14 +45,6 @@ def space_name(path):
         if base.endswith(ext):
             return base[: -len(ext)]
     return base
-
-
-def ranks_of(path):
-    """Each valid configuration's rank by recorded time (0 = the optimum)."""
-    cache = load_json(path)["cache"]
-    times = {k: v["time"] for k, v in cache.items()
-             if isinstance(v.get("time"), (int, float)) and v["time"] < 1e20}
-    return {k: i for i, k in enumerate(sorted(times, key=times.get))}
 
 
 def figures(runs, ranks, first, fraction):
@@ -78,24 +63,6 @@ def figures(runs, ranks, first, fraction):
         "reached": round(len(reached) / len(runs), 3) if runs else None,
         "median_first_top": statistics.median(reached) if reached else None,
     }
-
-
-def cutune_runs(cutune, strategy, path, seeds, time_limit_s, max_fevals):
-    """Each seed's configurations in evaluation order, from `cutune tune --simulate` traces."""
-    runs = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for seed in range(1, seeds + 1):
-            trace = os.path.join(tmp, f"trace{seed}.json")
-            cmd = [cutune, "tune", "--simulate", path, "--strategy", strategy, "--seed", str(seed),
-                   "--budget", str(max_fevals), "--time-budget", repr(time_limit_s),
-                   "--trace", trace, "--db", os.path.join(tmp, f"run{seed}.db")]
-            done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            if done.returncode != 0:
-                why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-                raise RuntimeError(f"{' '.join(cmd)}: {why}")
-            with open(trace) as f:
-                runs.append([e["key"] for e in json.load(f)["trace"]])
-    return runs
 
 
 def main():
@@ -138,8 +105,9 @@ def main():
         for space, (time_limit_s, max_fevals, seeds) in sorted(budgets.items()):
             if space in paths:
                 try:
-                    runs[(space, name)] = cutune_runs(args.cutune, args.cutune_strategy, paths[space], seeds,
-                                                      time_limit_s, max_fevals)
+                    traces = simulated_traces(args.cutune, paths[space], seeds, max_fevals, args.cutune_strategy,
+                                              time_limit_s)
+                    runs[(space, name)] = [[e["key"] for e in trace] for trace in traces]
                 except (RuntimeError, OSError, ValueError, KeyError) as e:
                     print(f"kt_listing_order.py: {e}", file=sys.stderr)
                     return 2
