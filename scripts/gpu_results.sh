@@ -4,8 +4,8 @@
 # into .gpu/bin by scripts/unstage_gpu.sh:
 #   scripts/gpu_results.sh OUT_DIR STEP...
 # Steps:
-#   tests   the gpu-labelled tests of every suite that has them
-#           (test_runner, test_interop, test_workers, test_loader, test_verification "[gpu]")
+#   tests   the gpu-labelled tests of every suite that has them (HAS_GPU_TESTS in tests/CMakeLists.txt:
+#           test_runner, test_interop, test_workers, test_loader, test_verification "[gpu]")
 #                                                                 -> gpu_tests.log, gpu_tests_<suite>.log
 #   tune    one session per built-in template, at the sizes below, into
 #           OUT_DIR/cutune.db (tune=k1,k2 for some of them)       -> <kernel>.{json,log}
@@ -54,9 +54,10 @@ for step in "$@"; do
       "$bin/cutune" devices --json > "$files/devices.json" || status=1
       "$bin/test_runner" "[gpu]" --durations yes > "$files/gpu_tests.log" 2>&1 || status=1
       grep -E "^(All tests passed|test cases:|assertions:)" "$files/gpu_tests.log"
-      # The other suites labelled gpu in tests/CMakeLists.txt (HAS_GPU_TESTS): running test_runner's
-      # alone had left a banner change that test_interop checks on the GPU unchecked.
-      for suite in test_interop test_workers test_loader test_verification; do
+      # Every other suite tests/CMakeLists.txt declares HAS_GPU_TESTS (the ones stage_gpu.sh stages):
+      # running test_runner's alone had left a banner change that test_interop checks on the GPU unchecked.
+      for suite in $(sed -n 's/^cutune_add_test_suite(\([a-z_]*\) HAS_GPU_TESTS.*/\1/p' tests/CMakeLists.txt); do
+        [ "$suite" = test_runner ] && continue
         "$bin/$suite" "[gpu]" --durations yes > "$files/gpu_tests_$suite.log" 2>&1 || status=1
         echo "$suite: $(grep -E "^(All tests passed|test cases:)" "$files/gpu_tests_$suite.log" | head -n 1)"
       done
