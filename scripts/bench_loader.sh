@@ -22,13 +22,14 @@ cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/bench_loader.sh stage | run OUT}
 
 if [ "$mode" = stage ]; then
-  cmake --build build-release --target cutune-bench-loader
+  build=${CUTUNE_STAGE_BUILD:-build-release}  # the Release build stage_gpu.sh staged from
+  cmake --build "$build" --target cutune-bench-loader
   rm -rf .gpu/prefix .gpu/example-build
-  cmake --install build-release --prefix "$PWD/.gpu/prefix" >/dev/null
+  cmake --install "$build" --prefix "$PWD/.gpu/prefix" >/dev/null
   cmake -S examples -B .gpu/example-build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$PWD/.gpu/prefix" >/dev/null
   cmake --build .gpu/example-build
   mkdir -p .gpu/bin.gz
-  for b in build-release/bench/loader/cutune-bench-loader .gpu/example-build/cutune-example; do
+  for b in "$build/bench/loader/cutune-bench-loader" .gpu/example-build/cutune-example; do
     strip -o ".gpu/$(basename "$b")" "$b"
     gzip -9 -c ".gpu/$(basename "$b")" > ".gpu/bin.gz/$(basename "$b").gz"
     rm ".gpu/$(basename "$b")"
