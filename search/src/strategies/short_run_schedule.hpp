@@ -73,7 +73,7 @@ constexpr std::size_t kRecentRewards = 8, kModelAheadCycle = 2;
 ///   convolutions -0.09 and -0.04, dedispersion_A4000 -0.045); the model every other pull
 ///   instead of random configurations found the other basin no more often than the default
 ///   (70% against 71% of 100 runs within 5% of the optimum by 134 evaluations; random configurations
-///   every other pull 84%, the kept rule 78%: scripts/escape_share.py, results/escape_share/).
+///   every other pull 84%, the kept rule 78%: studies/escape_share.py, results/escape_share/).
 /// Every variant but the kept rule came from temporary switches, not committed; the committed
 /// rows are results/strategies_default_explore_200.json and the seeds 1001..1200 pair.
 constexpr std::size_t kStallResults = 16, kStallBudgetShare = 16, kExploreCycle = 3;

@@ -16,7 +16,7 @@ installed from wheels carried in --wheels (scripts/fetch_kt_wheels.sh) into a pr
 Every step is guarded: an error is recorded in the JSON and the next step runs; the JSON is
 rewritten after every step, so a timeout keeps what was done.
 
-Usage: python3 scripts/bench_throughput.py --bin .gpu/bin --out $OUT --wheels .kt-wheels
+Usage: python3 -m studies.bench_throughput --bin .gpu/bin --out $OUT --wheels .kt-wheels
        [--n 2**26] [--workers 1,2,4,8,16] [--modes process,thread] [--skip-kt] [--skip-tune]
        [--skip-compile] [--no-kt-warm] [--l2 cold|flush|warm] [--kt-space-only]
 """

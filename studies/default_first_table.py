@@ -9,7 +9,7 @@ correct one; Kernel Tuner has no such evaluation. `cutune score` simulates it wh
 names the default (cutune_default); `--strategy-alone` leaves it out.
 
 Usage:
-  scripts/default_first_table.py --first F.json [F2.json ...] --alone A.json [A2.json ...] --all-spaces ALL.json
+  python3 -m studies.default_first_table --first F.json [F2.json ...] --alone A.json [A2.json ...] --all-spaces ALL.json
       --strategy bandit_portfolio --out results/X
 Writes OUT.json and OUT.md (OUT.notes.md appended when it exists).
 F: `cutune score --json` with the default evaluated first (the first file's spaces are the table's; a
@@ -142,7 +142,7 @@ def main():
     overall_first = sum(r["first"] for r in rows) / len(rows)
 
     out = Path(args.out)
-    command = "scripts/default_first_table.py " + " ".join(sys.argv[1:])
+    command = "python3 -m studies.default_first_table " + " ".join(sys.argv[1:])
     result = {"command": command, "strategy": args.strategy, "first_command": "\n".join(c for c in first_commands if c),
               "repeats": first_doc.get("repeats"), "seed": first_doc.get("seed"), "batch": first_doc.get("batch"),
               "overall": {"alone": overall_alone, "first": overall_first}, "families": fams, "spaces": rows}

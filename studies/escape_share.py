@@ -6,9 +6,9 @@ after each of --by evaluations. For telling whether a strategy leaves a local op
 use_method 0 basin of point-in-polygon), which a mean score hides. Give two builds' --cutune and
 compare their shares; the seeds are the same for both.
 
-Usage: scripts/escape_share.py --cutune BIN --space FILE --budget N [--time-budget S]
+Usage: python3 -m studies.escape_share --cutune BIN --space FILE --budget N [--time-budget S]
            [--compile-workers N] [--seeds 100] [--within 0.05] [--by 60,100,134] --out OUT.json
-       scripts/escape_share.py --measured RUNS.txt[.gz] [--runs PREFIX] --space FILE ... --out OUT.json
+       python3 -m studies.escape_share --measured RUNS.txt[.gz] [--runs PREFIX] --space FILE ... --out OUT.json
 With --measured the runs are real tunings instead: a text file of blocks "run NAME: N evaluations"
 followed by one "KEY STATUS MS" line per evaluation in the order measured (a GPU call's dump of each
 run's measurements), each measured configuration judged by its recorded time in --space, so that
@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from simulated_tunings import simulated_traces
+from studies.simulated_tunings import simulated_traces
 
 
 def fail(message):

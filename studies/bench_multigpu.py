@@ -18,7 +18,7 @@ real kernel's file, brute force over the first --md5-budget of its 165,888), red
 396-configuration throughput space, where start-up dominates), nbody (BAT's nbody, 1568, whose
 evaluations take about 0.1 s: the strategy part's case).
 Writes OUT/multigpu.json after every run. Usage (on the GPU machine, after scripts/stage_gpu.sh):
-  scripts/bench_multigpu.py --bin .gpu/bin --out $OUT/multigpu --gpus 1,2,4 [--cases matmul,md5hash]
+  python3 -m studies.bench_multigpu --bin .gpu/bin --out $OUT/multigpu --gpus 1,2,4 [--cases matmul,md5hash]
       [--parts scaling,strategy,faults] [--time-budget 30] [--seeds 3] [--material .material]
 Environment as for every GPU run (CUTUNE_TEMPLATE_DIR).
 """

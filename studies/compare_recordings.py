@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Compares two recordings of the same search space (Kernel Tuner caches, .json or .json.gz, e.g.
-one kernel recorded by scripts/record_spaces.py on two GPUs of one model): whether the valid sets
+one kernel recorded by studies/record_spaces.py on two GPUs of one model): whether the valid sets
 and failures agree, each configuration's time on the second over the first (median, 5th and 95th
 percentiles, extremes), the rank correlation (Spearman) and where the first's ten fastest rank in
 the second. How far a recorded space reproduces, and so how much a score can owe to the recording.
 
-Usage: scripts/compare_recordings.py FIRST SECOND --out OUT.json
+Usage: python3 -m studies.compare_recordings FIRST SECOND --out OUT.json
 """
 import argparse
 import gzip
@@ -47,7 +47,7 @@ def main():
     pa, pb = {k: i for i, k in enumerate(ra)}, {k: i for i, k in enumerate(rb)}
     failed_a, failed_b = set(ca) - set(ta), set(cb) - set(tb)
     out = {
-        "command": "scripts/compare_recordings.py " + " ".join(sys.argv[1:]),
+        "command": "python3 -m studies.compare_recordings " + " ".join(sys.argv[1:]),
         "first": {"file": args.first, "uuid": da.get("cutune_device", {}).get("uuid"), "valid": len(ta),
                   "failed": len(failed_a)},
         "second": {"file": args.second, "uuid": db.get("cutune_device", {}).get("uuid"), "valid": len(tb),

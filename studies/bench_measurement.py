@@ -10,7 +10,7 @@
              screening and thorough, from a tuning session's report.
 
 Python only orchestrates the cutune binary and ncu (no timing happens here).
-Usage: scripts/bench_measurement.py --bin .gpu/bin --out OUT_DIR [--steps fidelity,stability,cost]
+Usage: python3 -m studies.bench_measurement --bin .gpu/bin --out OUT_DIR [--steps fidelity,stability,cost]
 """
 import argparse
 import csv

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Where a tuning's fixed costs go, over repeated runs on the lent GPU. Tunes the
 throughput space (bench/throughput/reduction_single.json, n = 2^26, brute force, 7 timed
-launches, no finalists, as scripts/bench_throughput.py does) several times, cold (fresh DB
+launches, no finalists, as studies/bench_throughput.py does) several times, cold (fresh DB
 and compile cache) and warm (fresh DB, the cold run's compile cache), with each number of
 compile workers given, interleaved. Writes startup.json: per run the process wall time, the
 amortised and search-loop overheads per configuration and the GPU worker's start-up phases.
 
-Usage: scripts/bench_startup.py --bin .gpu/bin --out OUT [--rounds 3] [--workers 16,14,12]
+Usage: python3 -m studies.bench_startup --bin .gpu/bin --out OUT [--rounds 3] [--workers 16,14,12]
 """
 import argparse
 import datetime
@@ -85,7 +85,7 @@ def main():
         summary[kind]["driver_start_ms_median"] = statistics.median(
             r["gpu_setup_ms"]["load_and_cuinit"] + r["gpu_setup_ms"]["context"] for r in sel)
     doc = {"benchmark": "startup", "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "command": " ".join([os.path.relpath(sys.argv[0])] + sys.argv[1:]), "device": devices,
+           "command": " ".join(["python3 -m studies.bench_startup"] + sys.argv[1:]), "device": devices,
            "spec": SPEC, "problem": PROBLEM, "summary": summary, "runs": runs,
            "notes": ["process_wall_s: the whole cutune tune process, timed by this script",
                      "amortised: (process wall - timed launches) / configs; search loop: (search_ms - timed) / configs",

@@ -14,7 +14,7 @@ failures and the best time, and the ratio of wall times (Kernel Tuner / cutune).
 
 Ray cannot be fetched there: scripts/fetch_ray_wheels.sh puts its wheel (without its Java
 jars and libraries Kernel Tuner does not use) and Kernel Tuner's wheels into .raywhl/.
-Usage (on the GPU machine): scripts/bench_kt_parallel.py --bin .gpu/bin --wheels .raywhl
+Usage (on the GPU machine): python3 -m studies.bench_kt_parallel --bin .gpu/bin --wheels .raywhl
     --material .material/kernel_tuner_examples --out $OUT/ktp [--cases matmul,reduction] [--gpus 1,4]
 """
 import argparse
@@ -29,8 +29,7 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_real_kernels import KT_RUN_SCRIPT  # noqa: E402  (how a script runs under a wrapped tune_kernel)
+from studies.bench_real_kernels import KT_RUN_SCRIPT  # (how a script runs under a wrapped tune_kernel)
 
 KT_CHILD = KT_RUN_SCRIPT + r'''
 import json, os, sys, time

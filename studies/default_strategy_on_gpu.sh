@@ -3,7 +3,7 @@
 # search::kModelLedBudget) and a long one (the four-arm bandit), each on a fresh DB.
 # Staging here (git-ignored .simrun/): the stripped build/ binaries cutune and cutune-worker in
 # .simrun/gpu/, and the libraries the GPU machine lacks (Open MPI's, SQLite's: `ldd cutune`) in
-# .simrun/lib/. Then on the device: scripts/default_strategy_on_gpu.sh, with $OUT for the logs,
+# .simrun/lib/. Then on the device: studies/default_strategy_on_gpu.sh, with $OUT for the logs,
 # reports and DBs.
 set -u
 cd "$(dirname "$0")/.."

@@ -12,7 +12,7 @@ builds in full before its first evaluation, so its time to the first valid confi
 is its construction time; Python's start-up and the import of kernel_tuner are not
 counted (cutune's start-up is not counted either).
 
-Usage: scripts/bench_space_construction.py [--cutune build/tuner/cli/cutune]
+Usage: python3 -m studies.bench_space_construction [--cutune build/tuner/cli/cutune]
          [--kt-python build/kt-venv/bin/python] [--repeats 5] [--spaces a,b]
          [--out results/space_construction.json]
 The Kernel Tuner venv: scripts/kt_venv.sh build/kt-venv.
@@ -81,7 +81,7 @@ DEFINED = {
         "block": ["block_size_x", "block_size_y", "1"],
     },
     "synthetic_1e9": {
-        "source": "cutune's (scripts/bench_space_construction.py)",
+        "source": "cutune's (studies/bench_space_construction.py)",
         "params": [
             ("block_size_x", "[16, 32, 64, 128, 256, 512, 1024]"), ("block_size_y", "[1, 2, 4, 8, 16, 32]"),
             ("tile_size_x", "list(range(1, 33))"), ("tile_size_y", "list(range(1, 33))"),
@@ -273,7 +273,7 @@ def main():
               f"{row['cutune']['peak_rss_kib'] // 1024} MiB), Kernel Tuner {kt_enum:.1f} ms "
               f"({row['kernel_tuner']['peak_rss_kib'] // 1024} MiB): {row['ratio_enumerate']:.1f}x, first "
               f"{row['ratio_first_valid']:.0f}x; same valid set: {row['same_valid_set']}", flush=True)
-    command = shlex.join([os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])
+    command = shlex.join(["python3", "-m", "studies.bench_space_construction"] + sys.argv[1:])
     out = {
         "what": "building a search space: time to the full valid set, to the first valid configuration, peak RSS",
         "date": started.isoformat(timespec="seconds"), "command": command, "machine": machine(),

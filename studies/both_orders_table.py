@@ -6,7 +6,7 @@ order's luck taken out.
 A recorded space lists each parameter's values in some order, and every strategy that steps
 along those lists (Kernel Tuner's and cutune's neighbourhoods, Kernel Tuner's brute force, its
 repairs that take the first valid neighbour) is scored on that order as well as on the space.
-`scripts/reverse_space_values.py` writes a space with every list reversed (same measurements);
+`studies/reverse_space_values.py` writes a space with every list reversed (same measurements);
 its score files name each space NAME_reversed and keep the families. This script reads the
 score files of both orders (`cutune score --json` / `bench_strategies.py` / `combine_scores.py`
 output), keeps the families scored in both, and for every strategy scored in both orders on
@@ -14,7 +14,7 @@ such a family prints the two family means and their mean, with the standard erro
 (sqrt(se_declared^2 + se_reversed^2) / 2, from the files' sampling_error_per_family).
 
 Usage:
-  scripts/both_orders_table.py --declared results/strategies_200.json \\
+  python3 -m studies.both_orders_table --declared results/strategies_200.json \\
       --reversed results/strategies_reversed.json results/strategies_reversed_kt_examples.json \\
       --out results/strategies_both_orders
 Writes OUT.json and OUT.md (OUT.notes.md appended when it exists) and prints the table.
@@ -81,7 +81,7 @@ def main():
              "Each cell: the family's mean score with the values as recorded / reversed / the mean of the two "
              "(± its standard error where both orders have one). Strategies scored in both orders only; "
              "`kt:` rows are Kernel Tuner 1.5.0's, the others cutune's (the default is bandit_portfolio). "
-             f"Made by `scripts/both_orders_table.py {' '.join(sys.argv[1:])}`.", ""]
+             f"Made by `python3 -m studies.both_orders_table {' '.join(sys.argv[1:])}`.", ""]
     summary = ["| family | the default: declared / reversed / both | Kernel Tuner's best, declared "
                "| Kernel Tuner's best, reversed | Kernel Tuner's best over both orders | the default ahead over both |",
                "| --- | --- | --- | --- | --- | --- |"]

@@ -8,7 +8,7 @@ about 35 us per sample, 0.25 ms of a configuration's 7 samples). This script mea
 same configurations with flushes of several sizes, with rotated argument sets (the other cold
 method) and warm, so that the smallest flush that reads as cold as the largest can be chosen.
 
-Usage: scripts/bench_flush.py --bin .gpu/bin --out OUT_DIR [--sizes 0.5,1,1.5,2,3] [--rounds 2]
+Usage: python3 -m studies.bench_flush --bin .gpu/bin --out OUT_DIR [--sizes 0.5,1,1.5,2,3] [--rounds 2]
 Writes OUT_DIR/flush.json and prints a table. Needs the GPU.
 """
 import argparse

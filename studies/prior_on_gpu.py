@@ -8,7 +8,7 @@ the other GPU is the prior), one with `--prior none`. Each run's measurements on
 exported (`cutune export --format cache --gpu THIS`) and ordered by their timestamps, which gives
 the best-so-far after every evaluation. Writes OUT/prior_on_gpu.json and the logs.
 
-Usage: scripts/prior_on_gpu.py --bin .gpu/bin --prior results/spaces/matmul_2048_nvidia_h200.json.gz
+Usage: python3 -m studies.prior_on_gpu --bin .gpu/bin --prior results/spaces/matmul_2048_nvidia_h200.json.gz
            --kernel matmul --problem m=2048,n=2048,k=2048 --budget 24 --seeds 1,2,3 --out DIR
        [--import-as-is --stored-name NAME]
 --import-as-is: the prior is imported as a user imports a Kernel Tuner cache (`cutune import FILE`,

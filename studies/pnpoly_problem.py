@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a T1 problem file for Kernel Tuner's point-in-polygon kernel (cn_pnpoly of Kernel
 Tuner's examples/cuda/pnpoly.cu) and its polygon, so that the kernel can be tuned and recorded
-as a search space (scripts/record_spaces.py --cases kt_pnpoly).
+as a search space (python3 -m studies.record_spaces --cases kt_pnpoly).
 
 Kernel Tuner's own pnpoly.py tunes the host code around the kernel (pnpoly_host.cu, which its
 examples folder does not ship), and BAT's pnpoly-CAFF.json passes the polygon as a fourth kernel

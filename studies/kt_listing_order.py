@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """How much of a Kernel Tuner strategy's early search is decided by the order of the value lists.
 
-Reads Kernel Tuner traces (`scripts/bench_strategies.py --kt-only` writes them: the configurations
+Reads Kernel Tuner traces (`python3 -m studies.bench_strategies --kt-only` writes them: the configurations
 of each run in evaluation order) of the same spaces recorded as declared and with every value
-list reversed (`scripts/reverse_space_values.py`, whose files end in `_reversed`), and reports
+list reversed (`studies/reverse_space_values.py`, whose files end in `_reversed`), and reports
 per space and strategy, in each order:
 
 - top: the share of evaluations 2..N+1 of every run (the first is Kernel Tuner's random start, or
@@ -23,7 +23,7 @@ the values are listed differs. A strategy whose figures move with the order is c
 position in the listing (a tie broken by the first in the list, a snap to the nearest index).
 
 Usage:
-  scripts/kt_listing_order.py --traces T.kt_traces.json[.xz] --spaces DECLARED... REVERSED...
+  python3 -m studies.kt_listing_order --traces T.kt_traces.json[.xz] --spaces DECLARED... REVERSED...
       [--first 10] [--top 0.05] [--cutune build/tuner/cli/cutune [--cutune-strategy bandit_portfolio]]
       [--out results/strategies_listing_order]
 Writes OUT.json and OUT.md and prints the table.
@@ -36,7 +36,7 @@ import os
 import statistics
 import sys
 
-from simulated_tunings import load_json, ranks_of, simulated_traces
+from studies.simulated_tunings import load_json, ranks_of, simulated_traces
 
 
 def space_name(path):
@@ -142,7 +142,7 @@ def main():
     table = "\n".join(lines)
     print(table)
     if args.out:
-        command = "scripts/kt_listing_order.py " + " ".join(sys.argv[1:])
+        command = "python3 -m studies.kt_listing_order " + " ".join(sys.argv[1:])
         with open(args.out + ".json", "w") as f:
             json.dump({"command": command, "first": args.first, "top": args.top, "rows": rows}, f, indent=1)
         with open(args.out + ".md", "w") as f:

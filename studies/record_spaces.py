@@ -9,7 +9,7 @@ call with the same --db goes on with what is not stored yet, so a large space ca
 Only a space whose every valid configuration is stored is exported (the summary says which).
 
 Usage (on the GPU machine):
-  python3 scripts/record_spaces.py --bin .gpu/bin --material .material/data/real_kernels \
+  python3 -m studies.record_spaces --bin .gpu/bin --material .material/data/real_kernels \
       --db $OUT/dbs --out $OUT/spaces [--cases reduction,bat/pnpoly,...] [--deadline 560]
 Writes OUT/<case>_<gpu>.json.gz, OUT/record_spaces.json (per case: valid, stored, failed, wall,
 complete) and OUT/logs/<case>.log.
@@ -66,7 +66,7 @@ CASES = {
     "kt_convolution_correct": ("kt:convolution_correct.py:2", []),
     # Kernel Tuner's point-in-polygon kernel over pnpoly.py's parameters (5456 configurations;
     # NVRTC compiles one in 0.14 s here): its T1 file and polygon are written by
-    # scripts/pnpoly_problem.py beside kernel_tuner_examples/pnpoly.cu, which says why
+    # studies/pnpoly_problem.py beside kernel_tuner_examples/pnpoly.cu, which says why
     # neither pnpoly.py nor BAT's pnpoly-CAFF.json can be tuned as written.
     "kt_pnpoly": ("kernel_tuner_examples/pnpoly-cutune.json", []),
     # The same kernel, polygon and space at a tenth of the points (`pnpoly_problem.py DIR 2000000`):
@@ -98,7 +98,7 @@ class CaptureError(Exception):
 def captured_t1(case, material, db, log):
     """'kt:<script>:<n>': the T1 file of the script's n-th tune_kernel call, captured once into
     the DB folder (kept with the DBs, so a resumed call tunes the same problem and inputs).
-    scripts/recorded_default.py captures the same way. Raises CaptureError (the capture's output is
+    studies/recorded_default.py captures the same way. Raises CaptureError (the capture's output is
     in `log`) when the script gave no such call: it failed, or this Python lacks its imports."""
     _, script, index = case.split(":")
     workdir = os.path.join(db, "kt-" + os.path.splitext(script)[0])
@@ -142,7 +142,7 @@ def main():
     gpu = args.gpu_slug or (slug(devices.splitlines()[0].split(":", 1)[1]) if devices.strip() else "unknown")
     summary_path = os.path.join(args.out, "record_spaces.json")
     summary = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-               "command": "python3 scripts/record_spaces.py " + " ".join(sys.argv[1:]),
+               "command": "python3 -m studies.record_spaces " + " ".join(sys.argv[1:]),
                "devices": devices, "cases": []}
     for name in filter(None, args.cases.split(",")):
         if name not in CASES:

@@ -3,7 +3,7 @@
 its first results (cutune score --budget-from-pace), per recorded space: writes
 results/strategies_budget_from_pace.md from the four score files named below.
 
-Usage: scripts/budget_from_pace_table.py [--out results/strategies_budget_from_pace.md]
+Usage: python3 -m studies.budget_from_pace_table [--out results/strategies_budget_from_pace.md]
 """
 import argparse
 import json
@@ -32,7 +32,7 @@ def main():
         "their pace gives (2x the evaluations the window holds at that pace, `search/include/cutune/search/pace.hpp`),",
         "as `cutune tune --time-budget S` without `--budget` does. \"told\" is the row where the strategy is",
         "given that budget up front, computed from the whole space's mean cost. Same seeds, batch 8, one",
-        "evaluator, on CPUs only (a seed gives the same figures on any machine); written by `scripts/budget_from_pace_table.py`.\n",
+        "evaluator, on CPUs only (a seed gives the same figures on any machine); written by `studies/budget_from_pace_table.py`.\n",
         "| space | budget told | runs | told | learnt from the pace |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
@@ -75,7 +75,7 @@ def main():
         "  --repeats 40 --seed 1 --batch 8 --threads 1 --budget-from-pace --json results/strategies_budget_from_pace_large_spaces_40.json",
         "# the told rows: the same without --budget-from-pace (strategies_default_short_runs_200.json,",
         "# strategies_large_spaces_40.json; strategies_200.notes.md)",
-        "scripts/budget_from_pace_table.py",
+        "python3 -m studies.budget_from_pace_table",
         "```\n",
         "On a GPU: results/nvidia-h100-80gb-hbm3/time_budget_pace/ (the budget each run learnt, against what it made).",
     ]

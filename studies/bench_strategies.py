@@ -13,7 +13,7 @@ them beside cutune's simulated runs, with the same costs (the recorded compile +
 verification time) and the same statistics.
 
 Usage:
-  scripts/bench_strategies.py [--spaces F|DIR|GLOB...] [--repeats 100] [--kt-repeats 40] [--kt-repeats-for bayes_opt=10]
+  python3 -m studies.bench_strategies [--spaces F|DIR|GLOB...] [--repeats 100] [--kt-repeats 40] [--kt-repeats-for bayes_opt=10]
       [--kt-strategies a,b,pyatf_strategies:auc_bandit] [--strategies a,b] [--batch 8] [--compile-workers 12] [--jobs 2] [--kt-deadline S]
       [--kt-resume F...] [--kt-only] [--kt-traces F...] [--cutune-scores F...] [--kt-venv DIR]
       [--out results/strategies] [--cutune PATH]
@@ -24,7 +24,7 @@ its own --seed range or --kt-resume of the others' files, merged by --kt-traces 
 seed kept once).
 Writes OUT.json (the scores), OUT.kt_traces.json (Kernel Tuner's runs, with per-run stats),
 OUT.md (the table, with OUT.notes.md appended when it exists) and prints the table. A long job:
-  nohup nice -n 10 scripts/bench_strategies.py --kt-repeats 40 ... > build/ktjob/LOG 2>&1 &
+  nohup nice -n 10 python3 -m studies.bench_strategies --kt-repeats 40 ... > build/ktjob/LOG 2>&1 &
 """
 import argparse
 import gzip
@@ -184,7 +184,9 @@ def ensure_kernel_tuner(venv):
     # The venv's python links to the system's, so the interpreter in use is told apart by its prefix.
     if Path(sys.prefix).resolve() == venv.resolve():
         bad_input(f"--kt-venv {venv}: its Python does not import kernel_tuner (run scripts/kt_venv.sh {venv})")
-    os.execv(str(py), [str(py), *sys.argv])
+    # Run again as the same module of this package, with the repository root importable.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    os.execve(str(py), [str(py), "-m", "studies.bench_strategies", *sys.argv[1:]], env)
 
 
 def expand_spaces(items):
@@ -1010,7 +1012,7 @@ def main():
                               "strategy_options": "time_limit = time_budget_s, max_fevals = evaluation_budget",
                               "runs": kt_run_summary(traces), "errors": kt_errors(traces),
                               "stacks": kt_stacks(traces)}
-    scores["bench_command"] = "scripts/bench_strategies.py " + " ".join(sys.argv[1:])
+    scores["bench_command"] = "python3 -m studies.bench_strategies " + " ".join(sys.argv[1:])
     out.with_suffix(".json").write_text(json.dumps(scores, indent=1) + "\n")
     write_markdown(scores, out.with_suffix(".md"))
     best = {src: max((r for r in scores["strategies"] if (r["source"] == "cutune") == (src == "cutune")

@@ -9,7 +9,7 @@ repetition, R runs). Counts evaluations, not their cost: a view of how fast a st
 in, next to the methodology's time-weighted score.
 
 Usage:
-  scripts/best_rank_by_evaluation.py SPACE.json.gz --budget 62 [--seeds 30] [--strategy bandit_portfolio]
+  python3 -m studies.best_rank_by_evaluation SPACE.json.gz --budget 62 [--seeds 30] [--strategy bandit_portfolio]
       [--at 16,24,32,48] [--cutune build/tuner/cli/cutune]
 """
 import argparse
@@ -18,7 +18,7 @@ import random
 import statistics
 import sys
 
-from simulated_tunings import ranks_of, simulated_traces
+from studies.simulated_tunings import ranks_of, simulated_traces
 
 
 def best_so_far(ranks_in_order, budget):

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The loader's benchmark -> results/<gpu-slug>/loader.json.
-#   scripts/bench_loader.sh stage      (here, after scripts/stage_gpu.sh) adds to .gpu/bin.gz
+#   studies/bench_loader.sh stage      (here, after scripts/stage_gpu.sh) adds to .gpu/bin.gz
 #       (scripts/unstage_gpu.sh unpacks them there):
 #       cutune-bench-loader, and cutune-example built as a separate project against
 #       `cmake --install build-release --prefix .gpu/prefix` (the installed package).
-#   scripts/bench_loader.sh run OUT    (on the lent GPU, repository root) writes OUT/loader.json:
+#   studies/bench_loader.sh run OUT    (on the lent GPU, repository root) writes OUT/loader.json:
 #       - first_launch: time from exec to the first finished tuned launch (the data
 #         allocation reported apart, data_ms), in separate
 #         processes, 3 with a cold compile cache (a fresh --cache-dir each) and 3 warm
@@ -16,10 +16,10 @@
 #     results/nvidia-h200/{reduction,matmul}.json): exact rung on an H200, rung 3 (same
 #     compute capability) on an H100. For this GPU's own winners first run e.g.
 #       .gpu/bin/cutune tune reduction --problem n=2**28 --db OUT/cutune.db  (and matmul)
-#     then WINNERS=OUT/cutune.db scripts/bench_loader.sh run OUT
+#     then WINNERS=OUT/cutune.db studies/bench_loader.sh run OUT
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=${1:?usage: scripts/bench_loader.sh stage | run OUT}
+mode=${1:?usage: studies/bench_loader.sh stage | run OUT}
 
 if [ "$mode" = stage ]; then
   build=${CUTUNE_STAGE_BUILD:-build-release}  # the Release build stage_gpu.sh staged from
@@ -39,7 +39,7 @@ if [ "$mode" = stage ]; then
   exit 0
 fi
 
-out=${2:?usage: scripts/bench_loader.sh run OUT}
+out=${2:?usage: studies/bench_loader.sh run OUT}
 mkdir -p "$out"
 bin=${CUTUNE_BIN:-.gpu/bin}
 winners=${WINNERS:-bench/loader/h200.wisdom.json}
@@ -73,7 +73,7 @@ def summary(runs):
             "from_main_ms_median": statistics.median(r["from_main_ms"] for r in runs),
             "nvrtc_compiles": [r["nvrtc_compiles"] for r in runs], "cache_hits": [r["cache_hits"] for r in runs],
             "runs": runs}
-doc = {"what": "cutune::loader costs (scripts/bench_loader.sh)", "winners": winners,
+doc = {"what": "cutune::loader costs (studies/bench_loader.sh)", "winners": winners,
        "first_launch": {"cold_cache": summary(phase("cold")), "warm_cache": summary(phase("warm"))},
        "launch_overhead": phase("overhead")[0],
        "example": json.load(open(f"{out}/example.json"))}

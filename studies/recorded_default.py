@@ -10,9 +10,9 @@ proposals, as a tuning of a Kernel Tuner script (which names no default) does. T
 named default 2,32,32,8 is within 4% of the optimum on an H100; its first listed values break
 its restrictions.
 
-Usage: scripts/recorded_default.py --cutune BIN --material REAL_KERNELS CASE RECORDING...
+Usage: python3 -m studies.recorded_default --cutune BIN --material REAL_KERNELS CASE RECORDING...
 
-CASE is a case of scripts/record_spaces.py (the problem file and sizes each recording was made
+CASE is a case of studies/record_spaces.py (the problem file and sizes each recording was made
 from); the default is what `cutune space KERNEL --json` says. A RECORDING (.json.gz) is rewritten
 in place (one line before "cache", every other byte as it was), after checking that it holds
 the default and that the default is the configuration it measured first (brute force through the
@@ -33,8 +33,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_spaces import CASES, CaptureError, captured_t1  # noqa: E402
+from studies.record_spaces import CASES, CaptureError, captured_t1
 
 FIELD = "cutune_default"
 
@@ -108,7 +107,7 @@ def main():
     ap.add_argument("recordings", nargs="+")
     args = ap.parse_args()
     if args.case not in CASES:
-        bad_input(f"case '{args.case}' is not one of scripts/record_spaces.py's ({', '.join(CASES)})")
+        bad_input(f"case '{args.case}' is not one of studies/record_spaces.py's ({', '.join(CASES)})")
     for p in args.recordings:
         if not p.endswith(".json.gz") or not os.path.isfile(p):
             bad_input(f"{p}: not a .json.gz recording")

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Summarises the raw outputs of scripts/bench_multigpu.py (one folder of them) into one
+"""Summarises the raw outputs of studies/bench_multigpu.py (one folder of them) into one
 multigpu.json beside them: per case the brute-force search-loop and wall speedups, the MPI
 path against --gpus, the default strategy's time to quality, the fault runs, and the relay
-polling before/after. Usage: scripts/multigpu_summary.py results/<gpu>/multigpu"""
+polling before/after. Usage: python3 -m studies.multigpu_summary results/<gpu>/multigpu"""
 import json
 import os
 import sys

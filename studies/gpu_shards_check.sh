@@ -5,7 +5,7 @@
 #    changes nothing;
 #  - the same 2 shards at once into one DB (two processes sharing the GPU);
 #  - a second run on a DB (new seed: new evaluations; --resume: none).
-# Usage: scripts/gpu_shards_check.sh BIN OUT [KERNEL] [PROBLEM]   (exit 1 when a check fails)
+# Usage: studies/gpu_shards_check.sh BIN OUT [KERNEL] [PROBLEM]   (exit 1 when a check fails)
 set -uo pipefail
 bin=$1 out=$2 kernel=${3:-reduction} problem=${4:-n=2**24}
 mkdir -p "$out/dbs"; d=$out/dbs; status=0

@@ -20,7 +20,7 @@ tool's own best, then both winners re-measured in ONE cutune process, interleave
 and configurations per second. Every step is guarded: an error is recorded and the next step
 runs; the JSON is rewritten after each case, so a time-out keeps what was done.
 
-Usage (on the GPU machine): python3 scripts/bench_real_kernels.py --bin .gpu/bin --out $OUT
+Usage (on the GPU machine): python3 -m studies.bench_real_kernels --bin .gpu/bin --out $OUT
        --wheels .kt-wheels --material .material [--budget 30] [--cases convolution,bat/GEMM,...]
        [--skip-kt | --kt-only | --kt-results real_kernels_kt.json]
 """
@@ -79,7 +79,7 @@ def summarize_call(call, results, tune_params, objective="time", higher=False):
 '''
 
 # How a Kernel Tuner child runs an author's script unchanged (here and in
-# scripts/bench_kt_parallel.py): Kernel Tuner's tune_kernel replaced by `wrapped`, the script
+# studies/bench_kt_parallel.py): Kernel Tuner's tune_kernel replaced by `wrapped`, the script
 # run as __main__ in its own folder. Returns what the script raised, or None.
 KT_RUN_SCRIPT = r'''
 def run_script(p, wrapped):

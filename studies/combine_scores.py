@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One table from several score files of scripts/bench_strategies.py (OUT.json): a later file's
+"""One table from several score files of studies/bench_strategies.py (OUT.json): a later file's
 scores of a space replace an earlier file's, e.g. the small spaces scored again with more runs of
 both tools over an earlier table of all spaces.
 
@@ -9,7 +9,7 @@ margins being judged. The small spaces are cheap to run 200 times for both tools
 are not, and their scores are steadier.
 
 Usage:
-  scripts/combine_scores.py --scores A.json B.json ... [--rows R.json --row-names kt:skopt ...] --out results/X
+  python3 -m studies.combine_scores --scores A.json B.json ... [--rows R.json --row-names kt:skopt ...] --out results/X
 A later file's scores of a space replace an earlier file's, for every row: a row (strategy) is
 kept only where every file has it. --rows: rows scored again on some or all of the table's spaces
 (e.g. one slow strategy run again with more runs, or cutune's rows scored again to carry standard
@@ -23,8 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_strategies  # noqa: E402  (its families and Markdown writer)
+from studies import bench_strategies  # (its families and Markdown writer)
 
 
 def fail(message):
@@ -120,7 +119,7 @@ def combine(files):
                                d.get("kernel_tuner", {}).get("repeats", "-") for _, d in files))}
     out["date"] = max(d["date"] for _, d in files)
     out["cutune_command"] = "\n".join(d.get("bench_command") or d["command"] for _, d in files)
-    out["bench_command"] = "scripts/combine_scores.py " + " ".join(sys.argv[1:])
+    out["bench_command"] = "python3 -m studies.combine_scores " + " ".join(sys.argv[1:])
     return out
 
 

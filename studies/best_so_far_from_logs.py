@@ -4,7 +4,7 @@
 winner after the finalists' re-measurement; per group, the medians over its runs. For comparing
 builds or options on the GPU with a few seeds each, from the runs' own output.
 
-Usage: scripts/best_so_far_from_logs.py --group NAME LOG... [--group NAME LOG...] --after 1,10,20
+Usage: python3 -m studies.best_so_far_from_logs --group NAME LOG... [--group NAME LOG...] --after 1,10,20
            --out OUT.json   (each LOG's report is LOG with .log replaced by .report.json)
 """
 import argparse
@@ -50,7 +50,7 @@ def main():
         after = [int(x) for x in args.after.split(",")]
     except ValueError:
         fail(f"--after {args.after}: not a list of result counts")
-    out = {"command": "scripts/best_so_far_from_logs.py " + " ".join(sys.argv[1:]), "after_results": after,
+    out = {"command": "python3 -m studies.best_so_far_from_logs " + " ".join(sys.argv[1:]), "after_results": after,
            "runs": {}}
     for name, *logs in args.group:
         if not logs:

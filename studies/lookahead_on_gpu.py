@@ -13,7 +13,7 @@ give the best-so-far against wall-clock seconds since the command started. With 
 (the brute-force recording of the same kernel and problem on this GPU model), bests are also given
 as gaps to its optimum. Writes OUT/lookahead_on_gpu.json and the log.
 
-Usage: scripts/lookahead_on_gpu.py --bin .gpu/bin --arms rule,48 --seeds 1,2,3,4,5 --out DIR
+Usage: python3 -m studies.lookahead_on_gpu --bin .gpu/bin --arms rule,48 --seeds 1,2,3,4,5 --out DIR
            --case matmul:m=2048,n=2048,k=2048:20:results/spaces/matmul_2048_nvidia_h100_80gb_hbm3.json.gz ...
        (a case is KERNEL:PROBLEM:SECONDS[:RECORDED])
 """

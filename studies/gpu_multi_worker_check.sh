@@ -3,7 +3,7 @@
 # one GPU (--gpus 0,0) and as two MPI ranks sharing it (mpirun -np 2), each into its own DB;
 # then every DB's integrity, one row per configuration, and the winners side by side.
 # Correctness and the DB, not speed: two workers on one GPU share it.
-# Usage: scripts/gpu_multi_worker_check.sh BIN_DIR OUT_DIR [KERNEL] [BUDGET]
+# Usage: studies/gpu_multi_worker_check.sh BIN_DIR OUT_DIR [KERNEL] [BUDGET]
 set -uo pipefail
 BIN=$1; OUT=$2; KERNEL=${3:-matmul}; BUDGET=${4:-200}
 mkdir -p "$OUT"

@@ -7,7 +7,7 @@ Kernel Tuner's searchspace hands out its Latin hypercube samples and first-valid
 of its enumeration (a Python set of indices, read back ascending), so an order that happens to put
 the fast values first shows up as search skill. Scoring the same space reversed shows how much.
 
-Usage: scripts/reverse_space_values.py IN.json.gz OUT.json.gz
+Usage: python3 -m studies.reverse_space_values IN.json.gz OUT.json.gz
 """
 import gzip
 import json
@@ -16,7 +16,7 @@ import sys
 
 def main():
     if len(sys.argv) != 3:
-        print("usage: scripts/reverse_space_values.py IN.json[.gz] OUT.json[.gz]", file=sys.stderr)
+        print("usage: python3 -m studies.reverse_space_values IN.json[.gz] OUT.json[.gz]", file=sys.stderr)
         sys.exit(2)
     src, dst = sys.argv[1:]
     opener = gzip.open if src.endswith(".gz") else open

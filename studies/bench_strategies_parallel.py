@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """cutune's strategies with N evaluators at once (a node's GPUs), in simulation: `cutune score
---workers N` for each N on the recorded spaces of scripts/bench_strategies.py, one table.
+--workers N` for each N on the recorded spaces of studies/bench_strategies.py, one table.
 
 With N evaluators the simulation is event-driven: up to N configurations run at once, each
 finishing its recorded cost after it started; a result is told at its finish time and the
@@ -11,7 +11,7 @@ strategy's score at N beside its score at 1 says what proposing with N - 1 resul
 costs it.
 
 Usage:
-  scripts/bench_strategies_parallel.py [--workers 1,4,8] [--repeats 20] [--threads 2]
+  python3 -m studies.bench_strategies_parallel [--workers 1,4,8] [--repeats 20] [--threads 2]
       [--spaces F...] [--cutune PATH] [--out results/strategies_parallel] [--reuse]
 Writes OUT.json and OUT.md; the per-N scores of `cutune score --json` go to OUT.wN.json
 (with --reuse, existing ones are read instead of re-run).
@@ -24,8 +24,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from bench_strategies import DEFAULT_SPACES  # noqa: E402  (the same spaces as results/strategies.md)
+from studies.bench_strategies import DEFAULT_SPACES  # (the same spaces as results/strategies.md)
 
 
 def main():
@@ -60,7 +59,7 @@ def main():
     table = {
         "description": "cutune score --workers N: every strategy with N simulated evaluators at once",
         # (--reuse only reads what an earlier run wrote: the command that reproduces is without it)
-        "command": shlex.join(["scripts/bench_strategies_parallel.py", *[a for a in sys.argv[1:] if a != "--reuse"]]),
+        "command": shlex.join(["python3", "-m", "studies.bench_strategies_parallel", *[a for a in sys.argv[1:] if a != "--reuse"]]),
         "repeats": first["repeats"],
         "seed": first["seed"],
         "batch": first["batch"],
