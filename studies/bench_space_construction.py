@@ -3,7 +3,7 @@
 machine. For each space, each tool in its own process, several times in turn: the time
 to the full valid set, the time to the first valid configuration (what a tuning waits
 before its first evaluation), and the process's peak memory (RSS). Checks that both tools
-find the same valid set. Writes results/space_construction.json and a short .md.
+find the same valid set. Writes results/space_construction/space_construction.json and a short .md.
 
 cutune is timed by `cutune space FILE --timing` (loading the T1 file, the first valid
 configuration, counting every valid one; one JSON line). Kernel Tuner is timed on
@@ -14,7 +14,7 @@ counted (cutune's start-up is not counted either).
 
 Usage: python3 -m studies.bench_space_construction [--cutune build/tuner/cli/cutune]
          [--kt-python build/kt-venv/bin/python] [--repeats 5] [--spaces a,b]
-         [--out results/space_construction.json]
+         [--out results/space_construction/space_construction.json]
 The Kernel Tuner venv: scripts/kt_venv.sh build/kt-venv.
 """
 import argparse

@@ -103,7 +103,7 @@ KT_MAIN_OPTION = {"pyatf_strategies": "searchtechnique", "minimize": "method", "
 KT_EXTRA_MODULES = {"skopt": "skopt", "pyatf_strategies": "pyatf"}
 # Runs per strategy and space unless --kt-repeats / --kt-repeats-for say otherwise. The issue asks
 # for >= 40 runs per strategy and space, >= 10 for strategies that take over a minute of Python per
-# run (measured, one run per space on this machine: see results/strategies.notes.md).
+# run (measured, one run per space on this machine: see results/strategies/strategies.notes.md).
 # hybrid_vndx and adaptive_tabu_greywolf stop on their own after `budget` evaluations (default
 # 5000, revisits included, which Kernel Tuner's budget does not count) and adaptive_tabu_greywolf
 # cools by the fraction of it spent. They keep that default, as every strategy keeps its defaults:
@@ -392,7 +392,7 @@ def kt_skopt_sampling():
     dimensions Kernel Tuner gives it), the check runs once per distinct point (it is a pure function
     of the point), and only the rows kept are built, from the same scalars in the same order: the
     random draws, the points kept and so every proposal are unchanged. Checked run by run against the
-    unpatched library's traces (results/strategies_skopt.kt_traces.json.xz, seeds 1..3 of 14 spaces:
+    unpatched library's traces (results/strategies/strategies_skopt.kt_traces.json.xz, seeds 1..3 of 14 spaces:
     41 of 42 identical; convolution_A4000 seed 2, run there on the GPU machine's CPUs, ends two
     evaluations later at the same exception here, as the unpatched library does here too), and the
     run of 17 evaluations took 16 s. CUTUNE_KT_SKOPT_PLAIN=1 runs the library as it is."""
@@ -762,7 +762,7 @@ def cutune_pipeline(scores):
 
 
 def write_markdown(scores, path):
-    """results/strategies.md: the table (losers included), per family and per space, spaces,
+    """OUT.md (e.g. results/strategies/strategies_200.md): the table (losers included), per family and per space, spaces,
     budgets, settings, command. Wide inputs (many spaces) get one row per strategy with the overall
     and per-family means, and the per-space scores below, one table per family."""
     spaces = [sp["name"] for sp in scores["spaces"]]

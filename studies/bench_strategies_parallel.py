@@ -12,7 +12,7 @@ costs it.
 
 Usage:
   python3 -m studies.bench_strategies_parallel [--workers 1,4,8] [--repeats 20] [--threads 2]
-      [--spaces F...] [--cutune PATH] [--out results/strategies_parallel] [--reuse]
+      [--spaces F...] [--cutune PATH] [--out results/strategies/strategies_parallel] [--reuse]
 Writes OUT.json and OUT.md; the per-N scores of `cutune score --json` go to OUT.wN.json
 (with --reuse, existing ones are read instead of re-run).
 """
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-from studies.bench_strategies import DEFAULT_SPACES  # (the same spaces as results/strategies.md)
+from studies.bench_strategies import DEFAULT_SPACES  # (the same spaces as results/strategies/strategies.json)
 
 
 def main():
@@ -35,7 +35,7 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--spaces", nargs="+", default=[str(p) for p in DEFAULT_SPACES])
     ap.add_argument("--cutune", default=str(ROOT / "build/tuner/cli/cutune"))
-    ap.add_argument("--out", default=str(ROOT / "results/strategies_parallel"))
+    ap.add_argument("--out", default=str(ROOT / "results/strategies/strategies_parallel"))
     ap.add_argument("--reuse", action="store_true", help="read OUT.wN.json where it exists")
     args = ap.parse_args()
     out = Path(args.out)

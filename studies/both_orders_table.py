@@ -14,9 +14,9 @@ such a family prints the two family means and their mean, with the standard erro
 (sqrt(se_declared^2 + se_reversed^2) / 2, from the files' sampling_error_per_family).
 
 Usage:
-  python3 -m studies.both_orders_table --declared results/strategies_200.json \\
-      --reversed results/strategies_reversed.json results/strategies_reversed_kt_examples.json \\
-      --out results/strategies_both_orders
+  python3 -m studies.both_orders_table --declared results/strategies/strategies_200.json \\
+      --reversed results/strategies/strategies_reversed.json results/strategies/strategies_reversed_kt_examples.json \\
+      --out results/strategies/strategies_both_orders
 Writes OUT.json and OUT.md (OUT.notes.md appended when it exists) and prints the table.
 """
 import argparse

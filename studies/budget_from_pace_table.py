@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """The default told its evaluation budget up front against the same learning it from the pace of
 its first results (cutune score --budget-from-pace), per recorded space: writes
-results/strategies_budget_from_pace.md from the four score files named below.
+results/strategies/strategies_budget_from_pace.md from the four score files named below.
 
-Usage: python3 -m studies.budget_from_pace_table [--out results/strategies_budget_from_pace.md]
+Usage: python3 -m studies.budget_from_pace_table [--out results/strategies/strategies_budget_from_pace.md]
 """
 import argparse
 import json
 
 PAIRS = [  # (told up front, learnt from the pace)
-    ("results/strategies_default_short_runs_200.json", "results/strategies_budget_from_pace_small_spaces_200.json"),
-    ("results/strategies_large_spaces_40.json", "results/strategies_budget_from_pace_large_spaces_40.json"),
+    ("results/strategies/strategies_default_short_runs_200.json", "results/strategies/strategies_budget_from_pace_small_spaces_200.json"),
+    ("results/strategies/strategies_large_spaces_40.json", "results/strategies/strategies_budget_from_pace_large_spaces_40.json"),
 ]
 STRATEGY = "bandit_portfolio"
 
@@ -23,7 +23,7 @@ def row(path):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="results/strategies_budget_from_pace.md")
+    ap.add_argument("--out", default="results/strategies/strategies_budget_from_pace.md")
     a = ap.parse_args()
     lines = [
         "# The default with a time budget alone: evaluation budgets learnt from the pace\n",
@@ -70,9 +70,9 @@ def main():
         "place, 0.273 (0.283 with the up-front budget given at that point instead of the pace's).\n",
         "```sh",
         "cutune score --spaces results/spaces/*.json.gz --strategies bandit_portfolio --repeats 200 --seed 1 --batch 8 \\",
-        "  --threads 1 --budget-from-pace --json results/strategies_budget_from_pace_small_spaces_200.json",
+        "  --threads 1 --budget-from-pace --json results/strategies/strategies_budget_from_pace_small_spaces_200.json",
         "cutune score --spaces ../shared/data/spaces/{convolution,dedispersion}_{A100,A4000}.json.gz --strategies bandit_portfolio \\",
-        "  --repeats 40 --seed 1 --batch 8 --threads 1 --budget-from-pace --json results/strategies_budget_from_pace_large_spaces_40.json",
+        "  --repeats 40 --seed 1 --batch 8 --threads 1 --budget-from-pace --json results/strategies/strategies_budget_from_pace_large_spaces_40.json",
         "# the told rows: the same without --budget-from-pace (strategies_default_short_runs_200.json,",
         "# strategies_large_spaces_40.json; strategies_200.notes.md)",
         "python3 -m studies.budget_from_pace_table",

@@ -25,7 +25,7 @@ position in the listing (a tie broken by the first in the list, a snap to the ne
 Usage:
   python3 -m studies.kt_listing_order --traces T.kt_traces.json[.xz] --spaces DECLARED... REVERSED...
       [--first 10] [--top 0.05] [--cutune build/tuner/cli/cutune [--cutune-strategy bandit_portfolio]]
-      [--out results/strategies_listing_order]
+      [--out results/strategies/strategies_listing_order]
 Writes OUT.json and OUT.md and prints the table.
 """
 import argparse

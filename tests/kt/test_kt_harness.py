@@ -26,7 +26,7 @@ from pathlib import Path
 SKIP = 77
 ROOT = Path(__file__).resolve().parents[2]
 SPACE = "convolution_A4000"
-TIME_LIMIT_S, MAX_FEVALS = 782.0, 550  # its window end T(0.96) and evaluation budget (results/strategies.md)
+TIME_LIMIT_S, MAX_FEVALS = 782.0, 550  # its window end T(0.96) and evaluation budget (results/strategies/strategies.json)
 
 
 def skip(reason):
