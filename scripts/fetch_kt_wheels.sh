@@ -2,13 +2,13 @@
 # Downloads, on this machine (which reaches PyPI), the wheels Kernel Tuner needs on the lent GPU
 # machine (Ubuntu 24.04, python3.12, no internet; numpy, scipy, pandas, scikit-learn and
 # cuda-bindings 13 are preinstalled there, see ../shared/GPU.md) into .kt-wheels/ (git-ignored).
-# scripts/bench_throughput.py installs them there with `pip install --no-index --target`.
+# studies/bench_throughput.py installs them there with `pip install --no-index --target`.
 #
 # Pinned: kernel_tuner (newest 1.x) and what it imports at start-up that the device lacks:
 # python-constraint2 (its search space), jsonschema (+ attrs, referencing, rpds-py,
 # jsonschema-specifications, typing-extensions for referencing on Python < 3.13), xmltodict
 # and packaging (kernel_tuner.file_utils). pymoo is only for the NSGA strategies: not fetched.
-# For scripts/bench_strategies.py's strategies: scikit-optimize (skopt; + pyaml, PyYAML; joblib
+# For studies/bench_strategies.py's strategies: scikit-optimize (skopt; + pyaml, PyYAML; joblib
 # comes with scikit-learn) and pyatf (pyatf_strategies; numpy only), as scripts/kt_venv.sh pins them.
 # Usage: scripts/fetch_kt_wheels.sh [DEST]   (default .kt-wheels), then carry ".kt-wheels".
 set -euo pipefail

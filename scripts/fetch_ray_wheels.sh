@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches, on this machine (which reaches PyPI), what Kernel Tuner's parallel runner needs on the
 # lent GPU machine (python3.12, no internet), into .raywhl/ (git-ignored), for
-# scripts/bench_kt_parallel.py: Kernel Tuner's own wheels (as scripts/fetch_kt_wheels.sh pins
+# studies/bench_kt_parallel.py: Kernel Tuner's own wheels (as scripts/fetch_kt_wheels.sh pins
 # them), Ray's dependencies, and Ray itself unpacked and packed again as ray_slim.tar.xz.
 # Ray 2.60's wheel is 79 MB, more than the 64 MiB a device call carries in all; its Java jars
 # (34 MB) and the libraries Kernel Tuner does not import (rllib, data, serve, tune, train, llm and

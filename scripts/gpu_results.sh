@@ -87,7 +87,7 @@ for step in "$@"; do
       ;;
     measurement|measurement=*)
       steps=${step#measurement}
-      python3 scripts/bench_measurement.py --bin "$bin" --out "$out" ${steps:+--steps "${steps#=}"} || status=1
+      python3 -m studies.bench_measurement --bin "$bin" --out "$out" ${steps:+--steps "${steps#=}"} || status=1
       ;;
     *) echo "unknown step $step" >&2; exit 2 ;;
   esac

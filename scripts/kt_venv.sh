@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the virtual environment the Kernel Tuner interop tests and scripts/bench_strategies.py run
+# Makes the virtual environment the Kernel Tuner interop tests and studies/bench_strategies.py run
 # in ("proof against the real tool"): build/kt-venv (git-ignored) with Kernel Tuner from PyPI,
 # pinned, and jsonschema; and the optional packages of Kernel Tuner's strategies that
 # bench_strategies.py runs: scikit-optimize (skopt) and pyatf (pyatf_strategies). Python only for

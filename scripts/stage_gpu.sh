@@ -6,10 +6,10 @@
 # scripts/gpu_results.sh and the bench scripts look (--bin .gpu/bin).
 #
 # Why packed: a device call carries the working tree and the carried paths together within
-# 64 MiB, counted in disk blocks (the tracked tree alone is about 59 MiB of them with the Kernel
-# Tuner traces results/*.kt_traces.json.xz, 38 MiB without). The stripped binaries are about
-# 62 MB as they are and 13 MB gzipped, so they fit only packed, and only with those traces
-# deleted for the call (git checkout -- results/ afterwards): this script says which.
+# 64 MiB, counted in disk blocks (the tracked tree alone is about 47 MiB of them with the Kernel
+# Tuner traces results/strategies/*.kt_traces.json.xz, 38 MiB without). The stripped binaries are
+# about 62 MB as they are and 13 MB gzipped, so they fit only packed; should the tree grow, delete
+# those traces for the call (git checkout -- results/ afterwards): this script says when.
 #
 # Usage: scripts/stage_gpu.sh   then carry ".gpu" in the device call and run
 #        scripts/unstage_gpu.sh && scripts/gpu_results.sh $OUT tests   there.
@@ -51,9 +51,9 @@ done
 # What the call will carry, in disk blocks as the device tool counts them.
 carry=$(du -s --block-size=1M .gpu | cut -f1)
 tree=$(git ls-files -z | du -c --block-size=1M --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
-traces=$(git ls-files -z 'results/*.kt_traces.json.xz' | du -c --block-size=1M --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
+traces=$(git ls-files -z 'results/strategies/*.kt_traces.json.xz' | du -c --block-size=1M --files0-from=- 2>/dev/null | tail -n 1 | cut -f1)
 echo "staged: .gpu ${carry} MiB ($(ls .gpu/bin.gz | wc -l) binaries, $(ls .gpu/lib.gz | wc -l) libraries), from $build"
 if [ $((carry + tree)) -gt 64 ]; then
   echo "the tracked tree is ${tree} MiB: with .gpu that passes the device's 64 MiB; delete the Kernel Tuner"
-  echo "traces for the call (${traces} MiB: rm results/*.kt_traces.json.xz) and git checkout -- results/ after it"
+  echo "traces for the call (${traces} MiB: rm results/strategies/*.kt_traces.json.xz) and git checkout -- results/ after it"
 fi

@@ -1,14 +1,12 @@
 #!/usr/bin/env python3
-"""scripts/bench_strategies.py's runs per strategy and space: a slow strategy (KT_SLOW) keeps its
+"""studies/bench_strategies.py's runs per strategy and space: a slow strategy (KT_SLOW) keeps its
 smaller count only on the spaces where its runs took at least --kt-slow-s of CPU each; elsewhere it
 is brought up to --kt-repeats, with the seeds it has not run yet. And the Python stack each run
 records."""
-import sys
 import types
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
-import bench_strategies as bench  # noqa: E402
+# The repository root is on PYTHONPATH (tests/CMakeLists.txt): the studies package.
+from studies import bench_strategies as bench
 
 
 def stats(seeds, cpu_s):

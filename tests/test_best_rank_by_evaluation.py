@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
-"""scripts/best_rank_by_evaluation.py: the median best rank reached after N evaluations, from
+"""studies/best_rank_by_evaluation.py: the median best rank reached after N evaluations, from
 `cutune tune --simulate` traces and from random search, on a recorded space; a whole-space budget
 ends at the optimum (rank 0) for both; bad input is one line with exit code 2.
 Usage: test_best_rank_by_evaluation.py CUTUNE"""
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "best_rank_by_evaluation.py"
+# The studies run as modules of the studies package, with the repository root importable.
+STUDIES_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
 # 78 valid configurations, no failures (results/spaces/README.md).
 SPACE = ROOT / "results" / "spaces" / "transpose_nvidia_h100_80gb_hbm3.json.gz"
 
 
 def run(cutune, *args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args, "--cutune", cutune], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "studies.best_rank_by_evaluation", *args, "--cutune", cutune],
+                          capture_output=True, text=True, env=STUDIES_ENV)
 
 
 def rows(stdout):

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""scripts/both_orders_table.py: per family, the mean of a strategy's declared and reversed scores
+"""studies/both_orders_table.py: per family, the mean of a strategy's declared and reversed scores
 with the standard error of that mean, only for families and strategies scored in both orders,
 Kernel Tuner's best judged from its `kt:` rows alone; bad input is one line with exit code 2 and
 nothing written."""
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "both_orders_table.py"
+# The studies run as modules of the studies package, with the repository root importable.
+STUDIES_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")])))
 
 
 def score_file(path, rows):
@@ -25,7 +27,8 @@ def score_file(path, rows):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "studies.both_orders_table", *args], capture_output=True, text=True,
+                          env=STUDIES_ENV)
 
 
 def main():

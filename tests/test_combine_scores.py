@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""scripts/combine_scores.py: a later file's scores of a space replace an earlier file's (scores,
+"""studies/combine_scores.py: a later file's scores of a space replace an earlier file's (scores,
 runs, Kernel Tuner's error estimates), a row that not every file has is dropped, the means are over
 spaces and families (bench_strategies.py's), and bad input is one line with exit code 2 and
 nothing written."""
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "combine_scores.py"
+# The studies run as modules of the studies package, with the repository root importable.
+STUDIES_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")])))
 
 
 def space(tmp, name, kernel):
@@ -35,7 +37,8 @@ def scores(path, tmp, batch, spaces, repeats, rows):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "studies.combine_scores", *args], capture_output=True, text=True,
+                          env=STUDIES_ENV)
 
 
 def main():

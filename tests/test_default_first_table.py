@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""scripts/default_first_table.py: the default strategy scored as a tuning runs it beside the same
+"""studies/default_first_table.py: the default strategy scored as a tuning runs it beside the same
 strategy alone, per space and family, the default configuration's rank from the recording
 (cutune_default; none without it), Kernel Tuner's best family row without brute
-force; bad input is one line with exit code 2 and nothing written. Also scripts/recorded_default.py's
+force; bad input is one line with exit code 2 and nothing written. Also studies/recorded_default.py's
 bad input."""
 import gzip
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+# The studies run as modules of the studies package, with the repository root importable.
+STUDIES_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")])))
 METHOD = {"window": [0.5, 0.96], "points": 1000}
 
 
@@ -37,7 +39,8 @@ def score_file(path, cells, default_first, spaces, repeats=200):
 
 
 def run(script, *args):
-    return subprocess.run([sys.executable, str(SCRIPTS / script), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "studies." + script.removesuffix(".py"), *args],
+                          capture_output=True, text=True, env=STUDIES_ENV)
 
 
 def main():

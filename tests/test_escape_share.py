@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""scripts/escape_share.py: the share of runs whose best came within --within of the recorded
+"""studies/escape_share.py: the share of runs whose best came within --within of the recorded
 optimum by each --by count, from the traces of the `cutune` it is given (here a stand-in that
 writes a trace per seed); bad input is one line with exit code 2."""
 import gzip
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "escape_share.py"
+# The studies run as modules of the studies package, with the repository root importable.
+STUDIES_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")])))
 
 # Seed 1 reaches the optimum at its 2nd evaluation, seed 2 at its 4th, seed 3 never (it stays at
 # 1.5, 50% above); invalid results never count.
@@ -27,7 +29,8 @@ open(a[a.index("--trace") + 1], "w").write(json.dumps({"trace": trace}))
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "studies.escape_share", *args], capture_output=True, text=True,
+                          env=STUDIES_ENV)
 
 
 def main():

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""scripts/kt_listing_order.py: per space and strategy, in both listing orders, the share of early
+"""studies/kt_listing_order.py: per space and strategy, in both listing orders, the share of early
 evaluations among the best configurations, how many distinct configurations they are, and when a
 run first reaches the best; only spaces with runs in both orders; bad input is one line with exit
 code 2 and nothing written. With a cutune binary (argv[1]): --cutune adds cutune's runs, as
 many as Kernel Tuner's, with their budgets, on a committed space and its reversed twin."""
 import gzip
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "scripts" / "kt_listing_order.py"
+# The studies run as modules of the studies package, with the repository root importable.
+STUDIES_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
 # 78 valid configurations, no failures (results/spaces/README.md).
 TRANSPOSE = ROOT / "results" / "spaces" / "transpose_nvidia_h100_80gb_hbm3.json.gz"
 
@@ -26,7 +28,8 @@ def space(path, n):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "studies.kt_listing_order", *args], capture_output=True, text=True,
+                          env=STUDIES_ENV)
 
 
 def main():
@@ -76,8 +79,8 @@ def cutune_rows(cutune, t):
     declared = t / "transpose_nvidia_h100_80gb_hbm3.json.gz"
     declared.write_bytes(TRANSPOSE.read_bytes())
     reversed_ = t / "transpose_nvidia_h100_80gb_hbm3_reversed.json.gz"
-    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "reverse_space_values.py"), str(declared), str(reversed_)],
-                       capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-m", "studies.reverse_space_values", str(declared), str(reversed_)],
+                       capture_output=True, text=True, env=STUDIES_ENV)
     assert r.returncode == 0, r.stderr
     stats = [{"time_limit_s": 1e9, "max_fevals": 12}] * 3
     kt_run = ["2,32,32,8"] * 1  # any recorded key

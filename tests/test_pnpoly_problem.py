@@ -1,16 +1,19 @@
-"""scripts/pnpoly_problem.py: bad input gets one line and exit 2 and writes nothing; with numpy,
+"""studies/pnpoly_problem.py: bad input gets one line and exit 2 and writes nothing; with numpy,
 another point count writes its own file, the 20M one unchanged beside it."""
 import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "pnpoly_problem.py"
+# The studies run as modules of the studies package, with the repository root importable.
+STUDIES_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")])))
 
 
 def run(*args):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "studies.pnpoly_problem", *args], capture_output=True, text=True,
+                          env=STUDIES_ENV)
 
 
 with tempfile.TemporaryDirectory() as tmp:

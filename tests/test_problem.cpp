@@ -1145,7 +1145,7 @@ TEST_CASE("problem text: canonical keys, and why an item is refused", "[problem]
   CHECK_THAT(message("ProblemSize=0"), Catch::Matchers::Contains("not a size"));
 }
 
-// The point-in-polygon problem file of our own (scripts/pnpoly_problem.py, recorded as
+// The point-in-polygon problem file of our own (studies/pnpoly_problem.py, recorded as
 // results/spaces/kt_pnpoly): beside Kernel Tuner's pnpoly.cu it loads with pnpoly.py's whole
 // space, launches the kernel with its own three arguments, and puts the polygon and the slopes
 // in its __constant__ symbols. Its output is not verified (the file says why), so the slopes

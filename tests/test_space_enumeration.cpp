@@ -157,7 +157,7 @@ TEST_CASE("space enumeration: BAT's problem files enumerate as the tree evaluato
 TEST_CASE("space enumeration: BAT's GEMM and hotspot have the valid sets Kernel Tuner 1.5 builds",
           "[space][enumeration][real_kernels]") {
   // Kernel Tuner 1.5.0's Searchspace on the same ConfigurationSpace, with the block size
-  // names of LocalSize (scripts/bench_space_construction.py checks the sets key by key).
+  // names of LocalSize (studies/bench_space_construction.py checks the sets key by key).
   KernelProblem gemm = KernelProblem::load(kBat / "GEMM" / "GEMM-CAFF.json");
   CHECK(gemm.space().cartesian_size() == 20736);
   CHECK(gemm.space().count_valid() == 10312);
@@ -203,7 +203,7 @@ TEST_CASE("space enumeration: the benchmark hub's CLBlast GEMM and hotspot space
 }
 
 TEST_CASE("space enumeration: a space of 1.3e9 points with 12 restrictions", "[space][enumeration]") {
-  // scripts/bench_space_construction.py's synthetic_1e9; Kernel Tuner 1.5.0 finds the same
+  // studies/bench_space_construction.py's synthetic_1e9; Kernel Tuner 1.5.0 finds the same
   // 1,558,334 valid configurations.
   Space s({param("block_size_x", ints({16, 32, 64, 128, 256, 512, 1024})),
            param("block_size_y", ints({1, 2, 4, 8, 16, 32})), param("tile_size_x", range(1, 33)),

@@ -286,7 +286,7 @@ TEST_CASE("pattern_search sweeps around the second best once the best's neighbou
 // With N evaluators a strategy is asked each time a result arrives, with N - 1 pending. The
 // population strategies and bayes_opt once answered such asks with a random configuration
 // whenever their generation (or initial sample) was not all told yet: 7 of every 27
-// proposals of a GA at N = 8 (results/strategies_parallel.md). Asked one at a time with 7
+// proposals of a GA at N = 8 (results/strategies/strategies_parallel.md). Asked one at a time with 7
 // pending, a strategy's proposals after its first 100 results must be about as good as when
 // it is asked for batches of 8 with nothing pending (one evaluator): measured as the share
 // of proposals in the worse half of the bowl.

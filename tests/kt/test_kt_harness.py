@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Kernel Tuner side of scripts/bench_strategies.py (the strategy table) is fair.
+"""The Kernel Tuner side of studies/bench_strategies.py (the strategy table) is fair.
 
 Run by CTest ("kt-interop:harness") with the Python of build/kt-venv (scripts/kt_venv.sh).
 Exit codes: 0 pass, 1 fail, 77 skipped (no Kernel Tuner, or no recorded space).
@@ -26,7 +26,7 @@ from pathlib import Path
 SKIP = 77
 ROOT = Path(__file__).resolve().parents[2]
 SPACE = "convolution_A4000"
-TIME_LIMIT_S, MAX_FEVALS = 782.0, 550  # its window end T(0.96) and evaluation budget (results/strategies.md)
+TIME_LIMIT_S, MAX_FEVALS = 782.0, 550  # its window end T(0.96) and evaluation budget (results/strategies/strategies.json)
 
 
 def skip(reason):
@@ -48,7 +48,7 @@ except ImportError as e:  # never pass silently
 
 
 def load_harness():
-    spec = importlib.util.spec_from_file_location("bench_strategies", ROOT / "scripts" / "bench_strategies.py")
+    spec = importlib.util.spec_from_file_location("bench_strategies", ROOT / "studies" / "bench_strategies.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -116,8 +116,8 @@ def main():
         out = Path(tmp) / "bad"
         for bad, named in ((["--cutune", str(Path(tmp) / "no-cutune")], "--cutune"),
                            (["--cutune", args.cutune, "--kt-strategies", "no_such_strategy"], "no_such_strategy")):
-            p = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_strategies.py"), "--spaces", str(gz),
-                                "--out", str(out), *bad], capture_output=True, text=True)
+            p = subprocess.run([sys.executable, "-m", "studies.bench_strategies", "--spaces", str(gz),
+                                "--out", str(out), *bad], capture_output=True, text=True, cwd=ROOT)
             lines = p.stderr.strip().splitlines()
             check(p.returncode == 2 and len(lines) == 1 and named in lines[0] and not list(Path(tmp).glob("bad*")),
                   f"bench_strategies.py {' '.join(bad[-2:])}: exit 2, one line naming it ({lines})")

@@ -41,7 +41,7 @@ void add_simulate_options(CLI::App* tune, SimulateArgs& args) {
   tune->add_option("--prior", args.prior,
                    fmt::format("Start from what the DB measured for this kernel on other GPUs or problems: auto (when "
                                "one matches{}), on (when one matches), none",
-                               search::kPriorByDefault ? "" : "; off by default, see results/transfer_prior.md"))
+                               search::kPriorByDefault ? "" : "; off by default, see results/transfer_prior/transfer_prior.md"))
       ->check(CLI::IsMember({"auto", "on", "none"}));
   tune->add_option("--prior-from", args.prior_from,
                    "Also start from these recordings of the kernel (Kernel Tuner cache or T4 files, .json[.gz]) "

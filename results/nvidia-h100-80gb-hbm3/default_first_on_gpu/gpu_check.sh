@@ -19,7 +19,7 @@ echo "== transpose (named default)"
 $B/cutune tune transpose --budget 12 --seed 1 --prior none --db $L/transpose.db --cache $L/transpose.cache.json --report $L/transpose.report.json > $L/transpose.log 2>&1; echo "rc $?"
 grep -E "^(default|winner|configurations)" $L/transpose.log; head -c 900 $L/transpose.cache.json | grep -o '"cutune_\(default\|problem\)"[^}]*' ; python3 -c "import json;r=json.load(open('$L/transpose.report.json'));print('default_evaluated',r.get('default_evaluated'))"
 M=.material/data/real_kernels/kernel_tuner_examples
-python3 scripts/pnpoly_problem.py $M 2000000 > /dev/null && python3 scripts/pnpoly_problem.py $M > /dev/null
+python3 -m studies.pnpoly_problem $M 2000000 > /dev/null && python3 -m studies.pnpoly_problem $M > /dev/null
 for p in pnpoly-cutune-2000000 pnpoly-cutune; do
   echo "== $p (no named default)"
   $B/cutune tune $M/$p.json --budget 60 --seed 1 --prior none --db $L/$p.db --cache $L/$p.cache.json --report $L/$p.report.json > $L/$p.log 2>&1; echo "rc $?"

@@ -6,7 +6,7 @@
 # Usage (on the GPU machine): real_tunings.sh CUTUNE KERNEL_TUNER_EXAMPLES_DIR OUT_DIR "SEEDS"
 #   e.g. real_tunings.sh build/tuner/cli/cutune ../shared/data/real_kernels/kernel_tuner_examples out "$(seq 1 20)"
 # The examples folder must hold pnpoly-cutune.json and pnpoly-cutune-2000000.json
-# (scripts/pnpoly_problem.py writes them beside pnpoly.cu).
+# (studies/pnpoly_problem.py writes them beside pnpoly.cu).
 set -euo pipefail
 [ $# -eq 4 ] || { echo "usage: real_tunings.sh CUTUNE EXAMPLES_DIR OUT_DIR SEEDS" >&2; exit 2; }
 B=$1 M=$2 OUT=$3 SEEDS=$4

@@ -31,7 +31,7 @@ struct ArmKind {
 };
 constexpr std::uint64_t kStreamStride = 0x9E3779B97F4A7C15ULL;
 // The arms: model-based, a pack, annealing and a pattern search.
-// Measured on the 19 recorded spaces (results/strategies.md, 40 runs, same seeds): bayes_opt,
+// Measured on the 19 recorded spaces (results/strategies/strategies.json, 40 runs, same seeds): bayes_opt,
 // greedy_ils, genetic_algorithm, diff_evo and simulated_annealing scored 0.216; tabu_greywolf
 // in diff_evo's place 0.246; pso in greedy_ils' place too 0.251 (0.697 -> 0.722 on the
 // convolution spaces, 0.749 -> 0.812 on dedispersion). A lower UCB constant (0.5: 0.253, 0.1:

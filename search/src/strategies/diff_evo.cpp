@@ -6,7 +6,7 @@
 //
 // That is a barrier: once the 20 trials are handed out, some are still running (N - 1 with
 // N evaluators; with one, the rest of the session's batch of 8), and an ask meanwhile got
-// a random configuration (results/strategies_parallel.md: 0.463 at N = 1, 0.417 at N = 8).
+// a random configuration (results/strategies/strategies_parallel.md: 0.463 at N = 1, 0.417 at N = 8).
 // It now gets an extra trial for the next target in turn, made the same way from the best
 // member told so far; an extra trial told by the next selection replaces its target when
 // at least as good.

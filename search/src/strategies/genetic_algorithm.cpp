@@ -5,7 +5,7 @@
 //
 // The generation is a barrier: once its 20 members are handed out, some are still running
 // (N - 1 with N evaluators; with one, the rest of the batch of 8 the session fills), and an
-// ask meanwhile got a random configuration (results/strategies_parallel.md: 0.458 at N = 1,
+// ask meanwhile got a random configuration (results/strategies/strategies_parallel.md: 0.458 at N = 1,
 // 0.316 at N = 8, with 7 of every 27 proposals random). It now gets an extra child, bred the same way from the
 // members told so far (and the previous generation); extras told by the time the next
 // generation is bred compete in its selection like members.

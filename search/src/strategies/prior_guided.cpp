@@ -20,7 +20,7 @@ namespace {
 // seeds (the probes) against the strategy's own first results: the rest of the seeds, and
 // bandit_portfolio's prior arm, only if the best probe beats them. Why: the seeds are the
 // sources' best few and alike, so when the best of them is not better than what the strategy
-// finds on its own, the others are not either. Leave one out (results/transfer_prior.md), on
+// finds on its own, the others are not either. Leave one out (results/transfer_prior/transfer_prior.md), on
 // matmul at 1024^3 with its prior from 2048^3 the eight seeds differ only in two minor
 // parameters and rank 757..763 of 842 there (at 2048^3 a 256x128 tile fills the GPU, at
 // 1024^3 it makes 32 blocks for 132 SMs): they cost random search -0.52 and the default -0.71

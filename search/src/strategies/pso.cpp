@@ -6,7 +6,7 @@
 //
 // A swarm step is a barrier: once its 20 positions are handed out, some are still running
 // (N - 1 with N evaluators; with one, the rest of the session's batch of 8), and an ask
-// meanwhile got a random configuration (results/strategies_parallel.md: 0.485 at N = 1,
+// meanwhile got a random configuration (results/strategies/strategies_parallel.md: 0.485 at N = 1,
 // 0.395 at N = 8). It now gets a probe: a particle whose personal best is known makes a
 // tentative step (the same velocity rule, fresh r1 and r2, towards the best personal best
 // known), without moving; a probe better than its particle's personal best becomes it at

@@ -73,9 +73,9 @@ constexpr std::size_t kRecentRewards = 8, kModelAheadCycle = 2;
 ///   convolutions -0.09 and -0.04, dedispersion_A4000 -0.045); the model every other pull
 ///   instead of random configurations found the other basin no more often than the default
 ///   (70% against 71% of 100 runs within 5% of the optimum by 134 evaluations; random configurations
-///   every other pull 84%, the kept rule 78%: scripts/escape_share.py, results/escape_share/).
+///   every other pull 84%, the kept rule 78%: studies/escape_share.py, results/escape_share/).
 /// Every variant but the kept rule came from temporary switches, not committed; the committed
-/// rows are results/strategies_default_explore_200.json and the seeds 1001..1200 pair.
+/// rows are results/strategies/strategies_default_explore_200.json and the seeds 1001..1200 pair.
 constexpr std::size_t kStallResults = 16, kStallBudgetShare = 16, kExploreCycle = 3;
 /// Once a stall has lasted kLongStall times the results that make one, every turn of the local arms
 /// is a random unseen configuration (the model keeps its turns) until a new best. Why: on
@@ -84,12 +84,12 @@ constexpr std::size_t kStallResults = 16, kStallBudgetShare = 16, kExploreCycle 
 /// are better), found by their 73rd to 140th evaluation: the pattern arm's sweeps around the next-best
 /// results (pattern_search.cpp) kept two of every three local turns in that basin for the rest of
 /// the window (`tune --simulate`, seeds 1..100). Measured on all 30 recorded spaces
-/// (results/strategies_all_spaces.md; 200 runs, seeds 1..200, batch 8) against the rule above alone
+/// (results/strategies/strategies_all_spaces.md; 200 runs, seeds 1..200, batch 8) against the rule above alone
 /// (0.5090): after twice the stall (kept) 0.5107; point-in-polygon 2M 0.400 -> 0.464, 20M 0.210 ->
 /// 0.225; scan 2^22 -0.016, convolution on the RTX 2080 Ti -0.024 (BAT's on the H200 +0.014); no
 /// family lower by more than 0.005. On other seeds (1001..1200; the 27 spaces whose budgets are at
 /// most kBanditBudget) 0.4593 -> 0.4632, point-in-polygon 2M +0.089, 20M +0.016, no family lower by
-/// more than 0.003 (results/strategies_default_long_stall_seeds1001_200.json and the rule above
+/// more than 0.003 (results/strategies/strategies_default_long_stall_seeds1001_200.json and the rule above
 /// alone, ..._before_seeds1001_200.json). Tried and not kept (temporary switches, not committed):
 /// - every local turn random from the stall's start: point-in-polygon 0.517 / 0.193 (2M / 20M), but
 ///   Kernel Tuner's sum_floats on the H100 -0.044, scan 2^22 -0.044, reduction 2^22 -0.034;

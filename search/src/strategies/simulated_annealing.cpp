@@ -11,7 +11,7 @@
 // Why not the older defaults (T 1.0, alpha 0.995 per step, adjacent steps only) that this
 // file had: a relative temperature of 1.0 accepts a configuration twice as slow with
 // probability 1/e, so the first several hundred steps were a random walk over adjacent
-// configurations, which scored below random sampling (results/strategies.md: -0.09).
+// configurations, which scored below random sampling (results/strategies/strategies.json: -0.09).
 #include <algorithm>
 #include <cmath>
 

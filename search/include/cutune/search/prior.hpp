@@ -30,7 +30,7 @@ namespace cutune::search {
 /// else KernelSpecification.KernelName, or a template's name); Kernel Tuner's caches name the
 /// CUDA function given to tune_kernel. So BAT's convolution is "convolution" in a cutune DB and
 /// "convolution_kernel" in a Kernel Tuner cache of the same code, and a recording under one name
-/// never served as a prior for the other (results/transfer_prior.md renamed a copy to measure it).
+/// never served as a prior for the other (results/transfer_prior/transfer_prior.md renamed a copy to measure it).
 struct KernelNames {
   // Implicit: a kernel known by one name is the common case (a cache's kernel_name).
   KernelNames(std::string name_ = "", std::string function_ = "")
@@ -116,7 +116,7 @@ class SpacePrior {
   /// in uses() and not used. Deterministic: the order of `priors` is kept. `size` is the
   /// target problem's (its extent "" when unknown). Where some matching
   /// priors were measured at `size`, those at other sizes are not used (their reason says so).
-  /// Why: leave one out on 19 recorded spaces (results/transfer_prior.md), the prior hurt the
+  /// Why: leave one out on 19 recorded spaces (results/transfer_prior/transfer_prior.md), the prior hurt the
   /// default where its sources mixed sizes: reduction at 2^28 on an H200 with the H100 at 2^28
   /// and the H200 at 2^22 averaged (-0.31), matmul at 1024^3 from 2048^3 (-0.89). The same size
   /// on another GPU is the closer evidence; another size is used only when nothing else is known.

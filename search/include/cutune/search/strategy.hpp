@@ -50,7 +50,7 @@ class Strategy {
 };
 
 /// The strategy `cutune tune` uses unless told otherwise: the best overall score of
-/// results/strategies_200.md (0.508 over 26 recorded spaces of 13 kernel families, 200 runs on
+/// results/strategies/strategies_200.md (0.508 over 26 recorded spaces of 13 kernel families, 200 runs on
 /// each; Kernel Tuner 1.5.0's best, adaptive_tabu_greywolf, 0.309).
 /// Without a budget it still evaluates the whole space, only in a better order.
 inline constexpr const char* kDefaultStrategy = "bandit_portfolio";
@@ -58,7 +58,7 @@ inline constexpr const char* kDefaultStrategy = "bandit_portfolio";
 /// A short run for the model-based strategies: with an evaluation budget of at most this many,
 /// bayes_opt re-plans after every pick and surrogate_vnd keeps its initial sample, and a run
 /// whose budget is still to be learnt plans as one. Measured with bayes_opt alone against the
-/// four-arm portfolio (results/strategies_200.notes.md): on the 15 small spaces (planning budgets
+/// four-arm portfolio (results/strategies/strategies_200.notes.md): on the 15 small spaces (planning budgets
 /// 12 to 236) bayes_opt 0.162 against 0.133 (200 runs, 8 pending; one at a time 0.214 against
 /// 0.183); on the four large ones (budgets 550 to 4334) the portfolio led, 0.808 against 0.687.
 /// Any bound from 237 to 549 gives the same scores there; 400 is twice the results bayes_opt's
@@ -111,7 +111,7 @@ struct StrategyOptions {
 inline constexpr std::size_t kPriorSeeds = 8;
 
 /// Whether `cutune tune` uses a matching prior from its DB unless told `--prior none`: the
-/// leave-one-GPU-out scores of results/transfer_prior.md decide it (on: better in all 12
+/// leave-one-GPU-out scores of results/transfer_prior/transfer_prior.md decide it (on: better in all 12
 /// strategy x space pairs, bandit_portfolio 0.693 -> 0.876; over all 19 recorded spaces, the
 /// default of 2026-11-27 0.401 -> 0.708, better on 16).
 inline constexpr bool kPriorByDefault = true;

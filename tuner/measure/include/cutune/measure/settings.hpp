@@ -88,7 +88,7 @@ struct SamplerSettings {
   /// together exceed the L2 (then each set is cold anyway) or measures warm on purpose.
   bool flush_l2 = true;
   /// The flush reads this many L2 sizes (L2Flush). 1.5, measured on an H100 with
-  /// scripts/bench_flush.py (results/nvidia-h100-80gb-hbm3/flush.json): over four kernels
+  /// studies/bench_flush.py (results/nvidia-h100-80gb-hbm3/flush.json): over four kernels
   /// whose data fit in L2, medians after 1.5x were within 0.5% of those after 3x, after 1x
   /// 0.6-0.9% above them, after 0.5x 10-30% off; 2x cost 0.07 ms more per configuration of
   /// 7 samples than 1.5x.

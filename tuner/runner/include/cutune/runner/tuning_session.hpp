@@ -149,7 +149,7 @@ class TuningSession {
   /// than any: on 15 recorded spaces of kernels that name none, evaluating it first lowered the
   /// default strategy's score by 0.65 on average (Kernel Tuner's sum_floats on an H200 0.41 ->
   /// -8.29: 41x slower than the optimum, it took the scoring window's first 0.19 s), where on 17
-  /// spaces with a named default it raised it by 0.03 (results/strategies_default_first.md).
+  /// spaces with a named default it raised it by 0.03 (results/strategies/strategies_default_first.md).
   bool default_first() const { return default_first_; }
   /// --try, in order: evaluated right after the default.
   const std::vector<Configuration>& first() const { return first_; }
