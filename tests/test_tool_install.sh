@@ -11,7 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cutune_install_XXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 
-cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || { cat "$work/install.log"; exit 1; }
+cmake --install "$build" --prefix "$prefix" --strip >"$work/install.log" 2>&1 || { cat "$work/install.log"; exit 1; }
 for f in bin/cutune bin/cutune-worker bin/cutune-capture share/cutune/python/cutune_capture/__main__.py \
          share/cutune/kernel_templates/reduction/reduction.json lib/cmake/cutune/cutuneConfig.cmake \
          include/cutune/loader/loader.hpp; do
@@ -71,9 +71,9 @@ env_run() {
   env -i PATH="$prefix/bin:/usr/local/bin:/usr/bin:/bin" HOME="$work/home" LANG=C.UTF-8 "$@"
 }
 # Hidden trees: an empty tmpfs over the build tree, then over the source tree (which may hold it).
-hide='mount -t tmpfs cutune-hidden "$0" && mount -t tmpfs cutune-hidden "$1" && shift 2 && exec sh "$@"'
-if unshare -rm sh -c "$hide" "$build" "$src" /bin/true 2>/dev/null; then
-  env_run unshare -rm sh -c "$hide" "$build" "$src" "$work/checks.sh" "$prefix"
+hide='mount -t tmpfs cutune-hidden "$1" && mount -t tmpfs cutune-hidden "$2" && shift 2 && exec sh "$@"'
+if unshare -rm sh -c "$hide" hide "$build" "$src" -c true 2>/dev/null; then
+  env_run unshare -rm sh -c "$hide" hide "$build" "$src" "$work/checks.sh" "$prefix"
   echo "ok: the source ($src) and build ($build) trees were hidden"
 else
   echo "note: unshare cannot make a mount namespace here: the trees stay readable, the environment is clean"
