@@ -1116,7 +1116,7 @@ TEST_CASE("written T4 1.0.0 and 1.1.0 files validate and read back", "[kt_format
   md.timestamp = "2026-11-22T10:00:00Z";
   const fs::path results_schema = kt_dir() / "T4" / "1.0.0" / "results-schema.json";
   const fs::path metadata_schema = kt_dir() / "T4" / "1.0.0" / "metadata-schema.json";
-  const fs::path schema_1_1 = kt_dir() / "proposed" / "autotuning_methodology_T4_1.1.0" / "T4.json";
+  const fs::path schema_1_1 = material("formats/kernel_tuner/proposed/autotuning_methodology_T4_1.1.0/T4.json");
 
   for (const char* version : {"1.0.0", "1.1.0"}) {
     CAPTURE(version);
