@@ -46,3 +46,11 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="${CUTUNE_BUILD_TYPE:-RelWithDeb
 echo "setup: building (ninja's [done/total] lines)"
 cmake --build build -j "$(nproc)"
 echo "setup: built build/tuner/cli/cutune"
+
+# cutune-capture runs Kernel Tuner scripts, which need numpy. Where python3 on PATH has none
+# (a pyenv interpreter, say), a venv with it that cutune-capture then uses; failing that,
+# cutune-capture itself says in one line what to run.
+if ! python3 -c 'import numpy' >/dev/null 2>&1; then
+  echo "setup: $(command -v python3 || echo python3) has no numpy: a venv with it for cutune-capture"
+  scripts/cutune-capture --setup-venv || echo "setup: no venv for cutune-capture (see above; it is not needed for tuning)" >&2
+fi

@@ -28,6 +28,7 @@
 
 #include "cli_runner.hpp"
 #include "nameless_default_problem.hpp"
+#include "test_paths.hpp"
 
 using namespace cutune::testing::cli;
 
@@ -404,11 +405,11 @@ TEST_CASE("cli: tune killed with SIGKILL at any point resumes and finishes the s
 // messages that did not say what was wrong.
 namespace {
 
-const fs::path kRecorded = fs::path(CUTUNE_SHARED_DIR) / "data/spaces/convolution_A100.json.gz";
+fs::path recorded() { return cutune::testing::material("data/spaces/convolution_A100.json.gz"); }
 
 // A DB of a simulated tuning of the recorded convolution space: 5 evaluations, its winner.
 void simulate_into(const std::string& db) {
-  const std::vector<std::string> args{"tune", "--simulate", kRecorded.string(), "--budget", "5", "--db", db};
+  const std::vector<std::string> args{"tune", "--simulate", recorded().string(), "--budget", "5", "--db", db};
   const CliResult r = run_cli(args);
   INFO(describe(args, r));
   REQUIRE(r.status == 0);
@@ -434,10 +435,10 @@ std::vector<std::string> help_options(const std::string& sub) {
 
 }  // namespace
 
-TEST_CASE("cli: a new user's bad input is refused in one line and writes nothing", "[cli]") {
+TEST_CASE("cli: a new user's bad input is refused in one line and writes nothing", "[cli][material]") {
   CliTempDir dir;
   const std::string db = dir / "new.db";
-  const std::string rec = kRecorded.string();
+  const std::string rec = recorded().string();
   const auto before = dir.listing();
 
   SECTION("negative numbers for unsigned options (CLI11 read -5 as 2^64 - 5)") {
@@ -493,7 +494,7 @@ TEST_CASE("cli: a new user's bad input is refused in one line and writes nothing
   CHECK(dir.listing() == before);
 }
 
-TEST_CASE("cli: query after tune --simulate --db shows the winner readably", "[cli]") {
+TEST_CASE("cli: query after tune --simulate --db shows the winner readably", "[cli][material]") {
   CliTempDir dir;
   const std::string db = dir / "sim.db";
   simulate_into(db);
@@ -522,7 +523,7 @@ TEST_CASE("cli: query after tune --simulate --db shows the winner readably", "[c
   }
 }
 
-TEST_CASE("cli: query says what is stored when no winner matches", "[cli]") {
+TEST_CASE("cli: query says what is stored when no winner matches", "[cli][material]") {
   CliTempDir dir;
   const std::string db = dir / "sim.db";
   simulate_into(db);
@@ -555,7 +556,7 @@ TEST_CASE("cli: query says what is stored when no winner matches", "[cli]") {
   }
 }
 
-TEST_CASE("cli: query and export only read: no -wal or -shm left, and a read-only folder is fine", "[cli]") {
+TEST_CASE("cli: query and export only read: no -wal or -shm left, and a read-only folder is fine", "[cli][material]") {
   CliTempDir dir;
   const fs::path folder = dir.path() / "readonly";
   fs::create_directories(folder);
@@ -614,8 +615,8 @@ TEST_CASE("cli: --help shows every default and what --time-budget counts", "[cli
   CHECK_THAT(tune.out, Contains("with --simulate, the recorded costs"));
 }
 
-TEST_CASE("cli: score says what its numbers mean", "[cli]") {
-  const std::vector<std::string> args{"score", "--spaces", kRecorded.string(), "--strategies", "random,brute_force",
+TEST_CASE("cli: score says what its numbers mean", "[cli][material]") {
+  const std::vector<std::string> args{"score", "--spaces", recorded().string(), "--strategies", "random,brute_force",
                                       "--repeats", "3"};
   const CliResult r = run_cli(args);
   INFO(describe(args, r));

@@ -15,13 +15,13 @@
 
 using namespace cutune;
 using namespace cutune::testing::cli;
-using cutune::testing::shared_dir;
+using cutune::testing::material;
 using json = nlohmann::ordered_json;
 
 namespace {
 
-fs::path strategies_cache() { return shared_dir() / "formats/kernel_tuner/examples/strategies/test_cache_file.json"; }
-fs::path recorded(const std::string& name) { return shared_dir() / "data/spaces" / name; }
+fs::path strategies_cache() { return material("formats/kernel_tuner/examples/strategies/test_cache_file.json"); }
+fs::path recorded(const std::string& name) { return material("data/spaces/" + name); }
 
 CliResult ok(const std::vector<std::string>& args) {
   CliResult r = run_cli(args);
@@ -91,7 +91,7 @@ void write_vector_add_cache(const fs::path& path, const std::vector<std::int64_t
 
 }  // namespace
 
-TEST_CASE("import: a Kernel Tuner cache, failures included, once however often", "[interop]") {
+TEST_CASE("import: a Kernel Tuner cache, failures included, once however often", "[interop][material]") {
   CliTempDir dir;
   const std::string db = dir / "kt.db";
   const auto r = ok({"import", strategies_cache().string(), "--db", db, "--problem", "n=1000"});
@@ -140,7 +140,7 @@ TEST_CASE("import: failures keep their status", "[interop]") {
   CHECK(ms[2].error == "CompilationFailedConfig");
 }
 
-TEST_CASE("import: bad input exits 2 with one line and leaves the DB as it was", "[interop]") {
+TEST_CASE("import: bad input exits 2 with one line and leaves the DB as it was", "[interop][material]") {
   CliTempDir dir;
   const std::string db = dir / "bad.db";
   SECTION("no DB is created for a bad file") {
@@ -206,7 +206,7 @@ TEST_CASE("import: bad input exits 2 with one line and leaves the DB as it was",
   }
 }
 
-TEST_CASE("export: a recorded space round-trips through the DB as a cache and as T4", "[interop]") {
+TEST_CASE("export: a recorded space round-trips through the DB as a cache and as T4", "[interop][material]") {
   CliTempDir dir;
   const std::string db = dir / "conv.db";
   const fs::path src = recorded("convolution_A100.json.gz");
@@ -294,7 +294,7 @@ TEST_CASE("a cache names its problem's variables: import keys the problem by the
   CHECK(db::kt::stored_problem_variables(json::parse(plain[0].problem_json)).empty());
 }
 
-TEST_CASE("export: bad input exits 2", "[interop]") {
+TEST_CASE("export: bad input exits 2", "[interop][material]") {
   CliTempDir dir;
   const std::string db = dir / "two.db";
   expect_bad_input({"export", "--db", db, "-o", dir / "o.json"}, {"two.db"});
@@ -343,11 +343,11 @@ TEST_CASE("export: one file holds every physical GPU of the model, the first GPU
   CHECK_THAT(ok({"export", "--db", db, "--gpu", "H100", "-o", dir / "h100.json"}).out, Contains("1 configurations"));
 }
 
-TEST_CASE("export --space: the cache lists the kernel file's values in its declared order", "[interop]") {
+TEST_CASE("export --space: the cache lists the kernel file's values in its declared order", "[interop][material]") {
   // Measurements whose header lists each parameter's default first, as brute force stores a BAT
   // file's (the default is measured first): BLOCK_SIZE 256,64,128,512 for the declared 64..512.
   CliTempDir dir;
-  const fs::path caff = shared_dir() / "data/real_kernels/bat/nbody/nbody-CAFF.json";
+  const fs::path caff = material("data/real_kernels/bat/nbody/nbody-CAFF.json");
   const KernelProblem nbody = KernelProblem::load(caff);
   DeviceIdentity d;
   d.name = "NVIDIA Test GPU";
@@ -401,7 +401,7 @@ TEST_CASE("export --space: the cache lists the kernel file's values in its decla
 
   // A file of another kernel is refused by name, and nothing is written.
   const std::string wrong = dir / "wrong.json";
-  expect_bad_input({"export", "--db", db, "--space", (shared_dir() / "data/real_kernels/bat/GEMM/GEMM-CAFF.json").string(),
+  expect_bad_input({"export", "--db", db, "--space", material("data/real_kernels/bat/GEMM/GEMM-CAFF.json").string(),
                     "-o", wrong},
                    {"--space", "GEMM", "nbody"});
   CHECK(!fs::exists(wrong));

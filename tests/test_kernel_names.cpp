@@ -308,8 +308,8 @@ TEST_CASE("kernel names: compile errors reach the user, a wrong KernelName is ba
   }
 }
 
-TEST_CASE("kernel names: Kernel Tuner's and BAT's own C++ kernels compile by name for sm_90", "[jit][names][real]") {
-  const fs::path real = testing::shared_dir() / "data" / "real_kernels";
+TEST_CASE("kernel names: Kernel Tuner's and BAT's own C++ kernels compile by name for sm_90", "[jit][names][real][material]") {
+  const fs::path real = testing::material("data/real_kernels");
   INFO("material: " << real.string());
   REQUIRE(fs::is_directory(real));
   struct Case {

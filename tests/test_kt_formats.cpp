@@ -42,8 +42,8 @@ using namespace cutune::db::kt;
 
 namespace {
 
-using cutune::testing::shared_dir;
-fs::path kt_dir() { return shared_dir() / "formats" / "kernel_tuner"; }
+using cutune::testing::material;
+fs::path kt_dir() { return material("formats/kernel_tuner"); }
 fs::path data_dir() { return cutune::testing::test_data_dir() / "kt_formats"; }
 
 std::string slurp(const fs::path& p) {
@@ -384,7 +384,7 @@ TEST_CASE("kt_timestamp is str(datetime.now(timezone.utc))", "[kt_formats]") {
 // ---------------------------------------------------------------------------------------
 // Reading
 
-TEST_CASE("every Kernel Tuner example cache file reads", "[kt_formats]") {
+TEST_CASE("every Kernel Tuner example cache file reads", "[kt_formats][material]") {
   SECTION("test_cache_file.json: pretty-printed, one int parameter") {
     const auto c = read_cache(kt_dir() / "examples" / "test_cache_file.json");
     CHECK(c.file_state == KtFileState::Closed);
@@ -449,12 +449,12 @@ TEST_CASE("every Kernel Tuner example cache file reads", "[kt_formats]") {
   }
 }
 
-TEST_CASE("every file under formats/kernel_tuner/examples and data/spaces reads", "[kt_formats]") {
+TEST_CASE("every file under formats/kernel_tuner/examples and data/spaces reads", "[kt_formats][material]") {
   // Whatever is added there later is covered too: a cache file reads with entries; the T1
   // inputs among the examples are refused as caches with a clean one-line error.
   std::size_t caches = 0, t1 = 0, t4 = 0;
   for (const auto& dir : {kt_dir() / "examples", kt_dir() / "proposed" / "cache",
-                          shared_dir() / "data" / "spaces"}) {
+                          material("data/spaces")}) {
     for (const auto& f : fs::recursive_directory_iterator(dir)) {
       const std::string name = f.path().filename().string();
       if (!f.is_regular_file() || name.find(".json") == std::string::npos) continue;
@@ -480,7 +480,7 @@ TEST_CASE("every file under formats/kernel_tuner/examples and data/spaces reads"
   CHECK(t4 == 1);
 }
 
-TEST_CASE("every recorded space reads, gzip-compressed", "[kt_formats]") {
+TEST_CASE("every recorded space reads, gzip-compressed", "[kt_formats][material]") {
   struct Space {
     const char* file;
     std::size_t entries, compile, runtime;
@@ -500,7 +500,7 @@ TEST_CASE("every recorded space reads, gzip-compressed", "[kt_formats]") {
   };
   for (const auto& s : spaces) {
     CAPTURE(s.file);
-    const auto c = read_cache(shared_dir() / "data" / "spaces" / s.file);
+    const auto c = read_cache(material("data/spaces/" + std::string(s.file)));
     CHECK(c.device_name == s.device);
     CHECK(c.file_state == KtFileState::Closed);
     REQUIRE(c.entries.size() == s.entries);
@@ -610,7 +610,7 @@ TEST_CASE("NaN, Infinity and -Infinity read as Python reads them", "[kt_formats]
   CHECK(d.extra["power"] == 1.5e300);
 }
 
-TEST_CASE("pretty and line layouts of one cache read the same", "[kt_formats]") {
+TEST_CASE("pretty and line layouts of one cache read the same", "[kt_formats][material]") {
   const fs::path line_file = kt_dir() / "examples" / "strategies" / "test_cache_time_energy.json";
   const std::string text = slurp(line_file);
   // The same document pretty-printed (json.dumps(indent=4) layout) and compact.
@@ -635,7 +635,7 @@ TEST_CASE("pretty and line layouts of one cache read the same", "[kt_formats]") 
   }
 }
 
-TEST_CASE("a file left open by a crash reads every complete entry", "[kt_formats]") {
+TEST_CASE("a file left open by a crash reads every complete entry", "[kt_formats][material]") {
   SECTION("Kernel Tuner 1.5 interrupted: trailing comma") {
     const auto c = read_cache(data_dir() / "kt150_open.json");
     CHECK(c.file_state == KtFileState::Open);
@@ -725,7 +725,7 @@ print(len(json.loads(filestr)["cache"]))
   }
 }
 
-TEST_CASE("bad cache files: one-line InputError naming the file and the field", "[kt_formats]") {
+TEST_CASE("bad cache files: one-line InputError naming the file and the field", "[kt_formats][material]") {
   const std::string head =
       "{\n\"device_name\": \"d\",\n\"kernel_name\": \"k\",\n\"tune_params_keys\": [\n\"x\"\n],\n"
       "\"tune_params\": {\n\"x\": [\n1,\n2\n]\n},\n\"cache\": {\n";
@@ -779,7 +779,7 @@ TEST_CASE("bad cache files: one-line InputError naming the file and the field", 
   }
   // A gzip stream cut short is an error, not a short cache.
   cutune::testing::TempPath cut("cutune-test-kt-cut.json.gz");
-  const std::string gz = slurp(shared_dir() / "data" / "spaces" / "convolution_A100.json.gz");
+  const std::string gz = slurp(material("data/spaces/convolution_A100.json.gz"));
   spit(cut.path(), gz.substr(0, gz.size() / 2));
   check_one_line(input_error([&] { read_cache(cut.path()); }), cut.path().string(),
                  "corrupt or truncated gzip data");
@@ -823,7 +823,7 @@ TEST_CASE("a written cache reads back equal", "[kt_formats]") {
 }
 
 TEST_CASE("header fields beyond Kernel Tuner's are written before \"cache\" and read back",
-          "[kt_formats]") {
+          "[kt_formats][material]") {
   KtCacheHeader h = test_header();
   h.schema_version = "1.0.0";
   h.extra["cutune_version"] = "0.1.0";
@@ -834,7 +834,7 @@ TEST_CASE("header fields beyond Kernel Tuner's are written before \"cache\" and 
   const auto c = parse_cache(text, "h");
   CHECK(static_cast<const KtCacheHeader&>(c) == h);
   // A gzip-compressed cache is read, never appended to.
-  const fs::path gz = shared_dir() / "data" / "spaces" / "convolution_A100.json.gz";
+  const fs::path gz = material("data/spaces/convolution_A100.json.gz");
   check_one_line(input_error([&] {
                    KtCacheWriter w;
                    w.open(gz, test_header());
@@ -1106,7 +1106,7 @@ void check_schema(const fs::path& schema, const fs::path& doc) {
 
 }  // namespace
 
-TEST_CASE("written T4 1.0.0 and 1.1.0 files validate and read back", "[kt_formats]") {
+TEST_CASE("written T4 1.0.0 and 1.1.0 files validate and read back", "[kt_formats][material]") {
   std::vector<KtEntry> entries;
   for (int i = 0; i < 9; ++i) entries.push_back(test_entry(i));
   T4Metadata md;
@@ -1116,7 +1116,7 @@ TEST_CASE("written T4 1.0.0 and 1.1.0 files validate and read back", "[kt_format
   md.timestamp = "2026-11-22T10:00:00Z";
   const fs::path results_schema = kt_dir() / "T4" / "1.0.0" / "results-schema.json";
   const fs::path metadata_schema = kt_dir() / "T4" / "1.0.0" / "metadata-schema.json";
-  const fs::path schema_1_1 = kt_dir() / "proposed" / "autotuning_methodology_T4_1.1.0" / "T4.json";
+  const fs::path schema_1_1 = material("formats/kernel_tuner/proposed/autotuning_methodology_T4_1.1.0/T4.json");
 
   for (const char* version : {"1.0.0", "1.1.0"}) {
     CAPTURE(version);
@@ -1170,10 +1170,10 @@ TEST_CASE("written T4 1.0.0 and 1.1.0 files validate and read back", "[kt_format
   CHECK_THROWS_AS(format_t4("2.0.0", md, {"time"}, entries), std::invalid_argument);
 }
 
-TEST_CASE("real T4 files read into the cache's entry model", "[kt_formats]") {
+TEST_CASE("real T4 files read into the cache's entry model", "[kt_formats][material]") {
   SECTION("Benchmark Hub: convolution_A100_T4.json.gz agrees with convolution_A100.json.gz") {
-    const auto t4 = read_t4(shared_dir() / "data" / "spaces" / "convolution_A100_T4.json.gz");
-    const auto cache = read_cache(shared_dir() / "data" / "spaces" / "convolution_A100.json.gz");
+    const auto t4 = read_t4(material("data/spaces/convolution_A100_T4.json.gz"));
+    const auto cache = read_cache(material("data/spaces/convolution_A100.json.gz"));
     CHECK(t4.schema_version == "1.0.0");
     CHECK(t4.metadata.timeunit == "miliseconds");
     CHECK(t4.objectives == std::vector<std::string>{"time"});

@@ -18,11 +18,18 @@ inline std::filesystem::path test_data_dir() {
   const char* env = std::getenv("CUTUNE_TEST_DATA_DIR");
   return env && *env ? env : CUTUNE_TEST_DATA_DIR;
 }
-/// ../shared beside the checkout: Kernel Tuner's formats and the recorded spaces.
-inline std::filesystem::path shared_dir() {
-  const char* env = std::getenv("CUTUNE_SHARED_DIR");
-  return env && *env ? env : CUTUNE_SHARED_DIR;
+/// The test material from outside the repository (real kernels by others, Kernel Tuner's
+/// format files, recorded spaces: tests/material/manifest.txt): $CUTUNE_TEST_MATERIAL, else
+/// the folder CMake's CUTUNE_TEST_MATERIAL named (default ../shared beside the checkout).
+inline std::filesystem::path material_dir() {
+  const char* env = std::getenv("CUTUNE_TEST_MATERIAL");
+  return env && *env ? env : CUTUNE_TEST_MATERIAL;
 }
+/// material_dir() / relative, for a test case tagged [material] (one without the tag fails
+/// here, so that `ctest -L material` lists every test that needs the material). When that file
+/// or folder is not there, the test case ends as skipped, naming it: tests/test_main.cpp
+/// reports it so and exits 77, which CTest shows as Skipped.
+std::filesystem::path material(const std::string& relative);
 inline std::filesystem::path template_json(const std::string& name) {
   return template_dir() / name / (name + ".json");
 }

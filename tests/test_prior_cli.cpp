@@ -10,16 +10,17 @@
 #include <fmt/format.h>
 
 #include "cli_runner.hpp"
+#include "test_paths.hpp"
 
 using namespace cutune::testing::cli;
 
 namespace {
 std::string space_file(const std::string& name) {
-  return (std::filesystem::path(CUTUNE_SHARED_DIR) / "data" / "spaces" / name).string();
+  return cutune::testing::material("data/spaces/" + std::string(name)).string();
 }
 }  // namespace
 
-TEST_CASE("tune --simulate --prior-from reports the prior used and what it came from") {
+TEST_CASE("tune --simulate --prior-from reports the prior used and what it came from", "[material]") {
   const auto r = run_cli({"tune", "--simulate", space_file("convolution_A4000.json.gz"), "--prior-from",
                           space_file("convolution_A100.json.gz"), "--budget", "12"});
   INFO(describe({"tune --simulate --prior-from"}, r));
@@ -32,7 +33,7 @@ TEST_CASE("tune --simulate --prior-from reports the prior used and what it came 
 
 // The trace names the prior's source; a Kernel Tuner recording names no CUDA function, and the
 // trace says so with null rather than an empty name.
-TEST_CASE("tune --simulate --trace: the prior's function is null when the recording names none") {
+TEST_CASE("tune --simulate --trace: the prior's function is null when the recording names none", "[material]") {
   CliTempDir dir;
   const auto r = run_cli({"tune", "--simulate", space_file("convolution_A4000.json.gz"), "--prior-from",
                           space_file("convolution_A100.json.gz"), "--budget", "4", "--db", dir / "t.db",
@@ -45,7 +46,7 @@ TEST_CASE("tune --simulate --trace: the prior's function is null when the record
   CHECK_THAT(trace, !Contains("\"function\": \"\""));
 }
 
-TEST_CASE("tune --simulate: a prior of another kernel is not used, and says why") {
+TEST_CASE("tune --simulate: a prior of another kernel is not used, and says why", "[material]") {
   const auto r = run_cli({"tune", "--simulate", space_file("convolution_A4000.json.gz"), "--prior-from",
                           space_file("dedispersion_A100.json.gz"), "--budget", "5"});
   INFO(describe({"tune --simulate --prior-from (other kernel)"}, r));
@@ -55,7 +56,7 @@ TEST_CASE("tune --simulate: a prior of another kernel is not used, and says why"
   CHECK_THAT(r.out, !Contains("prior used:"));
 }
 
-TEST_CASE("tune --simulate --db: the DB's run of the kernel on another GPU is the prior, and --prior none turns it off") {
+TEST_CASE("tune --simulate --db: the DB's run of the kernel on another GPU is the prior, and --prior none turns it off", "[material]") {
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_prior_cli_{}", ::getpid());
   std::filesystem::create_directories(dir);
   const std::string db = (dir / "runs.db").string();

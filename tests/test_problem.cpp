@@ -35,7 +35,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 const std::string kTemplates = CUTUNE_TEMPLATE_DIR;
-const std::string kKtExamples = std::string(CUTUNE_SHARED_DIR) + "/formats/kernel_tuner/examples";
+std::string kt_examples() { return cutune::testing::material("formats/kernel_tuner/examples").string(); }
 
 KernelProblem load_template(const std::string& name) {
   return KernelProblem::load(kTemplates + "/" + name + "/" + name + ".json");
@@ -542,10 +542,10 @@ TEST_CASE("problem: a minimal user T1 file loads", "[problem][t1]") {
 }
 
 TEST_CASE("problem: Kernel Tuner's test_cache_file_T1_input.json loads beside a .cu",
-          "[problem][t1]") {
+          "[problem][t1][material]") {
   TempDir dir;
   dir.write("test_cache_file_T1_input.json",
-            read_file(kKtExamples + "/test_cache_file_T1_input.json"));
+            read_file(kt_examples() + "/test_cache_file_T1_input.json"));
   fs::path file = dir.path() / "test_cache_file_T1_input.json";
   // Without its kernel source: an InputError naming KernelFile.
   CHECK_THROWS_WITH(KernelProblem::load(file), Contains("KernelFile") && Contains(file.string()));
@@ -566,9 +566,9 @@ TEST_CASE("problem: Kernel Tuner's test_cache_file_T1_input.json loads beside a 
   CHECK(p.argument_size(p.arguments()[0], inst) == 10000000);
 }
 
-TEST_CASE("problem: Kernel Tuner's test_T1_input.json (convolution)", "[problem][t1]") {
+TEST_CASE("problem: Kernel Tuner's test_T1_input.json (convolution)", "[problem][t1][material]") {
   TempDir dir;
-  dir.write("test_T1_input.json", read_file(kKtExamples + "/test_T1_input.json"));
+  dir.write("test_T1_input.json", read_file(kt_examples() + "/test_T1_input.json"));
   fs::path file = dir.path() / "test_T1_input.json";
 
   // As shipped, convolution.cu is not there.
@@ -825,14 +825,12 @@ TEST_CASE("problem: compile parameters are whole identifiers in the source, its 
 
 namespace {
 
-const fs::path kRealKernels = fs::path(CUTUNE_SHARED_DIR) / "data" / "real_kernels";
+fs::path real_kernels() { return cutune::testing::material("data/real_kernels"); }
 
 // The T1 problems (KernelSpecification + ConfigurationSpace) among the material's JSON files.
 std::vector<fs::path> real_t1_files() {
   std::vector<fs::path> out;
-  INFO("no material at " << kRealKernels.string() << " (is ../shared beside the checkout?)");
-  REQUIRE(fs::is_directory(kRealKernels));
-  for (const auto& e : fs::recursive_directory_iterator(kRealKernels)) {
+  for (const auto& e : fs::recursive_directory_iterator(real_kernels())) {
     if (e.path().extension() != ".json") continue;
     const std::string text = read_file(e.path());
     if (text.find("\"KernelSpecification\"") != std::string::npos && text.find("\"ConfigurationSpace\"") != std::string::npos)
@@ -843,13 +841,13 @@ std::vector<fs::path> real_t1_files() {
 }
 
 KernelProblem load_bat(const std::string& name) {
-  return KernelProblem::load(kRealKernels / "bat" / name / (name + "-CAFF.json"));
+  return KernelProblem::load(real_kernels() / "bat" / name / (name + "-CAFF.json"));
 }
 
 }  // namespace
 
 TEST_CASE("problem: every T1 file of the real kernels loads, plans its default and builds its source",
-          "[problem][real_kernels]") {
+          "[problem][real_kernels][material]") {
   const auto files = real_t1_files();
   CHECK(files.size() >= 7);  // the seven BAT CAFF files
   for (const auto& f : files) {
@@ -951,7 +949,7 @@ extern "C" __global__ void k(float* x) {
 }
 
 TEST_CASE("problem: LocalSize names the block (BAT's block_size_names), GlobalSize is the grid",
-          "[problem][launch]") {
+          "[problem][launch][material]") {
   KernelProblem p = load_bat("GEMM");
   CHECK(p.block_size_names() == std::array<std::string, 3>{"MDIMC", "NDIMC", "block_size_z"});
   const Config c = config_of(p, "MWG=64,NWG=32,KWG=32,MDIMC=8,NDIMC=16,MDIMA=8,NDIMB=16,KWI=2");
@@ -967,7 +965,7 @@ TEST_CASE("problem: LocalSize names the block (BAT's block_size_names), GlobalSi
   CHECK_FALSE(triad.general_minimize().has_value());
 }
 
-TEST_CASE("problem: GlobalSizeType OpenCL counts threads", "[problem][launch]") {
+TEST_CASE("problem: GlobalSizeType OpenCL counts threads", "[problem][launch][material]") {
   KernelProblem nbody = load_bat("nbody");
   const auto g = nbody.geometry(config_of(nbody, "BLOCK_SIZE=256,OUTER_UNROLL_FACTOR=2"), nbody.instantiate());
   CHECK(g.block == std::array<std::uint32_t, 3>{256, 1, 1});
@@ -1021,7 +1019,7 @@ TEST_CASE("problem: the valid space drops blocks above the device's threads per 
 }
 
 TEST_CASE("problem: a Default Kernel Tuner would ignore is one warning and the first valid configuration",
-          "[problem][defaults]") {
+          "[problem][defaults][material]") {
   TempDir dir;
   auto check_fallback = [&](const std::string& text, const std::string& named) {
     KernelProblem p = KernelProblem::load(write_tiny(dir, text));
@@ -1064,7 +1062,7 @@ TEST_CASE("problem: a default is named by a Default, not by the first listed val
   CHECK(KernelProblem::load(write_tiny(dir, replace_once(kTinyT1, R"(, "Default": 1})", "}"))).space().default_named());
 }
 
-TEST_CASE("problem: BinaryRaw and Generator fill any argument", "[problem][host_data]") {
+TEST_CASE("problem: BinaryRaw and Generator fill any argument", "[problem][host_data][material]") {
   TempDir dir;
   std::vector<double> values{1.5, -2.25, 3e300, 0.0, 42.0};
   {
@@ -1152,13 +1150,13 @@ TEST_CASE("problem text: canonical keys, and why an item is refused", "[problem]
 // must be the kernel's own: a wrong slopes.bin would make every configuration with
 // use_precomputed_slopes 1 compute another answer, and the recording would time those.
 TEST_CASE("the point-in-polygon problem file loads beside Kernel Tuner's pnpoly.cu with slopes of its polygon",
-          "[problem][real_kernels]") {
+          "[problem][real_kernels][material]") {
   const fs::path problem = fs::path(CUTUNE_TEST_DATA_DIR).parent_path().parent_path() / "results" / "spaces" /
                            "kt_pnpoly" / "problem";
   TempDir dir;
   for (const char* f : {"pnpoly-cutune.json", "vertices.bin", "slopes.bin"})
     fs::copy_file(problem / f, dir.path() / f);
-  fs::copy_file(fs::path(CUTUNE_SHARED_DIR) / "data" / "real_kernels" / "kernel_tuner_examples" / "pnpoly.cu",
+  fs::copy_file(cutune::testing::material("data/real_kernels/kernel_tuner_examples/pnpoly.cu"),
                 dir.path() / "pnpoly.cu");
   const KernelProblem p = KernelProblem::load(dir.path() / "pnpoly-cutune.json");
   CHECK(p.kernel_name() == "cn_pnpoly");

@@ -13,6 +13,7 @@
 #include "cli_runner.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/report/report.hpp"
+#include "test_paths.hpp"
 
 namespace {
 
@@ -20,7 +21,7 @@ using namespace cutune::testing::cli;
 using json = nlohmann::json;
 using Catch::Matchers::Contains;
 
-const std::string kSpaces = std::string(CUTUNE_SHARED_DIR) + "/data/spaces/";
+std::string spaces() { return cutune::testing::material("data/spaces").string() + "/"; }
 
 /// The JSON the page embeds.
 json page_data(const std::string& page) {
@@ -64,7 +65,7 @@ struct Simulated {
 
 /// `tune --simulate` into `db`; the best it printed.
 Simulated simulate(const std::string& db, const std::string& seed, const std::string& budget) {
-  const std::vector<std::string> args{"tune", "--simulate", kSpaces + "convolution_A100.json.gz", "--budget", budget,
+  const std::vector<std::string> args{"tune", "--simulate", spaces() + "convolution_A100.json.gz", "--budget", budget,
                                       "--seed", seed, "--db", db};
   const CliResult r = run_cli(args);
   INFO(describe(args, r));
@@ -79,7 +80,7 @@ Simulated simulate(const std::string& db, const std::string& seed, const std::st
 
 }  // namespace
 
-TEST_CASE("report: a simulated run's page, its data and its bytes", "[report]") {
+TEST_CASE("report: a simulated run's page, its data and its bytes", "[report][material]") {
   CliTempDir dir;
   const std::string db = dir / "sim.db";
   const Simulated best = simulate(db, "3", "60");
@@ -146,11 +147,11 @@ TEST_CASE("report: a simulated run's page, its data and its bytes", "[report]") 
   }
 }
 
-TEST_CASE("report: imported Kernel Tuner caches of two GPUs give the across-GPU matrix", "[report]") {
+TEST_CASE("report: imported Kernel Tuner caches of two GPUs give the across-GPU matrix", "[report][material]") {
   CliTempDir dir;
   const std::string db = dir / "kt.db";
   for (const char* f : {"convolution_A100.json.gz", "convolution_A4000.json.gz"})
-    REQUIRE(run_cli({"import", kSpaces + f, "--db", db}).status == 0);
+    REQUIRE(run_cli({"import", spaces() + f, "--db", db}).status == 0);
   REQUIRE(run_cli({"report", "--db", db, "-o", dir / "r.html"}).status == 0);
   const std::string page = slurp(dir / "r.html");
   check_structure(page);
@@ -203,7 +204,7 @@ TEST_CASE("report: imported Kernel Tuner caches of two GPUs give the across-GPU 
   }
 }
 
-TEST_CASE("report: bad input is one line, exit 2, nothing written", "[report]") {
+TEST_CASE("report: bad input is one line, exit 2, nothing written", "[report][material]") {
   CliTempDir dir;
   const std::string db = dir / "sim.db";
   simulate(db, "1", "10");

@@ -22,6 +22,7 @@
 #include "cutune/search/scoring.hpp"
 #include "cutune/search/scoring_table.hpp"
 #include "cutune/search/simulation.hpp"
+#include "test_paths.hpp"
 
 using namespace cutune;
 using namespace cutune::search;
@@ -41,7 +42,7 @@ RecordedSpace line_space(const std::vector<double>& objective, const std::vector
 }
 
 std::filesystem::path shared_space(const char* name) {
-  return std::filesystem::path(CUTUNE_SHARED_DIR) / "data" / "spaces" / name;
+  return cutune::testing::material(std::string("data/spaces/") + name);
 }
 
 struct Cli {
@@ -292,13 +293,9 @@ TEST_CASE("scoring: random search scores about 0 on the failure-aware baseline w
   CHECK(format_score_table(t).find("failure-aware") != std::string::npos);
 }
 
-TEST_CASE("scoring: recorded spaces from Kernel Tuner's files", "[scoring]") {
+TEST_CASE("scoring: recorded spaces from Kernel Tuner's files", "[scoring][material]") {
   const auto cache = shared_space("convolution_A100.json.gz");
   const auto t4 = shared_space("convolution_A100_T4.json.gz");
-  if (!std::filesystem::exists(cache) || !std::filesystem::exists(t4)) {
-    WARN("SKIPPED: ../shared/data/spaces is not beside the checkout");
-    return;
-  }
   const RecordedSpace a = replay::load_recorded_space(cache);
   const RecordedSpace b = replay::load_recorded_space(t4);
   CHECK(a.name() == "convolution_A100");
@@ -407,12 +404,8 @@ TEST_CASE("scoring: N evaluators divide the window and multiply the baseline's e
   CHECK_THROWS_AS(SpaceScoring(space, o), InputError);
 }
 
-TEST_CASE("scoring: random search scores about 0, the comparison table", "[scoring]") {
+TEST_CASE("scoring: random search scores about 0, the comparison table", "[scoring][material]") {
   const auto path = shared_space("dedispersion_A100.json.gz");
-  if (!std::filesystem::exists(path)) {
-    WARN("SKIPPED: ../shared/data/spaces is not beside the checkout");
-    return;
-  }
   std::vector<RecordedSpace> spaces;
   spaces.push_back(replay::load_recorded_space(path));
   ComparisonOptions o;
@@ -441,13 +434,8 @@ TEST_CASE("scoring: random search scores about 0, the comparison table", "[scori
   CHECK_THROWS_AS(compare_strategies(spaces, o), InputError);
 }
 
-TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line", "[scoring]") {
-  const auto cache = std::filesystem::path(CUTUNE_SHARED_DIR) / "formats" / "kernel_tuner" / "examples" /
-                     "strategies" / "test_cache_time_energy.json";
-  if (!std::filesystem::exists(cache)) {
-    WARN("SKIPPED: ../shared/formats is not beside the checkout");
-    return;
-  }
+TEST_CASE("scoring: cutune tune --simulate and cutune score on the command line", "[scoring][material]") {
+  const auto cache = cutune::testing::material("formats/kernel_tuner/examples/strategies/test_cache_time_energy.json");
   const auto dir = std::filesystem::temp_directory_path() / fmt::format("cutune_scoring_{}", ::getpid());
   std::filesystem::create_directories(dir);
   const std::string db = (dir / "sim.db").string(), trace_file = (dir / "trace.json").string();

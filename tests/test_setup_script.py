@@ -36,6 +36,9 @@ esac
 """,
     "nvcc": "#!/bin/sh\nexit 0\n",
     "sudo": '#!/bin/sh\nexec "$@"\n',
+    # A python3 that has numpy: the capture's venv is not made (tests/test_capture_python.py
+    # covers it).
+    "python3": "#!/bin/sh\nexit 0\n",
 }
 
 

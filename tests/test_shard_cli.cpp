@@ -12,18 +12,13 @@
 
 #include "cli_runner.hpp"
 #include "cutune/db/store.hpp"
+#include "test_paths.hpp"
 
 using namespace cutune::testing::cli;
 
 namespace {
 
-const fs::path kSpace = fs::path(CUTUNE_SHARED_DIR) / "data" / "spaces" / "convolution_A100.json.gz";
-
-bool have_space() {
-  if (fs::exists(kSpace)) return true;
-  WARN("SKIPPED: " << kSpace << " is not there (../shared beside the checkout)");
-  return false;
-}
+fs::path recorded_space() { return cutune::testing::material("data/spaces/convolution_A100.json.gz"); }
 
 /// config_key -> median_ms of every measurement.
 std::map<std::string, double> measurements(const std::string& db) {
@@ -48,15 +43,14 @@ cutune::db::Winner the_winner(const std::string& db) {
 }
 
 std::vector<std::string> simulate(const std::string& db, const std::vector<std::string>& more) {
-  std::vector<std::string> args{"tune", "--simulate", kSpace.string(), "--db", db};
+  std::vector<std::string> args{"tune", "--simulate", recorded_space().string(), "--db", db};
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
 
 }  // namespace
 
-TEST_CASE("cli: brute-force shards are disjoint, cover the space, and merged equal one unsharded run", "[cli]") {
-  if (!have_space()) return;
+TEST_CASE("cli: brute-force shards are disjoint, cover the space, and merged equal one unsharded run", "[cli][material]") {
   CliTempDir dir;
   const std::string full = dir / "full.db", all = dir / "all.db";
   const CliResult whole = run_cli(simulate(full, {"--strategy", "brute_force"}));
@@ -100,8 +94,7 @@ TEST_CASE("cli: brute-force shards are disjoint, cover the space, and merged equ
   CHECK(cutune::db::Store::open(all, false).runs(1, 1, 1).size() == kShards);
 }
 
-TEST_CASE("cli: --shard is refused for other strategies and malformed shards, before any DB exists", "[cli]") {
-  if (!have_space()) return;
+TEST_CASE("cli: --shard is refused for other strategies and malformed shards, before any DB exists", "[cli][material]") {
   CliTempDir dir;
   const std::string db = dir / "s.db";
   expect_bad_input(simulate(db, {"--strategy", "greedy_ils", "--shard", "0/2"}), {"--shard 0/2", "greedy_ils"});
@@ -122,8 +115,7 @@ TEST_CASE("cli: --reuse takes model or gpu, and anything else is refused before 
   CHECK_FALSE(fs::exists(db));
 }
 
-TEST_CASE("cli: merge refuses a file that is not a cutune DB, or is newer, and touches no output", "[cli]") {
-  if (!have_space()) return;
+TEST_CASE("cli: merge refuses a file that is not a cutune DB, or is newer, and touches no output", "[cli][material]") {
   CliTempDir dir;
   const std::string good = dir / "good.db", out = dir / "out.db", junk = dir / "junk.db", newer = dir / "newer.db";
   REQUIRE(run_cli(simulate(good, {"--strategy", "random", "--budget", "5"})).status == 0);
@@ -148,14 +140,13 @@ TEST_CASE("cli: merge refuses a file that is not a cutune DB, or is newer, and t
   CHECK(slurp(junk) == junk_bytes);
 }
 
-TEST_CASE("cli: 8 tune processes writing one DB at once lose no row and keep it intact", "[cli]") {
-  if (!have_space()) return;
+TEST_CASE("cli: 8 tune processes writing one DB at once lose no row and keep it intact", "[cli][material]") {
   CliTempDir dir;
   const std::string db = dir / "same.db";
   constexpr int kWriters = 8;
   std::vector<pid_t> pids;
   for (int i = 0; i < kWriters; ++i) {
-    std::vector<std::string> args{CUTUNE_CLI_PATH, "tune", "--simulate", kSpace.string(), "--strategy",
+    std::vector<std::string> args{CUTUNE_CLI_PATH, "tune", "--simulate", recorded_space().string(), "--strategy",
                                   "brute_force", "--shard", std::to_string(i) + "/8", "--db", db};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -186,8 +177,7 @@ TEST_CASE("cli: 8 tune processes writing one DB at once lose no row and keep it 
 }
 
 TEST_CASE("cli: a second run reuses stored measurements and evaluates its own budget while --resume finishes one",
-          "[cli]") {
-  if (!have_space()) return;
+          "[cli][material]") {
   CliTempDir dir;
   const std::string db = dir / "twice.db";
   const CliResult first = run_cli(simulate(db, {"--strategy", "random", "--seed", "1", "--budget", "150"}));

@@ -18,6 +18,7 @@
 #include "cutune/model/problem.hpp"
 #include "cutune/model/space.hpp"
 #include "space_helpers.hpp"
+#include "test_paths.hpp"
 
 using cutune::Config;
 using cutune::Expression;
@@ -134,16 +135,14 @@ void check_against_tree_walk(const Space& s, const std::map<std::string, Value>&
   }
 }
 
-const fs::path kBat = fs::path(CUTUNE_SHARED_DIR) / "data" / "real_kernels" / "bat";
+fs::path bat() { return cutune::testing::material("data/real_kernels/bat"); }
 
 }  // namespace
 
 TEST_CASE("space enumeration: BAT's problem files enumerate as the tree evaluator walks them",
-          "[space][enumeration][real_kernels]") {
-  INFO("no material at " << kBat.string() << " (is ../shared beside the checkout?)");
-  REQUIRE(fs::is_directory(kBat));
+          "[space][enumeration][real_kernels][material]") {
   std::size_t files = 0;
-  for (const auto& e : fs::recursive_directory_iterator(kBat)) {
+  for (const auto& e : fs::recursive_directory_iterator(bat())) {
     const std::string name = e.path().filename().string();
     if (name.size() < 10 || name.substr(name.size() - 10) != "-CAFF.json") continue;
     INFO(e.path().string());
@@ -155,13 +154,13 @@ TEST_CASE("space enumeration: BAT's problem files enumerate as the tree evaluato
 }
 
 TEST_CASE("space enumeration: BAT's GEMM and hotspot have the valid sets Kernel Tuner 1.5 builds",
-          "[space][enumeration][real_kernels]") {
+          "[space][enumeration][real_kernels][material]") {
   // Kernel Tuner 1.5.0's Searchspace on the same ConfigurationSpace, with the block size
   // names of LocalSize (studies/bench_space_construction.py checks the sets key by key).
-  KernelProblem gemm = KernelProblem::load(kBat / "GEMM" / "GEMM-CAFF.json");
+  KernelProblem gemm = KernelProblem::load(bat() / "GEMM" / "GEMM-CAFF.json");
   CHECK(gemm.space().cartesian_size() == 20736);
   CHECK(gemm.space().count_valid() == 10312);
-  KernelProblem hotspot = KernelProblem::load(kBat / "hotspot" / "hotspot-CAFF.json");
+  KernelProblem hotspot = KernelProblem::load(bat() / "hotspot" / "hotspot-CAFF.json");
   CHECK(hotspot.space().cartesian_size() == 22200000);
   CHECK(hotspot.space().count_valid() == 349853);
   Config first;

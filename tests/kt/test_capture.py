@@ -6,7 +6,7 @@ captured space is compared with the valid set real Kernel Tuner 1.5 builds from 
 ORIGINAL tune_params/restrictions (written by --kt-space inside the capture).
 
 Run with the Python of build/kt-venv (numpy, scipy for spmv.py, the real kernel_tuner).
-  test_capture.py --cutune PATH --shared DIR [--strict-cutune] [--only NAME ...]
+  test_capture.py --cutune PATH --material DIR [--strict-cutune] [--only NAME ...]
 --strict-cutune: also require `cutune space` to load every T1 file and to give Kernel Tuner's
 valid set (`cutune space T1 --json` when the build has it, else the valid size). Off by default
 while the T1 fields the capture writes (BinaryRaw, LocalSize, ...) are being added to cutune;
@@ -227,11 +227,11 @@ def check_callables(out):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cutune", required=True)
-    ap.add_argument("--shared", required=True)
+    ap.add_argument("--material", required=True, help="the test material folder (tests/material/manifest.txt)")
     ap.add_argument("--strict-cutune", action="store_true")
     ap.add_argument("--only", nargs="*")
     a = ap.parse_args()
-    examples = Path(a.shared) / "data/real_kernels/kernel_tuner_examples"
+    examples = Path(a.material) / "data/real_kernels/kernel_tuner_examples"
     if not examples.is_dir():
         print(f"SKIPPED: no {examples}")
         return SKIP

@@ -11,7 +11,7 @@ Checks what the harness fixes in Kernel Tuner 1.5.0's simulation mode:
   - a run spends the whole time budget, revisits are free, every key is in the recorded space,
     a seed gives the same run (diff_evo's and bayes_opt's Latin hypercubes included), and
     `cutune score --traces` scores it.
-Usage: test_kt_harness.py --cutune CUTUNE --shared SHARED_DIR
+Usage: test_kt_harness.py --cutune CUTUNE --material DIR
 """
 import argparse
 import gzip
@@ -57,9 +57,9 @@ def load_harness():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cutune", required=True)
-    ap.add_argument("--shared", required=True)
+    ap.add_argument("--material", required=True, help="the test material folder (tests/material/manifest.txt)")
     args = ap.parse_args()
-    gz = Path(args.shared) / "data" / "spaces" / f"{SPACE}.json.gz"
+    gz = Path(args.material) / "data" / "spaces" / f"{SPACE}.json.gz"
     if not gz.is_file():
         skip(f"{gz} is not there")
     harness = load_harness()

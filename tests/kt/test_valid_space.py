@@ -78,9 +78,9 @@ def cutune_keys(cutune, path, max_threads):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cutune", required=True)
-    ap.add_argument("--shared", required=True)
+    ap.add_argument("--material", required=True, help="the test material folder (tests/material/manifest.txt)")
     a = ap.parse_args()
-    root = Path(a.shared) / "data" / "real_kernels"
+    root = Path(a.material) / "data" / "real_kernels"
     files = list(t1_files(root))
     if not files:
         print(f"SKIPPED: no T1 files under {root}")
