@@ -124,6 +124,12 @@ def main():
         scripts = [e for e in scripts if e["id"] in args.only]
     dest = (args.dest or default_dest()).resolve()
     problems = restore(wanted(scripts), dest, args.git_root, args.check)
+    for entry in scripts:  # folders the scripts write into, which git cannot hold empty
+        for folder in entry.get("make_dirs", []):
+            if args.check and not (dest / entry["id"] / folder).is_dir():
+                problems.append(f"{dest / entry['id'] / folder}: folder missing")
+            elif not args.check:
+                (dest / entry["id"] / folder).mkdir(parents=True, exist_ok=True)
     for line in problems:
         print(f"fetch_kt_corpus: {line}", file=sys.stderr)
     if problems:
