@@ -19,8 +19,13 @@ def first_line(text):
     return (text or "").strip().splitlines()[0][:300] if (text or "").strip() else ""
 
 
-def capture_message_class(message):
+def capture_message_class(message, kind):
     m = (message or "").lower()
+    if "lang: c:" in m:
+        return 'other (lang="C")'
+    if kind == "run_kernel" and "tune_params" in m:
+        # run_kernel's params came from the script's own results file, written from placeholders
+        return 5
     if "element type" in m or "dtype" in m:
         return 3
     if "no module named" in m or "no such file" in m or "cannot find" in m:
@@ -72,7 +77,7 @@ def capture_reasons(cap, kt_kind):
     for c in cap["calls"]:
         where = f"call {c['index']} {c['kind']} {c['kernel_name']}"
         if c["status"] in ("unsupported", "error"):
-            reasons.append((capture_message_class(c.get("message")), f"{where}: capture {c['status']}: "
+            reasons.append((capture_message_class(c.get("message"), c["kind"]), f"{where}: capture {c['status']}: "
                             f"{c.get('message', '').split('): ', 1)[-1][:300]}"))
             continue
         if c.get("space_error"):
@@ -86,7 +91,7 @@ def capture_reasons(cap, kt_kind):
     if cap.get("status") == "script-failed":
         message = cap.get("message") or ""
         if kt_kind in ("setup fails", "raises"):
-            reasons.append(("KT fails too", f"the script fails under the capture as under Kernel Tuner: {first_line(message)}"))
+            reasons.append(("KT fails too", f"the script fails under the capture too: {first_line(message)}"))
         elif "No module named" in message:
             reasons.append((4, f"the script fails under the capture: {first_line(message)}"))
         else:

@@ -3,6 +3,8 @@ import gzip
 import json
 from pathlib import Path
 
+from . import kt_keys
+
 COMMAND = ("python3 scripts/fetch_kt_corpus.py && scripts/kt_venv.sh && "
            "cmake --build build --target cutune cutune-worker && python3 -m studies.kt_corpus.run_study")
 
@@ -30,7 +32,8 @@ def spaces_row(entry, row):
 def keys_row(row):
     tune = [c for c in row.get("kt", {}).get("calls", []) if c["kind"] == "tune_kernel"]
     return [{"tune_call": i + 1, "kernel_name": c["kernel_name"], "valid": c.get("kt_valid"),
-             "kt_error": c.get("kt_error", {}).get("type"), "keys": c.get("kt_keys")} for i, c in enumerate(tune)]
+             "kt_error": c.get("kt_error", {}).get("type"),
+             **(kt_keys.encode(c["kt_keys"]) if c.get("kt_keys") is not None else {})} for i, c in enumerate(tune)]
 
 
 def capture_row(row):
@@ -96,8 +99,9 @@ def readme(manifest, spaces):
              "call's problem size, grid divisors, defines, argument dtypes, compiler options, language, restrictions, "
              "metrics, answer, the valid-configuration count, the exception Kernel Tuner raises if any, and the Python "
              "features the script uses;",
-             "- `kt_keys.json.gz`: the valid keys (`\"v1,v2,...\"`, declaration order) Kernel Tuner's Searchspace builds "
-             "for every tune_kernel call (max_threads 1024), for equality tests;",
+             "- `kt_keys.json.gz`: the valid keys (`\"v1,v2,...\"`) Kernel Tuner's Searchspace builds "
+             "for every tune_kernel call (max_threads 1024), for equality tests: a bitmap over the product of the values "
+             "seen per position; `studies.kt_corpus.kt_keys.load(path)` gives {script: [set of keys per call]};",
              "- `capture_status.md` / `.json`: cutune's current capture, space and default compile per script, with the "
              "issue's failure classes.", "",
              "| script | kernel | Kernel Tuner 1.5 | features used | kernel_tuner imports |", "| --- | --- | --- | --- | --- |"]

@@ -99,7 +99,7 @@ def cutune_compile(cutune, t1, cwd):
 def compare_keys(kt_call, space):
     if kt_call is None or "kt_keys" not in kt_call:
         return None
-    kt_keys, cu_keys = set(kt_call["kt_keys"]), set(space.get("keys", []))
+    kt_keys, cu_keys = set(kt_call["kt_keys"]), set(space.get("valid", []))
     return {"equal": kt_keys == cu_keys, "kt": len(kt_keys), "cutune": len(cu_keys),
             "only_kt": sorted(kt_keys - cu_keys)[:5], "only_cutune": sorted(cu_keys - kt_keys)[:5]}
 
@@ -167,6 +167,9 @@ def main():
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     manifest = json.loads((HERE / "manifest.json").read_text())["scripts"]
+    # The tools run in each script's folder: paths given relative to here must not change meaning.
+    args.kt_python, args.cutune = str(Path(args.kt_python).absolute()), str(Path(args.cutune).absolute())
+    args.corpus, args.work = args.corpus.absolute(), args.work.absolute()
     for path, what in ((args.kt_python, "--kt-python"), (args.cutune, "--cutune")):
         if not Path(path).is_file():
             print(f"run_study: {what} {path}: no such file", file=sys.stderr)
