@@ -45,12 +45,13 @@ run_kernel_outputs = set()  # id() of the arrays run_kernel handed back
 
 
 def callable_kind(f):
-    """'lambda', 'function', 'function(*args)' or the type name of another callable."""
+    """'lambda', 'function', 'function(*args)', 'function(*args, **kwargs)' or the type name of another callable."""
     if inspect.isfunction(f):
         code = f.__code__
         kind = "lambda" if f.__name__ == "<lambda>" else "function"
-        if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
-            kind += "(*args)"
+        # Kernel Tuner 1.5 calls f(*args) with one dict, f(*args, **kwargs) with the values.
+        if code.co_flags & inspect.CO_VARARGS:
+            kind += "(*args, **kwargs)" if code.co_flags & inspect.CO_VARKEYWORDS else "(*args)"
         return kind
     return type(f).__name__
 
@@ -237,7 +238,12 @@ def first_result(space, tune_params, problem_size, metrics):
 
 
 def tune_kernel(*args, **kwargs):
-    bound = TUNE_SIGNATURE.bind(*args, **kwargs)  # a TypeError here is Kernel Tuner's own
+    try:
+        bound = TUNE_SIGNATURE.bind(*args, **kwargs)
+    except TypeError as error:  # Kernel Tuner's own: tune_kernel has no such argument
+        calls.append({"kind": "tune_kernel", "kernel_name": str(args[0]) if args else kwargs.get("kernel_name"),
+                      "kt_error": {"type": "TypeError", "message": f"tune_kernel() {error}"}})
+        raise
     bound.apply_defaults()
     record = describe_call(bound, "tune_kernel")
     calls.append(record)

@@ -84,7 +84,13 @@ def status_markdown(manifest, captures):
     for row in captures.values():
         for c in row["outcome"]["classes"]:
             totals[c] = totals.get(c, 0) + 1
-    lines += ["", "Scripts per class: " + ", ".join(f"{k}: {v}" for k, v in sorted(totals.items())), ""]
+    tune = [c for row in captures.values() for c in row.get("capture", {}).get("calls", []) if c["kind"] == "tune_kernel"]
+    spaces = [c["space"] for c in tune if c.get("space")]
+    compiled = [c for c in tune if c.get("status") == "captured"]
+    lines += ["", f"tune_kernel calls: {len(tune)}; captured: {len(compiled)}; spaces compared with Kernel "
+              f"Tuner's: {len(spaces)}, equal: {sum(s['equal'] for s in spaces)}; defaults compiled: "
+              f"{sum(c.get('compiled') is True for c in compiled)} of {len(compiled)}.",
+              "", "Scripts per class: " + ", ".join(f"{k}: {v}" for k, v in sorted(totals.items())), ""]
     return "\n".join(lines)
 
 
