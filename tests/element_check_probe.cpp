@@ -4,7 +4,10 @@
 //     prints one character per element, 1 where the test passes, 0 where it fails;
 //   element_check_probe round TYPE DOUBLES.bin
 //     prints the bits of each float64 of the file rounded to TYPE (half, bfloat16) in hex,
-//     one a line: the rounding of a Python float (fill values, atol, rtol).
+//     one a line: the rounding of a Python float (fill values, atol, rtol);
+//   element_check_probe host T1.json
+//     loads the problem as cutune tune does and prints, one a line, each argument's host data
+//     ("NAME TYPE COUNT HEX") and then each reference ("reference NAME TYPE COUNT HEX").
 // TYPE is a T1 spelling (element_type_name). Exit 2 on bad input.
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +18,8 @@
 #include <vector>
 
 #include "cutune/model/element_check.hpp"
+#include "cutune/model/errors.hpp"
+#include "cutune/model/host_data.hpp"
 #include "cutune/model/problem.hpp"
 
 namespace {
@@ -73,6 +78,27 @@ int round_as(cutune::ElementType t, const std::vector<char>& doubles) {
   return 0;
 }
 
+void print_host(const char* what, const cutune::HostArgument& a) {
+  std::printf("%s%s %s %lld ", what, a.spec->name.c_str(), cutune::element_type_name(a.spec->type),
+              static_cast<long long>(a.count));
+  for (std::byte b : a.bytes) std::printf("%02x", static_cast<unsigned>(b));
+  std::printf("\n");
+}
+
+int host(const char* t1) {
+  try {
+    const cutune::KernelProblem p = cutune::KernelProblem::load(t1);
+    const cutune::ProblemInstance instance = p.instantiate();
+    for (const auto& a : cutune::make_host_arguments(p, instance, 1)) print_host("", a);
+    for (const auto& r : cutune::reference_outputs(p, instance))
+      if (!r.bytes.empty()) print_host("reference ", r);
+    return 0;
+  } catch (const cutune::InputError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,7 +107,9 @@ int main(int argc, char** argv) {
   if (mode == "check" && argc == 7 && type)
     return check_as(*type, read_file(argv[5]), read_file(argv[6]), std::stod(argv[3]), std::stod(argv[4]));
   if (mode == "round" && argc == 4 && type) return round_as(*type, read_file(argv[3]));
+  if (mode == "host" && argc == 3) return host(argv[2]);
   std::fprintf(stderr, "usage: element_check_probe check TYPE ATOL RTOL EXPECTED.bin GOT.bin\n"
-                       "       element_check_probe round half|bfloat16 DOUBLES.bin\n");
+                       "       element_check_probe round half|bfloat16 DOUBLES.bin\n"
+                       "       element_check_probe host T1.json\n");
   return 2;
 }
