@@ -19,7 +19,9 @@ VENV=${1:-build/kt-venv}
 PINS=(kernel_tuner==1.5.0 jsonschema==4.26.0)
 # The newest releases; pyatf 0.0.13 needs a shim for Kernel Tuner 1.5.0 (bench_strategies.py's
 # kt_pyatf_space says why). scripts/fetch_kt_wheels.sh pins the same for the GPU machine.
-OPTIONAL=(scikit-optimize==0.10.2 pyatf==0.0.13)
+# ml_dtypes: numpy's bfloat16, as Kernel Tuner's scripts get it (tests/test_element_check_numpy.py,
+# test_capture_dtypes.py check cutune's bfloat16 against it).
+OPTIONAL=(scikit-optimize==0.10.2 pyatf==0.0.13 ml_dtypes==0.7.0)
 PY=${PYTHON:-python3}
 
 has() {  # has PIN...: the venv's Python has exactly these versions
@@ -40,9 +42,9 @@ optional() {
   if has "${OPTIONAL[@]}"; then
     return
   fi
-  if ! install "optional: Kernel Tuner's skopt and pyatf_strategies" "${OPTIONAL[@]}"; then
+  if ! install "optional: Kernel Tuner's skopt and pyatf_strategies, ml_dtypes' bfloat16" "${OPTIONAL[@]}"; then
     echo "kt_venv: pip could not install ${OPTIONAL[*]}: the venv is kept without them" \
-         "(bench_strategies.py cannot run skopt, pyatf_strategies)"
+         "(bench_strategies.py cannot run skopt, pyatf_strategies; the bfloat16 checks are skipped)"
   fi
 }
 

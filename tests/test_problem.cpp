@@ -1107,8 +1107,11 @@ TEST_CASE("problem: unsupported languages, types and fields are one line naming 
   require_load_error(replace_once(kTinyT1, R"("Language": "CUDA")", R"("Language": "HIP")"),
                      {"KernelSpecification.Language", "HIP"});
   require_load_error(replace_once(kTinyT1, R"("Type": "float", "MemoryType": "Vector")",
-                                  R"("Type": "half", "MemoryType": "Vector")"),
-                     {"Arguments[0].Type", "half"});
+                                  R"("Type": "float16", "MemoryType": "Vector")"),
+                     {"Arguments[0].Type", "float16", "'half'"});  // T1's float16: 16 floats
+  require_load_error(replace_once(kTinyT1, R"("Type": "float", "MemoryType": "Vector")",
+                                  R"("Type": "float4", "MemoryType": "Vector")"),
+                     {"Arguments[0].Type", "float4"});
   require_load_error(replace_once(kTinyT1, R"("FillType": "Random")", R"("FillType": "BinaryRaw", "DataSource": "none.bin")"),
                      {"Arguments[0].DataSource", "none.bin"});
   require_load_error(replace_once(kTinyT1, R"("FillType": "Random")", R"("FillType": "Generator", "DataSource": "i +")"),

@@ -519,3 +519,145 @@ TEST_CASE("the device comparison of a GEMM-sized output (16M floats) takes a few
   std::cout << "device comparison of 2^24 float32: median " << ms[5] << " ms, min " << ms[0] << " ms\n";
   CHECK(ms[5] < 10.0);
 }
+
+// A kernel of the element types CUDA programmers pass from Kernel Tuner: __half, float2 and
+// double2 (cuComplex) arrays, and __half, float2 and double2 scalars by value (2, 8 and 16
+// bytes; the double2 one 16-aligned in the kernel's parameters, which the driver lays out).
+const char* kMixedTypesKernel = R"(
+#include <cuda_fp16.h>
+extern "C" __global__ void k(__half* out_h, float2* out_c, double2* out_z, const __half* in_h, const float2* in_c,
+                             const double2* in_z, __half sh, float2 sc, double2 sz, int n) {
+  int i = blockIdx.x * block_size_x + threadIdx.x;
+  if (i < n - skip_last) {
+    out_h[i] = __hadd(in_h[i], sh);
+    out_c[i] = make_float2(in_c[i].x * sc.x - in_c[i].y * sc.y, in_c[i].x * sc.y + in_c[i].y * sc.x);
+    out_z[i] = make_double2(in_z[i].x + sz.x, in_z[i].y + sz.y + offset);
+  }
+}
+)";
+
+template <class T>
+void write_values(const std::filesystem::path& file, const std::vector<T>& values) {
+  std::ofstream out(file, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T)));
+}
+
+TEST_CASE("half, float2 and double2 arrays and scalars reach a kernel and verify against their answers", "[gpu]") {
+  cuda::Context ctx(0);
+  const std::string arch = cuda::identify(0).arch();
+  CliTempDir dir;
+  const std::size_t n = 1000;  // write_problem's n
+  write_values(dir.path() / "sc.bin", std::vector<float>{0.0f, 1.0f});        // i: multiplies by i
+  write_values(dir.path() / "sz.bin", std::vector<double>{1.25, -3.5});
+  std::vector<Complex<float>> c_answer(n, Complex<float>{0.0f, 2.0f});       // (2 + 0i) * i
+  std::vector<Complex<double>> z_answer(n, Complex<double>{1.75, -3.5});     // (0.5 + 0i) + (1.25 - 3.5i)
+  write_values(dir.path() / "c_answer.bin", c_answer);
+  write_values(dir.path() / "z_answer.bin", z_answer);
+  auto typed = [](const char* name, const char* type, const char* access, double value) {
+    return nlohmann::json{{"Name", name}, {"Type", type}, {"MemoryType", "Vector"}, {"AccessType", access},
+                          {"FillType", "Constant"}, {"FillValue", value}, {"Size", "n"}};
+  };
+  nlohmann::json extra{
+      {"Arguments",
+       {typed("out_h", "half", "WriteOnly", 0.0), typed("out_c", "float2", "WriteOnly", 0.0),
+        typed("out_z", "double2", "WriteOnly", 0.0), typed("in_h", "half", "ReadOnly", 1.5),
+        typed("in_c", "float2", "ReadOnly", 2.0), typed("in_z", "double2", "ReadOnly", 0.5),
+        scalar("sh", "half", "0.25"),
+        {{"Name", "sc"}, {"Type", "float2"}, {"MemoryType", "Scalar"}, {"FillType", "BinaryRaw"}, {"DataSource", "sc.bin"}},
+        {{"Name", "sz"}, {"Type", "double2"}, {"MemoryType", "Scalar"}, {"FillType", "BinaryRaw"}, {"DataSource", "sz.bin"}},
+        scalar("n", "int32", "n")}},
+      {"ReferenceArguments",
+       {{{"Name", "h"}, {"TargetName", "out_h"}, {"FillType", "Constant"}, {"FillValue", 1.75}},
+        {{"Name", "c"}, {"TargetName", "out_c"}, {"FillType", "BinaryRaw"}, {"DataSource", "c_answer.bin"}},
+        {{"Name", "z"}, {"TargetName", "out_z"}, {"FillType", "BinaryRaw"}, {"DataSource", "z_answer.bin"}}}}};
+  const KernelProblem p = KernelProblem::load(write_problem(
+      dir.path(), kMixedTypesKernel, extra,
+      {param("block_size_x", {128, 64}), param("offset", {0, 1}), param("skip_last", {0, 1})},
+      {{"Tolerance", {{"Relative", 1e-5}, {"Absolute", 1e-6}}}}));
+  worker::GpuStage stage(p, p.instantiate(), 0, quick(), 1);
+  const Compiled right = compile_for(p, "offset=0,skip_last=0", arch);
+  const GpuEvaluation ok = stage.evaluate(right.config, right.cubin, right.lowered_names, std::nullopt);
+  INFO(ok.error);
+  CHECK(ok.status == Status::Ok);  // the by-value scalars arrived whole: every output equals its answer
+  const Compiled wrong = compile_for(p, "offset=1,skip_last=0", arch);
+  const GpuEvaluation off = stage.evaluate(wrong.config, wrong.cubin, wrong.lowered_names, std::nullopt);
+  CHECK(off.status == Status::Correctness);
+  CHECK_THAT(off.error, Contains("out_z[0] = (1.75-2.5j), expected (1.75-3.5j) (1000 of 1000 elements differ)"));
+  const Compiled skip = compile_for(p, "offset=0,skip_last=1", arch);
+  const GpuEvaluation unwritten = stage.evaluate(skip.config, skip.cubin, skip.lowered_names, std::nullopt);
+  CHECK(unwritten.status == Status::Correctness);
+  CHECK_THAT(unwritten.error, Contains("out_h[999] was never written") && Contains("1 of 1000 elements differ"));
+}
+
+TEST_CASE("the device comparison agrees with the host's for float16, bfloat16, complex64 and complex128", "[gpu]") {
+  cuda::Context ctx(0);
+  cuda::OutputComparator cmp;
+  std::mt19937_64 rng(5);
+  auto both = [&](const HostArgument& e, const HostArgument& g, const Tolerance& t, bool poisoned) {
+    cuda::DeviceBuffer de(e.bytes.size()), dg(g.bytes.size());
+    de.upload(e.bytes.data(), e.bytes.size());
+    dg.upload(g.bytes.data(), g.bytes.size());
+    const VerifyResult h = compare(e, g, t, poisoned);
+    const VerifyResult d = cmp.compare(*e.spec, de.get(), dg.get(), e.count, t, poisoned);
+    CHECK(d.ok == h.ok);
+    CHECK(d.failures == h.failures);
+    CHECK(d.worst_index == h.worst_index);
+    CHECK(d.max_error == h.max_error);
+    CHECK(d.message == h.message);
+    return h;
+  };
+  const std::size_t n = (1u << 18) + 37;
+  std::uniform_real_distribution<double> u(-100, 100), f(0.9, 1.1);
+  // Pairs around the edge of each tolerance, NaNs where the answer is NaN, one NaN for a
+  // number (the worst) and one element left holding the poison.
+  auto narrow = [&](auto tag, ElementType type, const Tolerance& t) {
+    using N = decltype(tag);
+    auto to = [](double v) {
+      if constexpr (std::is_same_v<N, Float16>) return float16_from_double(v);
+      else return bfloat16_from_double(v);
+    };
+    std::vector<N> e(n), g(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      e[i] = to(u(rng) / 10);
+      const double bound = t.absolute + t.relative * std::fabs(static_cast<double>(to_float(e[i])));
+      g[i] = to(static_cast<double>(to_float(e[i])) + (i % 2 ? 1 : -1) * bound * f(rng));
+    }
+    e[11] = g[11] = to(std::nan(""));
+    const VerifyResult some = both(host(type, e), host(type, g), t, false);
+    CHECK(some.failures > 0);
+    CHECK(some.failures < n);
+    g[200000] = to(std::nan(""));
+    CHECK(both(host(type, e), host(type, g), t, false).worst_index == 200000);
+    HostArgument got = host(type, g), p = got;
+    poison(p);
+    std::memcpy(got.bytes.data() + 3 * sizeof(N), p.bytes.data(), sizeof(N));
+    CHECK_THAT(both(host(type, e), got, t, true).message, Contains("out[3] was never written"));
+  };
+  auto complex_pairs = [&](auto tag, ElementType type, const Tolerance& t) {
+    using R = decltype(tag);
+    std::vector<Complex<R>> e(n), g(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      e[i] = {static_cast<R>(u(rng)), static_cast<R>(u(rng))};
+      const double bound = t.absolute + t.relative * std::hypot(e[i].re, e[i].im);
+      const double a = u(rng);
+      g[i] = {static_cast<R>(e[i].re + bound * f(rng) * std::cos(a)), static_cast<R>(e[i].im + bound * f(rng) * std::sin(a))};
+    }
+    e[11] = g[11] = Complex<R>{std::numeric_limits<R>::quiet_NaN(), 1};
+    const VerifyResult some = both(host(type, e), host(type, g), t, false);
+    CHECK(some.failures > 0);
+    CHECK(some.failures < n);
+    g[200000].im = std::numeric_limits<R>::infinity();
+    CHECK(both(host(type, e), host(type, g), t, false).worst_index == 200000);
+    HostArgument got = host(type, g), p = got;
+    poison(p);
+    std::memcpy(got.bytes.data() + 3 * sizeof(Complex<R>), p.bytes.data(), sizeof(Complex<R>));
+    CHECK_THAT(both(host(type, e), got, t, true).message, Contains("out[3] was never written"));
+  };
+  for (const Tolerance t : {Tolerance{1e-5, 1e-6}, Tolerance{1e-2, 1e-3}}) {
+    INFO("rtol " << t.relative << " atol " << t.absolute);
+    narrow(Float16{}, ElementType::Float16, t);
+    narrow(BFloat16{}, ElementType::BFloat16, t);
+    complex_pairs(float{}, ElementType::Complex64, t);
+    complex_pairs(double{}, ElementType::Complex128, t);
+  }
+}

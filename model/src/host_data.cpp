@@ -1,6 +1,7 @@
 #include "cutune/model/host_data.hpp"
 
 #include "cutune/model/element_check.hpp"
+#include "cutune/model/element_types.hpp"
 #include "cutune/model/errors.hpp"
 
 #include <fmt/format.h>
@@ -61,11 +62,46 @@ void for_each_chunk(std::int64_t count, Body&& body) {
 }
 
 template <class T>
+constexpr bool kIsComplex = std::is_same_v<T, Complex<float>> || std::is_same_v<T, Complex<double>>;
+/// Types whose values are filled from a double (not from an integer).
+template <class T>
+constexpr bool kIsInexact = std::is_floating_point_v<T> || std::is_same_v<T, Float16> ||
+                            std::is_same_v<T, BFloat16> || kIsComplex<T>;
+
+/// A fill or generator value as an element: floats round to nearest (float16 and bfloat16
+/// as numpy and ml_dtypes round a Python float), a complex gets it as its real part.
+template <class T>
+T element_from(double v) {
+  if constexpr (std::is_same_v<T, Float16>) return float16_from_double(v);
+  else if constexpr (std::is_same_v<T, BFloat16>) return bfloat16_from_double(v);
+  else if constexpr (kIsComplex<T>) return T{static_cast<decltype(T::re)>(v), 0};
+  else return static_cast<T>(v);
+}
+
+template <class T>
+T element_from(const Value& v) {
+  if constexpr (kIsInexact<T>) return element_from<T>(v.to_double());
+  else return static_cast<T>(v.to_int());
+}
+
+/// A Random element from one draw (uniform in [0, 1) as 53 bits) scaled; a complex gets a
+/// second draw for its imaginary part.
+template <class T, class Rng>
+T random_element(Rng& rng, double step) {
+  if constexpr (kIsComplex<T>) {
+    using R = decltype(T::re);
+    const auto re = static_cast<R>(static_cast<double>(rng() >> 11) * step);
+    return T{re, static_cast<R>(static_cast<double>(rng() >> 11) * step)};
+  } else {
+    return element_from<T>(static_cast<double>(rng() >> 11) * step);
+  }
+}
+
+template <class T>
 void fill_typed(HostArgument& arg, const Value& fill_value, FillType fill, std::uint64_t seed) {
   T* out = arg.data<T>();
   if (fill == FillType::Constant) {
-    T v = std::is_floating_point_v<T> ? static_cast<T>(fill_value.to_double())
-                                      : static_cast<T>(fill_value.to_int());
+    const T v = element_from<T>(fill_value);
     for_each_chunk(arg.count, [&](std::int64_t chunk) {
       const std::int64_t begin = chunk * kChunk, end = std::min(arg.count, begin + kChunk);
       std::fill(out + begin, out + end, v);
@@ -75,13 +111,13 @@ void fill_typed(HostArgument& arg, const Value& fill_value, FillType fill, std::
   for_each_chunk(arg.count, [&](std::int64_t chunk) {
     SplitMix64 rng{splitmix64(seed ^ splitmix64(static_cast<std::uint64_t>(chunk)))};
     const std::int64_t begin = chunk * kChunk, end = std::min(arg.count, begin + kChunk);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (kIsInexact<T>) {
       double scale = fill_value.to_double();
       if (scale == 0.0) scale = 1.0;
       // Uniform in [0, scale): the top 53 bits of one draw as a fraction, as
       // std::uniform_real_distribution computes it, without its general-case arithmetic.
       const double step = scale * 0x1.0p-53;
-      for (std::int64_t i = begin; i < end; ++i) out[i] = static_cast<T>(static_cast<double>(rng() >> 11) * step);
+      for (std::int64_t i = begin; i < end; ++i) out[i] = random_element<T>(rng, step);
     } else {
       std::int64_t hi = std::max<std::int64_t>(1, fill_value.to_int());
       std::uniform_int_distribution<std::int64_t> dist(0, hi);
@@ -103,6 +139,10 @@ decltype(auto) dispatch(ElementType t, F&& f) {
     case ElementType::UInt64: return f(std::uint64_t{});
     case ElementType::Float32: return f(float{});
     case ElementType::Float64: return f(double{});
+    case ElementType::Float16: return f(Float16{});
+    case ElementType::BFloat16: return f(BFloat16{});
+    case ElementType::Complex64: return f(Complex<float>{});
+    case ElementType::Complex128: return f(Complex<double>{});
   }
   return f(float{});
 }
@@ -134,8 +174,8 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
     a.count = problem.argument_size(spec, instance);
     a.bytes.resize(static_cast<std::size_t>(a.count) * element_size(spec.type));
     Value fill = problem.argument_fill(spec, instance);
-    // Scalars are always their FillValue; vectors follow their FillType.
-    FillType how = spec.is_vector ? spec.fill : FillType::Constant;
+    // Scalars are their FillValue, or their file's bytes; vectors follow their FillType.
+    const FillType how = spec.is_vector || spec.fill == FillType::BinaryRaw ? spec.fill : FillType::Constant;
     if (how == FillType::BinaryRaw) {
       const std::string where = fmt::format("{}: KernelSpecification.Arguments[{}].DataSource",
                                             problem.json_file().string(), argument_index - 1);
@@ -153,7 +193,7 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
           const std::int64_t begin = chunk * kChunk, end = std::min(a.count, begin + kChunk);
           try {
             problem.generate(spec, instance, begin, end, [&](std::int64_t i, const Value& v) {
-              out[i] = std::is_floating_point_v<T> ? static_cast<T>(v.to_double()) : static_cast<T>(v.to_int());
+              out[i] = element_from<T>(v);
             });
           } catch (...) {
             std::lock_guard<std::mutex> lock(failed_mutex);
@@ -202,16 +242,38 @@ std::vector<HostArgument> reference_outputs(const KernelProblem& problem, const 
 }
 
 void poison(HostArgument& arg) {
-  if (arg.spec->type == ElementType::Float32) {
-    const std::uint32_t bits = element_check::kPoisonFloat32;
-    for (std::int64_t i = 0; i < arg.count; ++i) std::memcpy(arg.bytes.data() + 4 * i, &bits, 4);
-  } else if (arg.spec->type == ElementType::Float64) {
-    const std::uint64_t bits = element_check::kPoisonFloat64;
-    for (std::int64_t i = 0; i < arg.count; ++i) std::memcpy(arg.bytes.data() + 8 * i, &bits, 8);
-  } else {
-    std::memset(arg.bytes.data(), element_check::kPoisonByte, arg.bytes.size());
+  const auto write = [&](const void* pattern, std::size_t size) {
+    for (std::size_t at = 0; at + size <= arg.bytes.size(); at += size) std::memcpy(arg.bytes.data() + at, pattern, size);
+  };
+  switch (arg.spec->type) {
+    case ElementType::Float32: case ElementType::Complex64: write(&element_check::kPoisonFloat32, 4); break;
+    case ElementType::Float64: case ElementType::Complex128: write(&element_check::kPoisonFloat64, 8); break;
+    case ElementType::Float16: write(&element_check::kPoisonFloat16, 2); break;
+    case ElementType::BFloat16: write(&element_check::kPoisonBFloat16, 2); break;
+    default: std::memset(arg.bytes.data(), element_check::kPoisonByte, arg.bytes.size());
   }
 }
+
+bool holds_poison(ElementType type, const void* element) {
+  return dispatch(type, [&](auto tag) {
+    decltype(tag) g;
+    std::memcpy(&g, element, sizeof g);
+    return element_check::is_poison(g);
+  });
+}
+
+namespace {
+
+/// An element as numpy prints it: float16/bfloat16 by their value, complex as (re+imj).
+template <class T>
+std::string element_text(const T& v) {
+  if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) return fmt::format("{}", to_float(v));
+  else if constexpr (kIsComplex<T>) return fmt::format("({}{:+}j)", v.re, v.im);
+  else if constexpr (std::is_floating_point_v<T>) return fmt::format("{}", v);
+  else return fmt::format("{}", +v);
+}
+
+}  // namespace
 
 std::string mismatch_message(const ArgumentSpec& spec, std::uint64_t index, const void* expected_element,
                              const void* got_element, bool poison_seen, std::uint64_t failures,
@@ -222,14 +284,10 @@ std::string mismatch_message(const ArgumentSpec& spec, std::uint64_t index, cons
     std::memcpy(&e, expected_element, sizeof(T));
     std::memcpy(&g, got_element, sizeof(T));
     const std::string of = fmt::format("{} of {} elements differ", failures, count);
-    if constexpr (std::is_floating_point_v<T>) {
-      if (poison_seen)
-        return fmt::format("{}[{}] was never written (it still holds the poison written before the run), expected "
-                           "{} ({})", spec.name, index, e, of);
-      return fmt::format("{}[{}] = {}, expected {} ({})", spec.name, index, g, e, of);
-    } else {
-      return fmt::format("{}[{}] = {}, expected {} ({})", spec.name, index, +g, +e, of);
-    }
+    if (kIsInexact<T> && poison_seen)
+      return fmt::format("{}[{}] was never written (it still holds the poison written before the run), expected "
+                         "{} ({})", spec.name, index, element_text(e), of);
+    return fmt::format("{}[{}] = {}, expected {} ({})", spec.name, index, element_text(g), element_text(e), of);
   });
 }
 
@@ -249,25 +307,9 @@ VerifyResult compare(const HostArgument& expected, const HostArgument& got,
     const T* e = expected.data<T>();
     const T* g = got.data<T>();
     for (std::int64_t i = 0; i < expected.count; ++i) {
-      element_check::Outcome o;
-      bool poison_seen = false;
-      if constexpr (std::is_same_v<T, float>) {
-        std::uint32_t bits;
-        std::memcpy(&bits, g + i, 4);
-        poison_seen = poisoned && bits == element_check::kPoisonFloat32;
-        o = element_check::check_float<float, std::uint32_t>(e[i], g[i], bits,
-                                                             poisoned ? element_check::kPoisonFloat32 : 0u,
-                                                             tolerance.absolute, tolerance.relative);
-      } else if constexpr (std::is_same_v<T, double>) {
-        std::uint64_t bits;
-        std::memcpy(&bits, g + i, 8);
-        poison_seen = poisoned && bits == element_check::kPoisonFloat64;
-        o = element_check::check_float<double, std::uint64_t>(e[i], g[i], bits,
-                                                              poisoned ? element_check::kPoisonFloat64 : 0ull,
-                                                              tolerance.absolute, tolerance.relative);
-      } else {
-        o = element_check::check_integer<T>(e[i], g[i]);
-      }
+      const element_check::Outcome o =
+          element_check::check_element(e[i], g[i], poisoned, tolerance.absolute, tolerance.relative);
+      const bool poison_seen = poisoned && element_check::is_poison(g[i]);
       if (o.error != std::numeric_limits<double>::infinity()) r.max_error = std::max(r.max_error, o.error);
       if (o.ok) continue;
       ++r.failures;

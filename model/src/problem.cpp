@@ -26,11 +26,18 @@ using detail::trimmed;
 std::size_t element_size(ElementType t) {
   switch (t) {
     case ElementType::Int8: case ElementType::UInt8: return 1;
-    case ElementType::Int16: case ElementType::UInt16: return 2;
+    case ElementType::Int16: case ElementType::UInt16: case ElementType::Float16: case ElementType::BFloat16: return 2;
     case ElementType::Int32: case ElementType::UInt32: case ElementType::Float32: return 4;
-    case ElementType::Int64: case ElementType::UInt64: case ElementType::Float64: return 8;
+    case ElementType::Int64: case ElementType::UInt64: case ElementType::Float64: case ElementType::Complex64: return 8;
+    case ElementType::Complex128: return 16;
   }
   return 0;
+}
+
+std::size_t element_alignment(ElementType t) {
+  if (t == ElementType::Complex64) return 4;
+  if (t == ElementType::Complex128) return 8;
+  return element_size(t);
 }
 
 const char* element_type_name(ElementType t) {
@@ -45,11 +52,38 @@ const char* element_type_name(ElementType t) {
     case ElementType::UInt64: return "uint64";
     case ElementType::Float32: return "float";
     case ElementType::Float64: return "double";
+    case ElementType::Float16: return "half";
+    case ElementType::BFloat16: return "bfloat16";
+    case ElementType::Complex64: return "float2";
+    case ElementType::Complex128: return "double2";
   }
   return "?";
 }
 
-bool is_floating(ElementType t) { return t == ElementType::Float32 || t == ElementType::Float64; }
+std::optional<ElementType> parse_element_type(const std::string& name) {
+  static const std::pair<const char*, ElementType> names[] = {
+      {"int8", ElementType::Int8},          {"uint8", ElementType::UInt8},
+      {"int16", ElementType::Int16},        {"uint16", ElementType::UInt16},
+      {"int32", ElementType::Int32},        {"uint32", ElementType::UInt32},
+      {"int64", ElementType::Int64},        {"uint64", ElementType::UInt64},
+      {"float", ElementType::Float32},      {"float32", ElementType::Float32},
+      {"double", ElementType::Float64},     {"float64", ElementType::Float64},
+      {"int", ElementType::Int32},          {"uint", ElementType::UInt32},
+      {"byte", ElementType::Int8},          {"bool", ElementType::UInt8},
+      {"half", ElementType::Float16},       {"bfloat16", ElementType::BFloat16},
+      {"float2", ElementType::Complex64},   {"complex64", ElementType::Complex64},
+      {"double2", ElementType::Complex128}, {"complex128", ElementType::Complex128}};
+  for (const auto& [n, type] : names)
+    if (name == n) return type;
+  return std::nullopt;
+}
+
+bool is_floating(ElementType t) {
+  return t == ElementType::Float32 || t == ElementType::Float64 || t == ElementType::Float16 ||
+         t == ElementType::BFloat16;
+}
+
+bool is_complex(ElementType t) { return t == ElementType::Complex64 || t == ElementType::Complex128; }
 
 std::string variables_key(const std::map<std::string, std::int64_t>& variables) {
   std::string k;

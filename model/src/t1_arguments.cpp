@@ -11,24 +11,17 @@ namespace cutune::detail {
 
 namespace {
 
-ElementType parse_element_type(const Loader& L, const std::string& t, const std::string& field) {
-  static const std::pair<const char*, ElementType> names[] = {
-      {"int8", ElementType::Int8},     {"uint8", ElementType::UInt8},
-      {"int16", ElementType::Int16},   {"uint16", ElementType::UInt16},
-      {"int32", ElementType::Int32},   {"uint32", ElementType::UInt32},
-      {"int64", ElementType::Int64},   {"uint64", ElementType::UInt64},
-      {"float", ElementType::Float32}, {"float32", ElementType::Float32},
-      {"double", ElementType::Float64}, {"float64", ElementType::Float64},
-      {"int", ElementType::Int32},     {"uint", ElementType::UInt32},
-      {"byte", ElementType::Int8}};
-  for (const auto& [name, type] : names)
-    if (t == name) return type;
-  L.fail(field, fmt::format("unsupported argument type '{}' (cutune handles int8..uint64, float, double)", t));
+ElementType read_element_type(const Loader& L, const std::string& t, const std::string& field) {
+  if (const auto type = parse_element_type(t)) return *type;
+  if (t == "float16")
+    L.fail(field, "'float16' is a vector of 16 floats in T1; numpy's float16 is 'half'");
+  L.fail(field, fmt::format("unsupported argument type '{}' (cutune handles int8..uint64, bool, half, bfloat16, float, "
+                            "double, float2 and double2 as complex64 and complex128)", t));
 }
 
 // Type, MemoryType (Vector or Scalar) and AccessType.
 void read_argument_kind(const Loader& L, const json& a, const std::string& field, ArgumentSpec& s) {
-  s.type = parse_element_type(L, L.string_of(L.require(a, "Type", field), field + ".Type"), field + ".Type");
+  s.type = read_element_type(L, L.string_of(L.require(a, "Type", field), field + ".Type"), field + ".Type");
   std::string mem = L.string_of(L.require(a, "MemoryType", field), field + ".MemoryType");
   if (mem == "Vector") s.is_vector = true;
   else if (mem == "Scalar") s.is_vector = false;
@@ -43,7 +36,8 @@ void read_argument_kind(const Loader& L, const json& a, const std::string& field
 }
 
 // FillType, FillValue, DataSource (a file for BinaryRaw, an expression for Generator) and
-// the Size of a vector.
+// the Size of a vector. A Scalar is its FillValue (a complex one: the real part), or its
+// DataSource's bytes.
 void read_argument_fill(const Loader& L, const json& a, const std::string& field, ArgumentSpec& s) {
   if (a.contains("FillType")) {
     std::string fill = L.string_of(a["FillType"], field + ".FillType");
@@ -57,7 +51,9 @@ void read_argument_fill(const Loader& L, const json& a, const std::string& field
   s.fill_value = a.contains("FillValue") && !a["FillValue"].is_null()
                      ? L.expression_of(a["FillValue"], field + ".FillValue")
                      : Expression::parse("0");
-  if (s.is_vector && s.fill == FillType::BinaryRaw) {
+  // A Scalar may come from a file too: its exact bytes, for the values a FillValue number
+  // cannot carry (a complex scalar).
+  if (s.fill == FillType::BinaryRaw) {
     s.data_source = L.file.parent_path() / L.string_of(L.require(a, "DataSource", field), field + ".DataSource");
     if (!std::filesystem::is_regular_file(s.data_source))
       L.fail(field + ".DataSource", fmt::format("cannot read '{}'", s.data_source.string()));

@@ -12,7 +12,7 @@ import sys
 import numpy
 
 from .expression import Untranslatable, parameters_in, translate_callable
-from .translate import (CUDA_LANGS, OBJECTIVE_HIGHER_IS_BETTER, T1_TYPES, Call, Unsupported, detect_language,
+from .translate import (CUDA_LANGS, OBJECTIVE_HIGHER_IS_BETTER, T1_TYPE_NAMES, T1_TYPES, Call, Unsupported, detect_language,
                         dumps, first_valid_config, is_identifier, kernel_signature_names, looks_like_a_filename,
                         native, parameter_type, relpath, resolve_block_size_names, restriction_checker, safe_name)
 
@@ -34,7 +34,8 @@ class Session:
     def write_array(self, array, name_hint):
         a = numpy.ascontiguousarray(array)
         a = a.astype(a.dtype.newbyteorder("<"), copy=False)
-        key = (a.dtype.str, a.size, hashlib.sha1(memoryview(a).cast("B")).hexdigest())
+        # by name: ml_dtypes' bfloat16 is "<V2" to numpy, and refuses memoryview (its format 'E')
+        key = (a.dtype.name, a.size, hashlib.sha1(a.reshape(-1).view(numpy.uint8)).hexdigest())
         if key not in self.data_files:
             name = f"{name_hint}.bin"
             a.tofile(os.path.join(self.out_dir, name))
@@ -256,7 +257,11 @@ class Session:
                                   f"the argument has {a.size} (Kernel Tuner raises ValueError)")
             # Kernel Tuner compares in the answer's dtype; cutune reads references in the
             # argument's type: a float64 answer of a float32 output rounds by half an ulp,
-            # far inside the 1e-5 relative tolerance.
+            # far inside the 1e-5 relative tolerance. For a 16-bit output that half ulp is
+            # a thousand times larger than Kernel Tuner's default tolerances: said.
+            if expected.dtype != a.dtype and a.dtype.name in ("float16", "bfloat16"):
+                call.warnings.append(f"answer[{i}] is {expected.dtype}, '{name}' is {a.dtype}: cutune compares in "
+                                     f"{a.dtype} (the answer rounded to it), Kernel Tuner in {expected.dtype}")
             ref_file = self.write_array(expected.astype(a.dtype), f"{base}.{name}.answer")
             refs.append({"Name": f"{name}_answer", "TargetName": name, "FillType": "BinaryRaw",
                          "DataSource": ref_file})
@@ -379,8 +384,7 @@ class Session:
         if isinstance(a, numpy.ndarray):
             t = T1_TYPES.get(a.dtype.name)
             if t is None:
-                raise Unsupported(f"argument '{name}'", a.dtype, "element type not supported (int8..uint64, "
-                                  "float32, float64)")
+                raise Unsupported(f"argument '{name}'", a.dtype, f"element type not supported ({T1_TYPE_NAMES})")
             return {"Name": name, "Type": t, "MemoryType": "Vector",
                     # Outputs with an answer are ReadWrite: Kernel Tuner uploads their initial
                     # content and the kernel may read it. The rest are uploaded once and never
@@ -394,12 +398,15 @@ class Session:
                 v = numpy.int32(a) if isinstance(a, int) else numpy.float32(a)
             t = T1_TYPES.get(v.dtype.name)
             if t is None:
-                raise Unsupported(f"argument '{name}'", v.dtype, "scalar type not supported")
-            value = native(v)
-            if isinstance(value, float) and not math.isfinite(value):
-                raise Unsupported(f"argument '{name}'", value, "not a finite number")
-            return {"Name": name, "Type": t, "MemoryType": "Scalar", "AccessType": "ReadOnly",
-                    "FillType": "Constant", "FillValue": value}
+                raise Unsupported(f"argument '{name}'", v.dtype, f"scalar type not supported ({T1_TYPE_NAMES})")
+            scalar = {"Name": name, "Type": t, "MemoryType": "Scalar", "AccessType": "ReadOnly"}
+            value = float(v) if v.dtype.kind in "fV" else native(v)  # ml_dtypes' scalars are kind 'V'
+            if v.dtype.kind == "c" or (isinstance(value, float) and not math.isfinite(value)):
+                # Passed by value as its bytes: a complex (16 bytes for complex128), or a value
+                # JSON cannot hold (inf, NaN), from a file of exactly the element's size.
+                return {**scalar, "FillType": "BinaryRaw",
+                        "DataSource": self.write_array(numpy.asarray(v).reshape(1), f"{base}.{name}")}
+            return {**scalar, "FillType": "Constant", "FillValue": int(value) if v.dtype.kind == "b" else value}
         raise Unsupported(f"argument '{name}'", type(a).__name__, "only numpy arrays and numpy scalars are supported")
 
 

@@ -20,8 +20,15 @@ CUDA_LANGS = {"CUDA", "CUPY", "NVCUDA", "PYCUDA"}
 OBJECTIVE_HIGHER_IS_BETTER = {"time": False, "energy": False, "fitness": True, "cost": False, "loss": False,
                               "GFLOP/s": True, "TFLOP/s": True, "GB/s": True, "TB/s": True,
                               "GFLOPS/W": True, "TFLOPS/W": True, "GFLOP/J": True, "TFLOP/J": True}
+# numpy dtype name -> T1 Type, for every dtype Kernel Tuner passes to a CUDA kernel. T1 spells
+# numpy's float16 "half" (its "float16" is 16 floats) and the complex types as the CUDA vector
+# types Kernel Tuner pairs them with (float2, double2); bfloat16 (ml_dtypes) is cutune's own;
+# bool travels as one byte, as Kernel Tuner's PyCUDA backend sends it.
 T1_TYPES = {"int8": "int8", "uint8": "uint8", "int16": "int16", "uint16": "uint16", "int32": "int32",
-            "uint32": "uint32", "int64": "int64", "uint64": "uint64", "float32": "float", "float64": "double"}
+            "uint32": "uint32", "int64": "int64", "uint64": "uint64", "float32": "float", "float64": "double",
+            "float16": "half", "bfloat16": "bfloat16", "complex64": "float2", "complex128": "double2",
+            "bool": "bool"}
+T1_TYPE_NAMES = "bool, int8..uint64, float16, bfloat16, float32, float64, complex64, complex128"
 
 
 class Unsupported(Exception):

@@ -54,6 +54,7 @@ EXPECTED = {
     "observers.py": (2, 0, [("k", "metrics['GFLOPS/W']")], 1),
 }
 ELEMENT_BYTES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8,
+                 "bool": 1, "half": 2, "bfloat16": 2, "float2": 8, "double2": 16,
                  "float": 4, "double": 8, "float32": 4, "float64": 8}
 failures = []
 
@@ -122,6 +123,10 @@ def check_t1(path, label):
             ok &= check(a["AccessType"] in ("ReadOnly", "ReadWrite") and a["MemType"] in ("Global", "Constant")
                         and (a["MemType"] == "Global" or a["AccessType"] == "ReadOnly"),
                         f"{label}: {a['Name']}: {a['AccessType']} {a['MemType']}")
+        elif a.get("FillType") == "BinaryRaw":  # a complex or non-finite scalar: its bytes
+            f = d / a["DataSource"]
+            ok &= check(a["MemoryType"] == "Scalar" and f.is_file() and f.stat().st_size == ELEMENT_BYTES[a["Type"]],
+                        f"{label}: {a['Name']}: Scalar {a['Type']} in {a['DataSource']}")
         else:
             ok &= check(a["MemoryType"] == "Scalar" and a["FillType"] == "Constant"
                         and isinstance(a["FillValue"], (int, float)) and a["Type"] in ELEMENT_BYTES,

@@ -38,7 +38,9 @@ void write_t1(const KernelProblem& p, const ProblemInstance& inst, const fs::pat
       for (const auto& arg : p.arguments()) {
         if (arg.name != name) continue;
         if (arg.is_vector) a["Size"] = p.argument_size(arg, inst);
-        else a["FillValue"] = db::kt::value_json(p.argument_fill(arg, inst));
+        else if (arg.fill != FillType::BinaryRaw) a["FillValue"] = db::kt::value_json(p.argument_fill(arg, inst));
+        // A BinaryRaw argument (a complex scalar's bytes too) keeps reading its file from anywhere.
+        if (arg.fill == FillType::BinaryRaw) a["DataSource"] = fs::absolute(arg.data_source).string();
         if (arg.is_vector && a.contains("FillValue")) a["FillValue"] = db::kt::value_json(p.argument_fill(arg, inst));
       }
     }

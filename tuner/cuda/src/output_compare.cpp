@@ -43,6 +43,10 @@ const char* kernel_of(ElementType t) {
     case ElementType::UInt64: return "cutune_compare_uint64";
     case ElementType::Float32: return "cutune_compare_float32";
     case ElementType::Float64: return "cutune_compare_float64";
+    case ElementType::Float16: return "cutune_compare_float16";
+    case ElementType::BFloat16: return "cutune_compare_bfloat16";
+    case ElementType::Complex64: return "cutune_compare_complex64";
+    case ElementType::Complex128: return "cutune_compare_complex128";
   }
   return "cutune_compare_float32";
 }
@@ -61,9 +65,7 @@ VerifyResult OutputComparator::compare(const ArgumentSpec& spec, CUdeviceptr exp
   CUfunction f = module_.function(kernel_of(spec.type));
   unsigned long long n = static_cast<unsigned long long>(count);
   double atol = tolerance.absolute, rtol = tolerance.relative;
-  unsigned long long poison = 0;
-  if (poisoned && spec.type == ElementType::Float32) poison = element_check::kPoisonFloat32;
-  if (poisoned && spec.type == ElementType::Float64) poison = element_check::kPoisonFloat64;
+  unsigned long long poison = poisoned ? 1 : 0;  // the kernels know their type's pattern
   CUdeviceptr partials = partials_.get(), result = result_.get();
   unsigned blocks = static_cast<unsigned>(std::min<unsigned long long>(kMaxBlocks, (n + kThreads * 4 - 1) / (kThreads * 4)));
   blocks = std::max(blocks, 1u);
@@ -80,15 +82,10 @@ VerifyResult OutputComparator::compare(const ArgumentSpec& spec, CUdeviceptr exp
   r.worst_index = p.worst_index;
   // Only the worst element comes back, for the message.
   const std::size_t size = element_size(spec.type);
-  std::array<unsigned char, 8> e{}, g{};
+  std::array<unsigned char, 16> e{}, g{};  // the largest element: complex128
   CUTUNE_CU(CU_FN(cuMemcpyDtoH)(e.data(), expected + p.worst_index * size, size));
   CUTUNE_CU(CU_FN(cuMemcpyDtoH)(g.data(), got + p.worst_index * size, size));
-  bool poison_seen = false;
-  if (poison) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, g.data(), size);
-    poison_seen = bits == poison;
-  }
+  const bool poison_seen = poisoned && holds_poison(spec.type, g.data());
   r.message = mismatch_message(spec, p.worst_index, e.data(), g.data(), poison_seen, p.failures, count);
   return r;
 }

@@ -52,50 +52,38 @@ __device__ inline void account(Partial& p, ec::Outcome o, unsigned long long i) 
 
 __device__ inline Partial empty_partial() { return Partial{-1.0, 0ull, 0ull, 0.0}; }
 
-#define CUTUNE_COMPARE_INT(NAME, T)                                                                     \
-  extern "C" __global__ void __launch_bounds__(kThreads)                                               \
-      NAME(const T* expected, const T* got, unsigned long long n, double, double, unsigned long long,   \
-           Partial* partials) {                                                                         \
-    Partial p = empty_partial();                                                                        \
-    for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n;                   \
-         i += 1ull * gridDim.x * blockDim.x)                                                            \
-      account(p, ec::check_integer<T>(expected[i], got[i]), i);                                       \
-    block_reduce_and_store(p, &partials[blockIdx.x]);                                                   \
-  }
-
-CUTUNE_COMPARE_INT(cutune_compare_int8, std::int8_t)
-CUTUNE_COMPARE_INT(cutune_compare_uint8, std::uint8_t)
-CUTUNE_COMPARE_INT(cutune_compare_int16, std::int16_t)
-CUTUNE_COMPARE_INT(cutune_compare_uint16, std::uint16_t)
-CUTUNE_COMPARE_INT(cutune_compare_int32, std::int32_t)
-CUTUNE_COMPARE_INT(cutune_compare_uint32, std::uint32_t)
-CUTUNE_COMPARE_INT(cutune_compare_int64, std::int64_t)
-CUTUNE_COMPARE_INT(cutune_compare_uint64, std::uint64_t)
-
-extern "C" __global__ void __launch_bounds__(kThreads)
-    cutune_compare_float32(const float* expected, const float* got, unsigned long long n, double atol, double rtol,
-                           unsigned long long poison, Partial* partials) {
+// One kernel per element type, each a thin extern "C" name over element_check's test of
+// that type. `poison` != 0: the output was poisoned before the run (the type's own pattern).
+template <class T>
+__device__ inline void compare_elements(const T* expected, const T* got, unsigned long long n, double atol,
+                                        double rtol, unsigned long long poison, Partial* partials) {
   Partial p = empty_partial();
-  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x) {
-    const float g = got[i];
-    account(p, ec::check_float<float, std::uint32_t>(expected[i], g, __float_as_uint(g),
-                                                     static_cast<std::uint32_t>(poison), atol, rtol), i);
-  }
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x)
+    account(p, ec::check_element(expected[i], got[i], poison != 0, atol, rtol), i);
   block_reduce_and_store(p, &partials[blockIdx.x]);
 }
 
-extern "C" __global__ void __launch_bounds__(kThreads)
-    cutune_compare_float64(const double* expected, const double* got, unsigned long long n, double atol, double rtol,
-                           unsigned long long poison, Partial* partials) {
-  Partial p = empty_partial();
-  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x) {
-    const double g = got[i];
-    account(p, ec::check_float<double, std::uint64_t>(expected[i], g,
-                                                      static_cast<std::uint64_t>(__double_as_longlong(g)),
-                                                      static_cast<std::uint64_t>(poison), atol, rtol), i);
+#define CUTUNE_COMPARE(NAME, T)                                                                      \
+  extern "C" __global__ void __launch_bounds__(kThreads)                                            \
+      NAME(const T* expected, const T* got, unsigned long long n, double atol, double rtol,          \
+           unsigned long long poison, Partial* partials) {                                           \
+    compare_elements<T>(expected, got, n, atol, rtol, poison, partials);                             \
   }
-  block_reduce_and_store(p, &partials[blockIdx.x]);
-}
+
+CUTUNE_COMPARE(cutune_compare_int8, std::int8_t)
+CUTUNE_COMPARE(cutune_compare_uint8, std::uint8_t)
+CUTUNE_COMPARE(cutune_compare_int16, std::int16_t)
+CUTUNE_COMPARE(cutune_compare_uint16, std::uint16_t)
+CUTUNE_COMPARE(cutune_compare_int32, std::int32_t)
+CUTUNE_COMPARE(cutune_compare_uint32, std::uint32_t)
+CUTUNE_COMPARE(cutune_compare_int64, std::int64_t)
+CUTUNE_COMPARE(cutune_compare_uint64, std::uint64_t)
+CUTUNE_COMPARE(cutune_compare_float32, float)
+CUTUNE_COMPARE(cutune_compare_float64, double)
+CUTUNE_COMPARE(cutune_compare_float16, cutune::Float16)
+CUTUNE_COMPARE(cutune_compare_bfloat16, cutune::BFloat16)
+CUTUNE_COMPARE(cutune_compare_complex64, cutune::Complex<float>)
+CUTUNE_COMPARE(cutune_compare_complex128, cutune::Complex<double>)
 
 extern "C" __global__ void __launch_bounds__(kThreads)
     cutune_compare_finish(const Partial* partials, unsigned int count, Partial* out) {

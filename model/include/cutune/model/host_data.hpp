@@ -43,8 +43,9 @@ struct HostArgument {
   template <class T> const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
 };
 
-/// Fills every argument: Constant -> FillValue; Random -> floats uniform in
-/// [0, FillValue) (FillValue 0 means 1), integers uniform in [0, max(1, FillValue)].
+/// Fills every argument: Constant -> FillValue (a complex: as its real part); Random -> floats
+/// uniform in [0, FillValue) (FillValue 0 means 1; a complex: both parts), integers uniform in
+/// [0, max(1, FillValue)]; BinaryRaw -> the file's bytes (a Scalar's too).
 std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
                                               const ProblemInstance& instance,
                                               std::uint64_t seed);
@@ -58,9 +59,14 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
 std::vector<HostArgument> reference_outputs(const KernelProblem& problem, const ProblemInstance& instance);
 
 /// Writes the poison into an output before a verification run, so that an element the
-/// kernel never writes is caught: quiet NaNs with a payload of their own for floats
-/// (element_check.hpp: kPoisonFloat32/64, told apart from computed NaNs), 0xA5 bytes for integers.
+/// kernel never writes is caught: quiet NaNs with a payload of their own for floats, in both
+/// parts of a complex (element_check.hpp: kPoisonFloat16/BFloat16/Float32/Float64, told apart
+/// from computed NaNs), 0xA5 bytes for integers.
 void poison(HostArgument& arg);
+
+/// Whether the element of `type` at `element` holds poison()'s pattern (never for integers,
+/// whose poison is a value like any other).
+bool holds_poison(ElementType type, const void* element);
 
 struct VerifyResult {
   bool ok = true;
@@ -72,8 +78,9 @@ struct VerifyResult {
   std::uint64_t worst_index = 0; ///< the element `message` shows (valid when !ok)
 };
 
-/// Compares every element with element_check.hpp's test (numpy.allclose's for floats,
-/// NaN equal to NaN; exact equality for integers). `poisoned`: `got` was poisoned before
+/// Compares every element with element_check.hpp's test (numpy.allclose's for floats and
+/// complex numbers, in the element's own precision, NaN equal to NaN; exact equality for
+/// integers). `poisoned`: `got` was poisoned before
 /// the run, so an element still holding the float poison fails as never written.
 VerifyResult compare(const HostArgument& expected, const HostArgument& got,
                      const Tolerance& tolerance, bool poisoned = false);

@@ -19,11 +19,29 @@
 
 namespace cutune {
 
-/// Element types of kernel arguments, named as T1 names them.
-enum class ElementType { Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Float32, Float64 };
+/// Element types of kernel arguments: every numpy dtype Kernel Tuner passes to a CUDA kernel
+/// (bool travels as uint8, as Kernel Tuner's PyCUDA backend sends it). Float16 is IEEE
+/// binary16 (numpy float16, CUDA __half), BFloat16 ml_dtypes' bfloat16 (__nv_bfloat16),
+/// Complex64/128 numpy's complex64/complex128 (CUDA float2/double2, cuComplex): storage types
+/// in element_types.hpp.
+enum class ElementType {
+  Int8, UInt8, Int16, UInt16, Int32, UInt32, Int64, UInt64, Float32, Float64,
+  Float16, BFloat16, Complex64, Complex128
+};
 std::size_t element_size(ElementType t);
-const char* element_type_name(ElementType t);  ///< T1 spelling: "float", "int32", ...
-bool is_floating(ElementType t);
+/// The alignment numpy gives the type (a complex is aligned as its parts: complex128 is 16
+/// bytes aligned to 8). The kernel's own parameter layout (CUDA aligns double2 to 16) is the
+/// driver's business: cuLaunchKernel copies each parameter from its pointer.
+std::size_t element_alignment(ElementType t);
+/// T1 spelling: "float", "int32", "half", "double2" (complex128), ...; "bfloat16" is cutune's.
+const char* element_type_name(ElementType t);
+/// The element type a T1 "Type" names; nullopt for one cutune does not handle. T1's
+/// float2/double2 are read as complex64/complex128 (Kernel Tuner pairs those dtypes with
+/// those CUDA types); numpy's names are accepted too, except "float16", which in T1 is a
+/// vector of 16 floats.
+std::optional<ElementType> parse_element_type(const std::string& name);
+bool is_floating(ElementType t);  ///< float16, bfloat16, float32, float64
+bool is_complex(ElementType t);
 
 /// Constant: FillValue. Random: uniform, scaled by FillValue. BinaryRaw: the elements from
 /// DataSource (a file relative to the JSON, raw little-endian values of the Type).
