@@ -258,7 +258,7 @@ int main(int argc, char** argv) {
           throw cutune::InputError(fmt::format("tune: KERNEL '{}' with --simulate {}: the recording is the kernel; "
                                                "give one of them",
                                                ta.kernel, sa.cache));
-        return cmd_simulate(sa, ta.strategy, ta.budget, ta.seed, ta.db, ta.command);
+        return cmd_tune_simulated(sa, ta);
       }
       if (ta.kernel.empty()) throw cutune::InputError("tune: KERNEL is required (or --simulate CACHE)");
       ta.time_budget_s = sa.time_budget_s;

@@ -18,6 +18,8 @@ class App;
 
 namespace cutune::cli {
 
+struct TuneArgs;
+
 struct SimulateArgs {
   std::string cache;                   ///< --simulate: a Kernel Tuner cache or T4 file
   std::optional<double> time_budget_s; ///< --time-budget (tune: also for real runs)
@@ -35,14 +37,15 @@ struct SimulateArgs {
 };
 /// Adds --simulate, --time-budget, --trace, --prior and --prior-from to `tune`.
 void add_simulate_options(CLI::App* tune, SimulateArgs& args);
-/// The simulated session: prints one line per evaluation and a summary as tune does, and
-/// with --db stores the run, its measurements and its winner (time, screening), reusing what
-/// that DB already holds (TuneOptions::budget and resume say how it counts).
 /// The priors of --prior-from files (each a Kernel Tuner cache or T4 file); InputError when
 /// --prior none is given with them.
 std::vector<search::Prior> priors_from_files(const SimulateArgs& args);
-int cmd_simulate(const SimulateArgs& args, const std::string& strategy, std::optional<std::uint64_t> budget,
-                 std::uint64_t seed, const std::string& db, const std::string& command);
+/// `tune --simulate`: the tuning loop replays the recording (one lane per GPU of --gpus),
+/// prints one line per evaluation and a summary, writes --trace, and with --db stores the run,
+/// its measurements and its winner (time, screening) as a tuning does, reusing what that DB
+/// already holds (--budget and --resume say how it counts). Of `tune`'s options it takes the
+/// strategy, budget, seed, DB, --gpus and the command line.
+int cmd_tune_simulated(const SimulateArgs& args, const TuneArgs& tune);
 
 struct ScoreArgs {
   std::vector<std::string> spaces, traces;

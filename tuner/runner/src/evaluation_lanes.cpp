@@ -276,7 +276,8 @@ void EvaluationLanes::run(Slot& slot) {
         }
         if (!compiled) continue;
         if (!compiled->result.ok) {
-          outcomes_.push_back(LaneOutcome{std::move(*compiled), std::nullopt, 0.0, slot.index});
+          outcomes_.push_back(
+              LaneOutcome{std::move(*compiled), std::nullopt, 0.0, slot.index, 0.0, 0.0, std::nullopt});
           loop_cv_.notify_all();
           continue;
         }
@@ -326,7 +327,8 @@ void EvaluationLanes::run(Slot& slot) {
                                         std::move(done.compiled.result.lowered_names)};
         done.compiled.result.cubin.clear();
         if (!others_released_ && (!needs_reference || defines)) release_others_locked(reference);
-        outcomes_.push_back(LaneOutcome{std::move(done.compiled), std::move(ev), eval_ms, slot.index});
+        outcomes_.push_back(
+            LaneOutcome{std::move(done.compiled), std::move(ev), eval_ms, slot.index, 0.0, 0.0, std::nullopt});
         loop_cv_.notify_all();
         continue;
       }

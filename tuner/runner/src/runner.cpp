@@ -22,8 +22,8 @@
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/runner/compile_pool.hpp"
-#include "cutune/runner/evaluation_lanes.hpp"
 #include "cutune/runner/gpu_worker.hpp"
+#include "cutune/runner/pipeline.hpp"
 #include "cutune/search/lookahead.hpp"
 #include "cutune/search/objective.hpp"
 #include "cutune/search/pace.hpp"
@@ -72,7 +72,7 @@ search::Observation observation_of(const db::Measurement& m, const Objective& ob
 }
 
 /// What evaluating a stored measurement cost: what a resumed session counts against a time
-/// budget (the sum --simulate replays).
+/// budget (the sum a replay's clock counts).
 double cost_s(const db::Measurement& m) {
   return (m.compile_ms + m.verify_ms + std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0)) / 1e3;
 }
@@ -82,7 +82,7 @@ class Tuning {
  public:
   explicit Tuning(TuningSession& session)
       : session_(session),
-        problem_(session.problem()),
+        problem_(session.kernel_problem()),
         space_(session.space()),
         options_(session.options()),
         objective_(session.objective()) {}
@@ -119,23 +119,30 @@ class Tuning {
   }
   std::vector<std::pair<std::string, double>> metrics_of(const Configuration& c, double median_ms) const;
   void feed();
-  void record(const Configuration& c, const db::Measurement& m, bool fresh);
-  void store_and_record(const Configuration& c, db::Measurement& m);
+  /// A result into the counts and the progress; a fresh one (`outcome`) is told to the session
+  /// at the time it arrived on the pipeline's clock.
+  void record(const Configuration& c, const db::Measurement& m, const LaneOutcome* outcome);
+  void store_and_record(const Configuration& c, db::Measurement& m, const LaneOutcome& outcome);
   void take_outcome(LaneOutcome outcome);
   void learn_pace(const LaneOutcome& outcome);
   void take_result(std::size_t lane, const Configuration& c, db::Measurement& m, const GpuEvaluation& ev,
                    double eval_ms);
+  void take_recorded(const LaneOutcome& outcome, db::Measurement& m);
   void progress_of_workers(TuneOptions::Progress& p) const;
+  /// Seconds on the pipeline's clock since the tuning began (what a time budget counts).
+  double clock_s() const { return pipeline().now_s() - clock_origin_s_; }
+  /// The session's time budget is spent (stored results count when resuming), or the clock
+  /// has run past it with nothing told.
   bool out_of_time() const {
-    return options_.time_budget_s && seconds_since(t_start_) >= *options_.time_budget_s;
+    return options_.time_budget_s && (search_->time_spent() || clock_s() >= *options_.time_budget_s);
   }
-  EvaluationLanes& lanes() { return *lanes_; }
-  CompilePool& compiler() { return *compiler_; }
+  Pipeline& pipeline() const { return *pipeline_; }
   /// The kernel as a prior knows it: the T1 file's name and its CUDA function's.
-  search::KernelNames kernel_names() const { return {problem_.name(), problem_.kernel_name()}; }
+  const search::KernelNames& kernel_names() const { return session_.target().kernel; }
 
   TuningSession& session_;
-  const KernelProblem& problem_;
+  /// nullptr for a replay, which has no source, arguments or metrics.
+  const KernelProblem* problem_;
   const Space& space_;
   const TuneOptions& options_;
   const Objective& objective_;
@@ -144,9 +151,9 @@ class Tuning {
   db::kt::KtCacheWriter kt_cache_;
   std::optional<db::Run> run_;
   Results results_;
-  std::optional<CompilePool> compiler_;
-  // After the pool: the lanes take from it, so they stop first.
-  std::optional<EvaluationLanes> lanes_;
+  std::unique_ptr<Pipeline> pipeline_;
+  /// The session's time when the search began: the costs of the stored results it resumed.
+  double clock_origin_s_ = 0.0;
   std::chrono::milliseconds timeout_{0};
   std::optional<search::Session> search_;
   std::size_t lookahead_ = 0;
@@ -160,7 +167,6 @@ class Tuning {
   double best_ms_ = INFINITY;
   std::string best_key_;
   std::optional<double> best_objective_;  ///< a metric objective's best so far, for the progress line
-  Clock::time_point last_told_ = t_start_;
   bool timeout_set_ = false;
   std::vector<double> compile_times_;
   Clock::time_point t_search_end_;
@@ -171,16 +177,17 @@ class Tuning {
 // left out, so the configuration has no value for it and ranks after every one that has.
 std::vector<std::pair<std::string, double>> Tuning::metrics_of(const Configuration& c, double median_ms) const {
   std::vector<std::pair<std::string, double>> out;
-  if (problem_.metrics().empty()) return out;
+  if (!problem_ || problem_->metrics().empty()) return out;
   try {
-    out = problem_.evaluate_metrics(session_.instance(), median_ms * 1e-3, &c.index());
+    out = problem_->evaluate_metrics(session_.instance(), median_ms * 1e-3, &c.index());
   } catch (const InputError& e) {
     log(fmt::format("{}: {}", c.key(), e.what()));
   }
   return out;
 }
 
-// Start-up: the GPU worker, the device, the Kernel Tuner cache, and the run in the store.
+// Start-up: the pipeline's lanes (GPU workers, or a recording's), the device, the Kernel
+// Tuner cache, and the run in the store.
 void Tuning::prepare() {
   if (!session_.objective_warning().empty()) log("warning: " + session_.objective_warning());
   worker::MeasureOptions measure_options = options_.measure;
@@ -188,40 +195,30 @@ void Tuning::prepare() {
   // The GPU workers start first: their set-up (driver, context, arguments, reference
   // outputs) overlaps the store and the first compiles. Each says which GPU it is on as soon
   // as its driver has started; without a GPU the first one says so at once.
-  std::vector<EvaluationLanes::LaneFactory> factories;
-  const std::vector<int> devices = options_.devices.empty() ? std::vector<int>{0} : options_.devices;
-  for (int d : devices)
-    factories.push_back([this, d, measure_options] {
-      return std::make_unique<LocalLane>(problem_, options_.problem, d, measure_options, options_.data_seed);
-    });
-  if (options_.start_remote_lanes) {
-    worker::Setup setup{std::filesystem::absolute(problem_.json_file()).string(), options_.problem, -1,
-                        options_.data_seed, measure_options};
-    for (auto& remote : options_.start_remote_lanes(setup)) factories.push_back(std::move(remote));
-  }
-  lanes_.emplace(std::move(factories));
-  const std::vector<DeviceIdentity> gpus = lanes().identities();
+  pipeline_ = session_.make_pipeline(measure_options, t_start_);
+  const std::vector<DeviceIdentity> gpus = pipeline().identities();
   // Winners are per GPU model: one tuning runs on one model.
   for (std::size_t i = 1; i < gpus.size(); ++i)
     if (gpus[i].model_key() != gpus[0].model_key())
       throw InputError(fmt::format("{} is a {} but {} is a {}: tune each GPU model in a run of its own",
-                                   lanes().name(i), gpus[i].model_key(), lanes().name(0), gpus[0].model_key()));
+                                   pipeline().lane_name(i), gpus[i].model_key(), pipeline().lane_name(0),
+                                   gpus[0].model_key()));
   report_.device = gpus[0];
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     TuneReport::Worker w;
-    w.name = lanes().name(i);
+    w.name = pipeline().lane_name(i);
     w.uuid = gpus[i].uuid;
     report_.workers.push_back(std::move(w));
   }
-  report_.device.nvrtc_version = jit::nvrtc_version();
-  report_.kernel = problem_.name();
-  report_.problem_key = session_.instance().key();
+  const TuningTarget& target = session_.target();
+  report_.kernel = target.kernel.name;
+  report_.problem_key = target.problem_key;
   report_.date = db::utc_now_iso();
   report_.default_config = session_.default_config();
   report_.objective = objective_;
 
   if (!options_.kt_cache.empty()) {  // before the store: a disagreeing file writes nothing
-    auto header = db::kt::cache_header(problem_.kernel_name(), space_, session_.instance().problem_size,
+    auto header = db::kt::cache_header(target.kernel.function, space_, session_.instance().problem_size,
                                        report_.device, objective_.name());
     if (session_.default_first()) db::kt::set_default_field(header, space_);
     db::kt::set_problem_field(header, session_.instance().variables);
@@ -229,11 +226,11 @@ void Tuning::prepare() {
   }
   db::RunSpec spec;
   spec.device = report_.device;
-  spec.kernel = problem_.name();
-  spec.kernel_function = search::bare_function_name(problem_.kernel_name());
-  spec.source_hash = kernel_source_hash(problem_);
+  spec.kernel = target.kernel.name;
+  spec.kernel_function = search::bare_function_name(target.kernel.function);
+  spec.source_hash = target.source_hash;
   spec.problem_key = report_.problem_key;
-  spec.problem_json = session_.instance().json();
+  spec.problem_json = target.problem_json;
   spec.tool_version = CUTUNE_TOOL_VERSION;
   spec.strategy = options_.strategy;
   spec.seed = options_.seed;
@@ -266,17 +263,16 @@ void Tuning::resume() {
     } catch (const InputError&) {
       continue;
     }
+    // Nor one the space's restrictions now reject (an edited problem; a key a recording lacks).
+    if (!space_.is_valid(c->index())) continue;
     // Stored before the problem had its metrics (or by an older cutune): computed now, here only.
-    if (m.status == Status::Ok && m.metrics.empty() && !problem_.metrics().empty())
+    if (m.status == Status::Ok && m.metrics.empty() && problem_ && !problem_->metrics().empty())
       m.metrics = metrics_of(*c, m.median_ms);
     resumed.push_back(&*results_.insert_or_assign(*c, std::move(m)).first);
   }
 
-  CompilePoolOptions compile_options = options_.compile;
-  if (compile_options.workers == 0) compile_options.workers = tuning_compile_workers();
-  compiler_.emplace(problem_, report_.device.arch(), compile_options);
-  report_.compile_workers = compiler().workers();
-  lanes().attach(compiler());
+  pipeline().start(report_.device);
+  report_.compile_workers = pipeline().compile_workers();
   // A second run on the same target: what is stored is reused, and the budget is of new
   // evaluations (else `--seed 2 --budget 150` after a 150-evaluation run evaluated nothing and
   // reported the old best); --resume finishes an interrupted run within its budget instead.
@@ -291,10 +287,8 @@ void Tuning::resume() {
       priors.insert(priors.end(), from_db.begin(), from_db.end());
     }
     if (!priors.empty()) {
-      const ProblemInstance& instance = session_.instance();
-      const search::ProblemSize size{nlohmann::json(instance.problem_size).dump(),
-                                     instance.variables.empty() ? std::string() : instance.key()};
-      auto prior = std::make_shared<const search::SpacePrior>(searched, kernel_names(), priors, size);
+      auto prior =
+          std::make_shared<const search::SpacePrior>(searched, kernel_names(), priors, session_.target().size);
       report_.prior = prior->uses();
       report_.prior_summary = prior->summary();
       log(report_.prior_summary);
@@ -337,46 +331,46 @@ void Tuning::resume() {
   session_options.stored_count_against_budget = options_.resume;
   search_.emplace(session_.strategy(), session_options, &space_);
   if (options_.time_budget_s && !options_.budget)
-    paced_.emplace(*options_.time_budget_s, compiler().workers(), lanes().size(), searchable);
+    paced_.emplace(*options_.time_budget_s, pipeline().compile_workers(), pipeline().lanes(), searchable);
   // Told in the order of the stored keys' text, as resumed sessions always were: an
   // adaptive strategy's state depends on the order it is told in.
   std::sort(resumed.begin(), resumed.end(),
             [](const Result* a, const Result* b) { return a->second.config_key < b->second.config_key; });
-  for (const Result* r : resumed) search_->add_stored(r->first.index(), observation_of(r->second, objective_), cost_s(r->second));
+  for (const Result* r : resumed) {
+    if (const auto recorded = pipeline().recorded_result(r->first.index()))
+      search_->add_stored(r->first.index(), recorded->observation, recorded->cost_s);
+    else
+      search_->add_stored(r->first.index(), observation_of(r->second, objective_), cost_s(r->second));
+  }
+  // The clock goes on from the stored results' time, as a resumed session's trace does.
+  clock_origin_s_ = search_->elapsed_s();
+  pipeline().set_clock(clock_origin_s_);
 }
 
-// Asks the session for configurations to compile while the pool has room.
+// Asks the session for configurations to compile while the pipeline has room.
 void Tuning::feed() {
-  for (std::size_t ahead; !search_->done() && (ahead = compiler().pending()) < lookahead_;) {
+  for (std::size_t room; !search_->done() && (room = pipeline().room(lookahead_)) > 0;) {
     // Never more than the lookahead: a strategy's proposals are only as informed as the
     // results it has when it makes them.
-    const search::Session::Batch batch = search_->ask(std::min<std::size_t>(8, lookahead_ - ahead));
+    const search::Session::Batch batch = search_->ask(std::min<std::size_t>(8, room));
     for (std::size_t i : batch.stored) {
       ++report_.configs_resumed;
       const Configuration c(space_, search_->trace()[i].config);
       const db::Measurement& stored = results_.at(c);
       if (stored.device_id != run_->device_id()) ++report_.configs_resumed_other_gpus;
-      record(c, stored, false);
+      record(c, stored, nullptr);
     }
-    for (const auto& c : batch.evaluate) compiler().submit(c);
+    for (const auto& c : batch.evaluate) pipeline().submit(c);
     if (batch.evaluate.empty() && batch.stored.empty()) break;  // wait for those in flight
   }
 }
 
 // A result, fresh or resumed: told to the session (fresh ones), appended to the Kernel
 // Tuner cache, counted, and reported as progress.
-void Tuning::record(const Configuration& c, const db::Measurement& m, bool fresh) {
-  if (fresh) {
-    // On a GPU the time budget is wall-clock time since the tuning began, as Kernel Tuner's
-    // time_limit: each fresh result is told what the wall clock moved since the one before.
-    // The sum of per-configuration costs (what --simulate replays) undercounts when compiles
-    // run in parallel and cache hits report their original compile time: a 30 s budget
-    // stopped a 4320-configuration space after 2.6 s (BAT's TRIAD on an H100).
-    const auto now = Clock::now();
-    const double wall_cost_s = std::chrono::duration<double>(now - last_told_).count();
-    last_told_ = now;
-    search_->tell(c.index(), observation_of(m, objective_), wall_cost_s);
-  }
+void Tuning::record(const Configuration& c, const db::Measurement& m, const LaneOutcome* outcome) {
+  const bool fresh = outcome != nullptr;
+  // At the time it arrived on the pipeline's clock, costing what the pipeline says (GpuPipeline::next).
+  if (fresh) search_->tell_at(c.index(), observation_of(m, objective_), outcome->cost_s, outcome->finished_s);
   const auto v = objective_.is_metric() ? db::objective_value(m, objective_) : std::nullopt;
   if (v && (!best_objective_ || objective_.better(*v, *best_objective_))) best_objective_ = v;
   if (kt_cache_.is_open()) kt_cache_.append(db::kt::entry_of_measurement(m, c));
@@ -395,7 +389,7 @@ void Tuning::record(const Configuration& c, const db::Measurement& m, bool fresh
   p.failed = report_.configs_failed;
   p.best_ms = std::isfinite(best_ms_) ? best_ms_ : 0.0;
   p.best_key = best_key_;
-  p.elapsed_s = seconds_since(t_start_);
+  p.elapsed_s = clock_s();
   p.line = fmt::format("[{}] {} {}{} {}", done_, m.config_key,
                        m.status == Status::Ok ? fmt::format("{:.4f} ms", m.median_ms)
                                               : fmt::format("{}: {}", status_name(m.status), m.error),
@@ -403,7 +397,7 @@ void Tuning::record(const Configuration& c, const db::Measurement& m, bool fresh
                        best_objective_ ? fmt::format("(best {:.6g} {})", *best_objective_, objective_.name())
                        : std::isfinite(best_ms_) ? fmt::format("(best {:.4f} ms)", best_ms_)
                                                  : "");
-  if (lanes_ && lanes().size() > 1) progress_of_workers(p);
+  if (pipeline().lanes() > 1) progress_of_workers(p);
   if (options_.progress) options_.progress(p);
   else log(p.line);
 }
@@ -419,7 +413,7 @@ void Tuning::progress_of_workers(TuneOptions::Progress& p) const {
 
 // A fresh result leaves the process: the row gets its configuration's key and JSON, and is
 // committed before the strategy hears of it.
-void Tuning::store_and_record(const Configuration& c, db::Measurement& m) {
+void Tuning::store_and_record(const Configuration& c, db::Measurement& m, const LaneOutcome& outcome) {
   m.config_key = c.key();
   m.config_json = c.json();
   m.finished_at = db::utc_now_iso();
@@ -427,7 +421,7 @@ void Tuning::store_and_record(const Configuration& c, db::Measurement& m) {
   run_->add(m);
   report_.store_ms += ms_since(t_store);
   results_.insert_or_assign(c, m);
-  record(c, m, true);
+  record(c, m, &outcome);
 }
 
 // A lane's outcome into its row, stored and recorded.
@@ -437,20 +431,22 @@ void Tuning::take_outcome(LaneOutcome o) {
   m.started_at = db::utc_now_iso();
   m.compile_ms = o.compiled.result.compile_ms;
   if (!o.compiled.result.from_cache && !o.compiled.shared) compile_times_.push_back(m.compile_ms);
-  if (!o.evaluation) {
+  if (o.recorded) {
+    take_recorded(o, m);
+  } else if (!o.evaluation) {
     m.status = Status::Compile;
     m.error = o.compiled.result.error;
   } else {
     take_result(o.lane, c, m, *o.evaluation, o.eval_ms);
   }
-  store_and_record(c, m);
+  store_and_record(c, m, o);
   learn_pace(o);
   // The screening stops a configuration early once it is surely slower than the best so
   // far: right only when time is what ranks. A slower configuration may use less energy,
   // and a metric may win while slower (GFLOP/s of a variant that does more useful work
   // per launch, or any metric not monotone in time), so with energy or a metric every
   // configuration is screened in full.
-  if (std::isfinite(best_ms_) && objective_.is_time()) lanes().set_best_ms(best_ms_);
+  if (std::isfinite(best_ms_) && objective_.is_time()) pipeline().set_best_ms(best_ms_);
 }
 
 // A fresh outcome's cost into the pace; at kPaceResults the strategy learns its budget. A
@@ -468,16 +464,29 @@ void Tuning::take_outcome(LaneOutcome o) {
 // results/nvidia-h100-80gb-hbm3/time_budget_pace/.
 void Tuning::learn_pace(const LaneOutcome& o) {
   if (!paced_) return;
-  const bool compiled_here = !o.compiled.result.from_cache && !o.compiled.shared;
-  const auto budget =
-      paced_->add(compiled_here ? o.compiled.result.compile_ms / 1e3 : 0.0, o.evaluation ? o.eval_ms / 1e3 : 0.0);
+  const auto [compile_s, evaluate_s] = pipeline().pace_costs_s(o);
+  const auto budget = paced_->add(compile_s, evaluate_s);
   if (!budget) return;
   session_.strategy().learn_budget(*budget);
   report_.learnt_budget = budget;
   log(fmt::format("--time-budget {:g} s at the pace of the first {} results ({:.3g} s per evaluation, {} compile "
                   "workers, {} GPUs): {} plans for {} evaluations",
-                  *options_.time_budget_s, search::kPaceResults, *paced_->pace_s(), compiler().workers(),
-                  lanes().size(), options_.strategy, *budget));
+                  *options_.time_budget_s, search::kPaceResults, *paced_->pace_s(), pipeline().compile_workers(),
+                  pipeline().lanes(), options_.strategy, *budget));
+}
+
+// A replayed evaluation into its row, as a simulated run stores it: the recorded result, and
+// the recording's parts of its cost, as an import stores them (`cutune report` shows where the
+// simulated time went).
+void Tuning::take_recorded(const LaneOutcome& o, db::Measurement& m) {
+  const search::RecordedResult& r = *o.recorded;
+  ++report_.workers.at(o.lane).evaluations;
+  m.status = o.evaluation->status;
+  m.error = o.evaluation->error;
+  m.median_ms = r.observation.valid ? r.observation.objective : 0.0;
+  m.compile_ms = r.compile_s * 1e3;
+  m.verify_ms = r.verify_s * 1e3;
+  m.stats_json = fmt::format(R"({{"simulated_cost_s":{},"simulated_benchmark_s":{}}})", o.cost_s, r.benchmark_s);
 }
 
 // The worker's answer into the row, and into the report's sums (the run's and its worker's).
@@ -492,14 +501,14 @@ void Tuning::take_result(std::size_t lane, const Configuration& c, db::Measureme
   w.stage_ms += ev.stage_ms;
   if (w.evaluations > 1) w.idle_ms += ev.idle_before_ms;  // the first one's wait is start-up
   if (ev.stats) w.sampling_ms += ev.stats->set.wall_ms;
-  w.restarts = lanes().restarts(lane);
-  w.lost = lanes().lost(lane);
+  w.restarts = pipeline().restarts(lane);
+  w.lost = pipeline().lost(lane);
   if (!timeout_set_ && ev.status == Status::Ok) {
     // The hang timeout, from the first configuration that ran (normally the default).
     const double wall_s = eval_ms / 1e3;
     timeout_ = std::chrono::milliseconds(
         static_cast<std::int64_t>(1e3 * std::max(options_.timeout_floor_s, 50.0 * wall_s)));
-    lanes().set_timeout(timeout_);
+    pipeline().set_timeout(timeout_);
     timeout_set_ = true;
   }
   m.status = ev.status;
@@ -531,58 +540,62 @@ void Tuning::run_search() {
   for (const Configuration& c : session_.first()) search_->add_first(c.index());
   // Proposals ahead of results, by the rule the simulation scores (search/lookahead.hpp).
   lookahead_ = options_.lookahead ? *options_.lookahead
-                                  : search::proposals_ahead(session_.strategy().learns(), compiler().workers(),
-                                                            lanes().capacity());
+                                  : search::proposals_ahead(session_.strategy().learns(), pipeline().compile_workers(),
+                                                            pipeline().capacity());
+  report_.lookahead = lookahead_;
 
   feed();
-  lanes().fed();
-  lanes().wait_ready();
+  pipeline().fed();
+  pipeline().wait_ready();
   report_.startup_s = seconds_since(t_start_);
-  const worker::Ready& ready = lanes().ready(0);
+  const worker::Ready& ready = pipeline().ready(0);
   {
     nlohmann::json phases = nlohmann::json::object();
     for (const auto& [name, ms] : ready.setup_ms) phases[name] = ms;
     report_.gpu_setup_ms = phases.dump();
   }
   timeout_ = std::chrono::milliseconds(static_cast<std::int64_t>(options_.first_timeout_s * 1e3));
-  lanes().set_timeout(timeout_);
-  report_.verification = ready.verification.describe(problem_);
+  pipeline().set_timeout(timeout_);
+  report_.verification = session_.verification_of(ready);
   report_.l2_method = to_string(ready.l2);
   // "verification: none", not "against the none" (seen in a tuning of an unverified problem).
-  log(fmt::format("tuning {} ({}) on {} [{}]{}, verification: {}, L2 {}", problem_.name(),
-                  report_.problem_key, report_.device.name, report_.device.arch(),
-                  lanes().size() > 1 ? fmt::format(" x{} ({} GPU workers)", lanes().size(), lanes().size()) : "",
-                  report_.verification, report_.l2_method));
+  const std::size_t lanes = pipeline().lanes();
+  log(fmt::format("tuning {} ({}) on {} [{}]{}, verification: {}, L2 {}", report_.kernel, report_.problem_key,
+                  report_.device.name, report_.device.arch(),
+                  lanes > 1 ? fmt::format(" x{} ({} GPU workers)", lanes, lanes) : "", report_.verification,
+                  report_.l2_method));
 
-  std::optional<Clock::time_point> deadline;
-  if (options_.time_budget_s)
-    deadline = t_start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*options_.time_budget_s));
+  std::optional<double> deadline_s;
+  if (options_.time_budget_s) deadline_s = clock_origin_s_ + *options_.time_budget_s;
   while (true) {
     if (out_of_time()) {
       // What is queued or compiling is dropped, not evaluated: with brute force 512
       // configurations wait ahead, and one convolution compile took 16 s (BAT's on an H100),
       // so finishing them overran a 30 s budget by 45 s. What the GPUs hold finishes.
-      lanes().stop_taking();
-      compiler().drop_pending();
-      while (auto o = lanes().next()) take_outcome(std::move(*o));
+      pipeline().stop_taking();
+      while (auto o = pipeline().next(std::nullopt)) take_outcome(std::move(*o));
       break;
     }
     const auto t_wait = Clock::now();
-    auto outcome = lanes().next(deadline);
+    auto outcome = pipeline().next(deadline_s);
     report_.compile_wait_ms += ms_since(t_wait);
     if (outcome) {
       take_outcome(std::move(*outcome));  // its result may let the strategy ask for more
       feed();
-      lanes().fed();
+      pipeline().fed();
       continue;
     }
     if (out_of_time()) continue;
     // Nothing in flight and nothing compiled or compiling: the session proposes more, or is done.
     feed();
-    if (compiler().pending() == 0 && (search_->done() || search_->in_flight() == 0)) break;
-    lanes().fed();
+    if (pipeline().pending() == 0 && (search_->done() || search_->in_flight() == 0)) break;
+    pipeline().fed();
   }
-  lanes().stop_taking();  // the finalists' compiles are the loop's own
+  pipeline().stop_taking();  // the finalists' compiles are the loop's own
+  report_.trace = search_->trace();
+  report_.revisits = search_->revisits();
+  report_.end = search_->end_reason();
+  if (paced_) report_.pace_s = paced_->pace_s();
   t_search_end_ = Clock::now();
   report_.search_ms =
       std::chrono::duration<double, std::milli>(t_search_end_ - t_start_).count() - report_.startup_s * 1e3;
@@ -647,23 +660,18 @@ void Tuning::remeasure_finalists(const Ranking& ranking) {
   auto is_default = [&](const Result* r) { return r->first == default_config; };
   if (report_.default_ms > 0 && std::none_of(chosen.begin(), chosen.end(), is_default))
     chosen.push_back(&*results_.find(default_config));
-  for (const Result* r : chosen) compiler().submit(r->first.index());  // from the cubin cache when it has them
-  // The pool hands compiles back as they finish, not in submission order: the finalists are
-  // taken in the order their cubins arrive, which is the order they are measured in.
-  std::vector<worker::Candidate> candidates;
-  std::vector<const Result*> measured;
-  while (auto compiled = compiler().next()) {
-    if (!compiled->result.ok)
-      throw std::runtime_error(fmt::format("finalist {} no longer compiles: {}", space_.key(compiled->config),
-                                           compiled->result.error));
-    const Configuration c(space_, compiled->config);
-    measured.push_back(*std::find_if(chosen.begin(), chosen.end(), [&](const Result* r) { return r->first == c; }));
-    candidates.push_back(
-        {compiled->config, std::move(compiled->result.cubin), std::move(compiled->result.lowered_names)});
-  }
-  log(fmt::format("re-measuring {} finalists thoroughly, interleaved", candidates.size()));
+  std::vector<Config> configs;
+  for (const Result* r : chosen) configs.push_back(r->first.index());
+  log(fmt::format("re-measuring {} finalists thoroughly, interleaved", configs.size()));
+  // In the order they were measured (as their compiles arrived).
   std::vector<GpuEvaluation> evs;
-  lanes().run_on(0, [&](Lane& lane) { evs = lane.local()->remeasure(candidates); });
+  std::vector<const Result*> measured;
+  for (auto& [config, ev] : pipeline().remeasure(configs)) {
+    const Configuration c(space_, config);
+    measured.push_back(*std::find_if(chosen.begin(), chosen.end(), [&](const Result* r) { return r->first == c; }));
+    evs.push_back(std::move(ev));
+  }
+  if (evs.empty()) return;
   std::vector<Summary> summaries;
   std::optional<std::size_t> default_index;
   double thorough_wall_ms = 0.0;
@@ -757,16 +765,16 @@ void Tuning::finish() {
   {
     // The copy ceiling, measured in the same run: as many bytes as the problem's arguments
     // (at least 256 MiB so that the L2 does not serve it).
-    std::size_t bytes = std::max<std::size_t>(lanes().ready(0).total_argument_bytes / 2, std::size_t{256} << 20);
-    lanes().run_on(0, [&](Lane& lane) { report_.copy_gbps = lane.local()->copy_bandwidth_gbps(bytes); });
+    std::size_t bytes = std::max<std::size_t>(pipeline().ready(0).total_argument_bytes / 2, std::size_t{256} << 20);
+    report_.copy_gbps = pipeline().copy_bandwidth_gbps(bytes);
   }
   // Everything is stored: each worker releases its context on its own time (its exit took
   // part of the 0.4 s between the report's wall time and the process's). The lanes go before
   // the pool they take from.
-  for (std::size_t i = 0; i < lanes().size(); ++i) {
+  for (std::size_t i = 0; i < pipeline().lanes(); ++i) {
     TuneReport::Worker& w = report_.workers[i];
-    w.restarts = lanes().restarts(i);
-    w.lost = lanes().lost(i);
+    w.restarts = pipeline().restarts(i);
+    w.lost = pipeline().lost(i);
     report_.worker_restarts += w.restarts;
     report_.evaluate_ms += w.evaluate_ms;
     report_.verify_ms += w.verify_ms;
@@ -776,14 +784,13 @@ void Tuning::finish() {
     report_.sampling_ms += w.sampling_ms;
   }
   report_.timeout_s = static_cast<double>(timeout_.count()) / 1e3;
-  lanes_.reset();
-  compiler().shutdown();
+  pipeline().release();
   report_.after_search_ms = ms_since(t_search_end_);
   if (!compile_times_.empty()) {
     std::sort(compile_times_.begin(), compile_times_.end());
     report_.compile_ms_median = compile_times_[compile_times_.size() / 2];
   }
-  report_.compile = compiler().stats();
+  report_.compile = pipeline().compile_stats();
   report_.wall_s = seconds_since(t_start_);
 }
 

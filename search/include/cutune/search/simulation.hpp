@@ -2,6 +2,9 @@
 // Simulation: a strategy tuned against a recorded space instead of a GPU. Each
 // evaluation returns the recorded result and costs its recorded compile + benchmark
 // (+ verification) time in simulated time, through the same Session as a real run.
+// `cutune tune --simulate` runs the tuning loop itself on a recording (runner::ReplayPipeline,
+// which models the same events in the same order); this is `cutune score`'s fast path, for the
+// thousands of runs a score takes, and tests/test_replay.cpp checks that both make the same run.
 //
 // With N evaluators (a node's GPUs) the simulation is event-driven: up to N configurations
 // run at once, each finishing its recorded cost after it started; the next one to finish

@@ -28,6 +28,7 @@
 #include "cutune/model/measurement.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_worker.hpp"
+#include "cutune/runner/pipeline.hpp"
 #include "cutune/worker/messages.hpp"
 
 namespace cutune::runner {
@@ -80,14 +81,6 @@ class LocalLane : public Lane {
  private:
   int ordinal_;
   GpuWorker worker_;
-};
-
-/// One answer from a lane, or a configuration that did not compile (never on a GPU).
-struct LaneOutcome {
-  CompiledConfig compiled;                  ///< its cubin released
-  std::optional<GpuEvaluation> evaluation;  ///< none: compile failure
-  double eval_ms = 0.0;                     ///< startable (submitted, or the one before answered) to answered
-  std::size_t lane = 0;
 };
 
 class EvaluationLanes {

@@ -18,6 +18,7 @@
 #include "cutune/model/status.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/tuning_session.hpp"
+#include "cutune/search/session.hpp"
 
 namespace cutune::runner {
 
@@ -60,6 +61,15 @@ struct TuneReport {
   /// A time budget without an evaluation budget: the evaluation budget the strategy learnt
   /// from the pace of the first results (search/pace.hpp); unset otherwise, or before then.
   std::optional<std::uint64_t> learnt_budget;
+  /// The pace it was learnt at (seconds per evaluation on the pipeline's clock).
+  std::optional<double> pace_s;
+  /// The search as the session saw it: every result in the order it arrived (the stored ones
+  /// it resumed from first), with its cost and time on the pipeline's clock; the revisits it
+  /// answered; why it ended; the proposals it kept ahead of the lanes at most.
+  std::vector<search::TraceEntry> trace;
+  std::uint64_t revisits = 0;
+  search::SessionEnd end = search::SessionEnd::Running;
+  std::size_t lookahead = 0;
 
   /// The thorough re-measurement of the finalists, winner first.
   struct Finalist {
@@ -122,7 +132,8 @@ struct TuneReport {
 };
 
 /// Runs a tuning session on the GPUs `session.options().devices` (and the lanes of other
-/// ranks in `remote_lanes`), all of one model: start-up, resume from the
+/// ranks in `remote_lanes`), all of one model, or replays a recording (TuningSession's
+/// constructor says which): start-up, resume from the
 /// store, the search, ranking, the finalists' re-measurement, the winner stored. Throws
 /// InputError for bad input found only then (a Kernel Tuner cache file whose header
 /// disagrees), cuda::NoDriver when there is no GPU (nothing stored, no DB created).

@@ -2,7 +2,10 @@
 // What one tuning needs, built and checked once before any GPU work or write: the problem
 // instantiated, the objective resolved, the strategy, the configurations to try first, and
 // the store. The command line builds it from its options, then hands it to runner::tune.
+// A tuning of a kernel problem runs on GPUs; one of a recording (`tune --simulate`) replays
+// it (replay_pipeline.hpp): the same loop, the same store, the same report.
 #include <cstdint>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -16,7 +19,10 @@
 #include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/model/shard.hpp"
+#include "cutune/formats/recorded_cache.hpp"
 #include "cutune/runner/compile_pool.hpp"
+#include "cutune/runner/pipeline.hpp"
+#include "cutune/search/recorded_space.hpp"
 #include "cutune/worker/measure_options.hpp"
 #include "cutune/worker/messages.hpp"
 #include "cutune/search/strategy.hpp"
@@ -119,6 +125,16 @@ void check_shard_strategy(const std::string& strategy, const Shard& shard);
 /// `verify` (--verify's overrides) some output has no reference, so the default's defines it.
 bool evaluates_default_first(const KernelProblem& problem, const std::vector<std::string>& verify = {});
 
+/// What a tuning is of, as the store, the report and the priors name it.
+struct TuningTarget {
+  search::KernelNames kernel;  ///< its name, and its CUDA function's
+  /// The store's identity of the kernel: a hash of its source and description (an edited
+  /// kernel is a new kernel), or "recorded:NAME" for a recording.
+  std::string source_hash;
+  std::string problem_key, problem_json;
+  search::ProblemSize size;    ///< as a prior compares problems
+};
+
 /// One tuning's inputs, each built once. A session is tuned once (its strategy keeps
 /// state); move it into runner::tune.
 class TuningSession {
@@ -132,9 +148,19 @@ class TuningSession {
   /// store() when tune() has found the GPU, so that a machine without one is left without
   /// a DB file. `problem` must outlive the session.
   TuningSession(const KernelProblem& problem, TuneOptions options);
+  /// A replay of `recorded` (`tune --simulate`), stored under the recording's kernel and GPU
+  /// (`origin`) and problem "recorded:NAME": one lane per entry of options.devices (at least
+  /// one), options.compile.workers compiles ahead of them (0: compile and benchmark in
+  /// series), ranked by time, nothing re-measured. What the recording's tuning evaluated first
+  /// (search::loop_first) and --try go first. Throws InputError as the other constructor does
+  /// (the strategy, --try, --shard, the DB). `recorded` must outlive the session.
+  TuningSession(const search::RecordedSpace& recorded, const replay::RecordingOrigin& origin, TuneOptions options);
 
-  const KernelProblem& problem() const { return *problem_; }
-  const Space& space() const { return problem_->space(); }
+  /// The kernel problem tuned on GPUs; nullptr for a replay (which has no source, no
+  /// arguments and no metrics).
+  const KernelProblem* kernel_problem() const { return problem_; }
+  const TuningTarget& target() const { return target_; }
+  const Space& space() const { return *space_; }
   const ProblemInstance& instance() const { return instance_; }
   const TuneOptions& options() const { return options_; }
   const Objective& objective() const { return objective_; }
@@ -166,9 +192,19 @@ class TuningSession {
   void use_prior(std::shared_ptr<const search::SpacePrior> prior);
   /// The store: the one opened by the constructor, else created now (its folder too).
   db::Store& store();
+  /// The pipeline the tuning runs on: GPUs (their workers started now, so that their set-up
+  /// overlaps the rest of the start-up), or the recording's replay; its clock starts at `start`.
+  std::unique_ptr<Pipeline> make_pipeline(const worker::MeasureOptions& measure,
+                                          std::chrono::steady_clock::time_point start) const;
+  /// What outputs are verified against, from what lane 0's worker said once ready.
+  std::string verification_of(const worker::Ready& ready) const;
 
  private:
-  const KernelProblem* problem_;
+  const KernelProblem* problem_ = nullptr;
+  const search::RecordedSpace* recorded_ = nullptr;
+  std::optional<replay::RecordingOrigin> origin_;
+  const Space* space_;
+  TuningTarget target_;
   TuneOptions options_;
   std::unique_ptr<Space> search_space_;  ///< the shard's; on the heap: the strategy keeps a reference
   /// The strategy for the current budget (widened by reuse_stored) and prior.
