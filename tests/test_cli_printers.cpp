@@ -1,9 +1,10 @@
 // The printers of `cutune tune` fed fixed summaries: the --report JSON's keys and values and
 // the terminal text, in each shape a run's end can take (a winner against its default, a tie,
-// a failed default, no winner at all).
+// a failed default, no winner at all), against what the code they replaced wrote for the same
+// summaries (tests/data/cli_printers).
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <fmt/format.h>
+#include <fstream>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -156,162 +157,75 @@ TuneSummary fixture(const cutune::Space& space, Shape shape) {
   return s;
 }
 
-// ---- The code the printers replace (commands.cpp's tune_here), kept here to compare. ----
+/// A file of tests/data/cli_printers: what the code the printers replaced (tune_here's
+/// formatting) wrote for the same summary.
+std::string expected(const std::string& name) {
+  std::ifstream in(std::string(CUTUNE_TEST_DATA_DIR) + "/cli_printers/" + name);
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
-json old_workers_json(const std::vector<cutune::runner::TuneReport::Worker>& workers) {
-  json out = json::array();
-  for (const auto& w : workers)
-    out.push_back({{"name", w.name},
-                   {"evaluations", w.evaluations},
-                   {"evaluate_ms", w.evaluate_ms},
-                   {"verify_ms", w.verify_ms},
-                   {"sampling_ms", w.sampling_ms},
-                   {"load_ms", w.load_ms},
-                   {"stage_ms", w.stage_ms},
-                   {"idle_ms", w.idle_ms},
-                   {"restarts", w.restarts},
-                   {"lost", w.lost}});
+std::vector<std::string> keys(const json& object) {
+  std::vector<std::string> out;
+  for (const auto& [key, value] : object.items()) out.push_back(key);
   return out;
-}
-
-json old_prior_json(const std::vector<cutune::search::PriorUse>& uses) {
-  json out = json::array();
-  for (const auto& u : uses) out.push_back(cutune::cli::prior_use_json(u));
-  return out;
-}
-
-json old_report_json(const TuneSummary& a) {
-  const cutune::runner::TuneReport& r = a.report;
-  using namespace cutune;
-  const std::string default_key = r.default_config ? r.default_config->key() : std::string();
-  const double age_at_tune_s = a.process_before_tune_s;
-  json j{{"device", cutune::to_json(r.device)},
-         {"date", r.date},
-         {"command", a.command},
-         {"kernel", r.kernel},
-         {"problem", r.problem_key},
-         {"strategy", a.strategy},
-         {"seed", a.seed},
-         {"run_id", r.run_id},
-         {"verification", r.verification},
-         {"prior", old_prior_json(r.prior)},
-         {"l2", r.l2_method},
-         {"screening_samples_max", a.screening_samples_max},
-         {"space_valid", r.space_valid},
-         {"configs_tried", r.configs_tried},
-         {"configs_resumed", r.configs_resumed},
-         {"configs_resumed_other_gpus", r.configs_resumed_other_gpus},
-         {"configs_failed", r.configs_failed},
-         {"winner", r.winner ? r.winner->to_json() : json(nullptr)},
-         {"winner_key", r.winner ? r.winner->key() : std::string()},
-         {"winner_ms", r.winner_ms},
-         {"default", default_key},
-         {"default_ms", r.default_ms},
-         {"default_evaluated", r.default_evaluated},
-         {"speedup_over_default", r.default_ms > 0 && r.winner_ms > 0 ? r.default_ms / r.winner_ms : 0.0},
-         {"objective", r.objective.name()},
-         {"objective_higher_is_better", r.objective.higher_is_better},
-         {"winner_objective_value", r.winner_objective_value},
-         {"verdict", verdict_name(r.verdict)},
-         {"finalists", json::parse(r.finalists_json())},
-         {"cost", {{"screening_ms_per_config", r.screening_ms_per_config},
-                   {"thorough_ms_per_config", r.thorough_ms_per_config}}},
-         {"copy_gbps", r.copy_gbps},
-         {"wall_s", r.wall_s},
-         {"timed_ms_total", r.timed_ms_total},
-         {"compile_workers", r.compile_workers},
-         {"learnt_budget", r.learnt_budget ? json(*r.learnt_budget) : json(nullptr)},
-         {"workers", old_workers_json(r.workers)},
-         {"compile_mode", a.compile_mode},
-         {"compiled", r.compile.compiled},
-         {"cache_hits", r.compile.cache_hits},
-         {"shared_compiles", r.compile.shared},
-         {"compile_ms_total", r.compile.compile_ms},
-         {"gpu_worker_restarts", r.worker_restarts},
-         {"timeout_s", r.timeout_s},
-         {"compile_ms_median", r.compile_ms_median},
-         {"time_breakdown", {{"startup_s", r.startup_s},
-                             {"gpu_setup_ms", json::parse(r.gpu_setup_ms)},
-                             {"compile_wait_ms", r.compile_wait_ms},
-                             {"evaluate_ms", r.evaluate_ms},
-                             {"verify_ms", r.verify_ms},
-                             {"sampling_ms", r.sampling_ms},
-                             {"store_ms", r.store_ms},
-                             {"search_ms", r.search_ms},
-                             {"worker_load_ms", r.worker_load_ms},
-                             {"worker_stage_ms", r.worker_stage_ms},
-                             {"worker_idle_ms", r.worker_idle_ms},
-                             {"after_search_ms", r.after_search_ms},
-                             {"process_before_tune_s", age_at_tune_s},
-                             {"process_at_report_s", a.process_at_report_s}}}};
-  json fails = json::object();
-  for (const auto& [status, n] : r.failures_by_status) fails[status] = n;
-  j["failures_by_status"] = fails;
-  for (const auto& [name, v] : r.winner_metrics) j[name] = v;
-  return j;
-}
-
-std::string old_terminal_text(const TuneSummary& a) {
-  using namespace cutune;
-  const runner::TuneReport& r = a.report;
-  std::ostringstream out;
-  out << fmt::format("\n{} on {} ({}), problem {}\n", r.kernel, r.device.name, r.device.arch(), r.problem_key);
-  out << fmt::format("configurations: {} valid, {} evaluated now, {} resumed from {}{}, {} failed\n",
-                     r.space_valid, r.configs_tried, r.configs_resumed, a.db,
-                     r.configs_resumed_other_gpus
-                         ? fmt::format(" ({} measured on other GPUs of the model)", r.configs_resumed_other_gpus)
-                         : std::string(),
-                     r.configs_failed);
-  for (const auto& [status, n] : r.failures_by_status) out << fmt::format("  failed ({}): {}\n", status, n);
-  const std::string default_key = r.default_config ? r.default_config->key() : std::string();
-  if (!r.winner) {
-    out << "no configuration ran successfully\n";
-  } else {
-    out << fmt::format("winner:  {} {}\n  median {:.4f} ms", r.winner->key(), r.winner->json(), r.winner_ms);
-    for (const auto& [name, v] : r.winner_metrics) out << fmt::format(", {} {:.6g}", name, v);
-    out << '\n';
-    if (!r.objective.is_time())
-      out << fmt::format("  ranked by {} ({} is better): {:.6g}\n", r.objective.name(),
-                         r.objective.higher_is_better ? "higher" : "lower", r.winner_objective_value);
-    if (r.verdict == Verdict::Separated)
-      out << "  declared: its interval separates from every other finalist's\n";
-    else if (r.verdict == Verdict::Tie)
-      out << "  TIE: its interval overlaps another finalist's (see the report's finalists)\n";
-    if (r.default_ms > 0)
-      out << fmt::format("default: {} median {:.4f} ms -> speedup {:.3f}x\n", default_key, r.default_ms,
-                         r.default_ms / r.winner_ms);
-    else if (r.default_evaluated)
-      out << fmt::format("default: {} failed\n", default_key);
-    else
-      out << fmt::format("default: {} not evaluated (the problem names no default: no speedup baseline)\n",
-                         default_key);
-  }
-  if (r.copy_gbps > 0) out << fmt::format("device-to-device copy: {:.1f} GB/s (read + write)\n", r.copy_gbps);
-  out << fmt::format("{:.2f} s wall: {} compiled by {} {} workers ({} from the cache, {} shared); {} GPU "
-                     "worker restart(s); timeout {:.1f} s\n",
-                     r.wall_s, r.compile.compiled, r.compile_workers, a.compile_mode, r.compile.cache_hits,
-                     r.compile.shared, r.worker_restarts, r.timeout_s);
-  if (r.workers.size() > 1)
-    for (const auto& w : r.workers)
-      out << fmt::format("  {}: {} evaluated, {:.0f} ms evaluating ({:.0f} ms sampling), {:.0f} ms idle, "
-                         "{} restart(s){}\n",
-                         w.name, w.evaluations, w.evaluate_ms, w.sampling_ms, w.idle_ms, w.restarts,
-                         w.lost ? ", lost" : "");
-  if (!r.prior_summary.empty()) out << r.prior_summary << '\n';
-  out << cutune::cli::report_hint(a.db, r.kernel, r.problem_key) << '\n';
-  return out.str();
 }
 
 }  // namespace
 
 TEST_CASE("tune printers: the --report JSON and the text are the replaced code's, byte for byte", "[cli]") {
   const cutune::Space space = fixture_space();
-  for (const Shape shape : {Shape::Winner, Shape::Tie, Shape::DefaultFailed, Shape::NoWinner}) {
+  const std::vector<std::pair<Shape, std::string>> shapes{
+      {Shape::Winner, "winner"}, {Shape::Tie, "tie"}, {Shape::DefaultFailed, "default_failed"},
+      {Shape::NoWinner, "no_winner"}};
+  for (const auto& [shape, name] : shapes) {
     const TuneSummary s = fixture(space, shape);
-    INFO("shape " << static_cast<int>(shape));
-    CHECK(cutune::cli::tune_report_json(s).dump(2) == old_report_json(s).dump(2));
+    INFO(name);
+    CHECK(cutune::cli::tune_report_json(s).dump(2) + "\n" == expected("tune_report_" + name + ".json"));
     std::ostringstream text;
     cutune::cli::print_tune_summary(text, s);
-    CHECK(text.str() == old_terminal_text(s));
+    CHECK(text.str() == expected("tune_summary_" + name + ".txt"));
   }
+}
+
+TEST_CASE("tune printers: the --report JSON's keys, in order, and the values they take from the summary", "[cli]") {
+  const cutune::Space space = fixture_space();
+  const json j = cutune::cli::tune_report_json(fixture(space, Shape::Winner));
+  // 46 keys, then the winner's metrics, one each; with cost's 2 and time_breakdown's 14, 62.
+  const std::vector<std::string> top{
+      "device", "date", "command", "kernel", "problem", "strategy", "seed", "run_id", "verification", "prior", "l2",
+      "screening_samples_max", "space_valid", "configs_tried", "configs_resumed", "configs_resumed_other_gpus",
+      "configs_failed", "winner", "winner_key", "winner_ms", "default", "default_ms", "default_evaluated",
+      "speedup_over_default", "objective", "objective_higher_is_better", "winner_objective_value", "verdict",
+      "finalists", "cost", "copy_gbps", "wall_s", "timed_ms_total", "compile_workers", "learnt_budget", "workers",
+      "compile_mode", "compiled", "cache_hits", "shared_compiles", "compile_ms_total", "gpu_worker_restarts",
+      "timeout_s", "compile_ms_median", "time_breakdown", "failures_by_status", "gbps", "gflops"};
+  CHECK(keys(j) == top);
+  CHECK(keys(j["cost"]) == std::vector<std::string>{"screening_ms_per_config", "thorough_ms_per_config"});
+  CHECK(keys(j["time_breakdown"]) ==
+        std::vector<std::string>{"startup_s", "gpu_setup_ms", "compile_wait_ms", "evaluate_ms", "verify_ms",
+                                 "sampling_ms", "store_ms", "search_ms", "worker_load_ms", "worker_stage_ms",
+                                 "worker_idle_ms", "after_search_ms", "process_before_tune_s",
+                                 "process_at_report_s"});
+  // What the command line gave, not the runner's report.
+  CHECK(j["command"] == "cutune tune vector_add --report r.json --seed 7");
+  CHECK(j["strategy"] == "genetic_algorithm");
+  CHECK(j["seed"] == 7);
+  CHECK(j["screening_samples_max"] == 10);
+  CHECK(j["compile_mode"] == "process");
+  CHECK(j["time_breakdown"]["process_at_report_s"] == 42.5);
+  // Computed from the report: the default's key, the speed-up, the failures by status.
+  CHECK(j["default"] == "0,0");
+  CHECK(j["speedup_over_default"].get<double>() == Approx(0.0950 / 0.0712));
+  CHECK(j["failures_by_status"] == json{{"compile", 1}, {"runtime", 1}});
+  CHECK(j["finalists"].size() == 2);
+  CHECK_FALSE(j["finalists"][1].contains("objective_value"));  // NaN: not written
+  const json none = cutune::cli::tune_report_json(fixture(space, Shape::NoWinner));
+  CHECK(none["winner"].is_null());
+  CHECK(none["winner_key"] == "");
+  CHECK(none["speedup_over_default"] == 0.0);
+  CHECK(none["learnt_budget"].is_null());
+  CHECK(keys(none).size() == top.size() - 2);  // no metrics without a winner
 }
