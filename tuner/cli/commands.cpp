@@ -27,7 +27,13 @@
 #include "cutune/runner/compile_pool.hpp"
 #include "interop_commands.hpp"
 #include "report_command.hpp"
-#include "progress.hpp"
+#include "printers/compile_printer.hpp"
+#include "printers/progress_printer.hpp"
+#include "printers/query_printer.hpp"
+#include "printers/space_printer.hpp"
+#include "printers/report_json_printer.hpp"
+#include "printers/terminal_printer.hpp"
+#include "printers/tune_summary.hpp"
 #include "replay_commands.hpp"
 #include "cutune/runner/runner.hpp"
 #include "cutune/search/strategy.hpp"
@@ -98,32 +104,17 @@ runner::CompilePoolOptions pool_options(const CompilePoolArgs& a) {
   return o;
 }
 
-json summary_json(const Summary& s) {
-  return json{{"samples", s.count},          {"median_ms", s.median}, {"mean_ms", s.mean},
-              {"min_ms", s.min},             {"max_ms", s.max},       {"stddev_ms", s.stddev},
-              {"ci_low_ms", s.ci_low},       {"ci_high_ms", s.ci_high}, {"ci_coverage", s.ci_coverage},
-              {"rel_ci_half_width", s.rel_ci_half_width}};
+/// Writes `doc` to `path` (the value of `option`); InputError when it cannot be written.
+void write_json_file(const std::string& path, std::string_view option, const json& doc) {
+  std::ofstream out(path);
+  if (!out) throw InputError(fmt::format("{} {}: cannot be written", option, path));
+  out << doc.dump(2) << '\n';
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
   return out;
-}
-
-std::string values_text(const Parameter& p) {
-  std::vector<std::string> v;
-  for (const auto& x : p.values) v.push_back(x.str());
-  return "[" + join(v, ", ") + "]";
-}
-
-/// A GPU model key for people: an imported or simulated device whose compute capability
-/// the file did not give is keyed "NAME/sm_00"; show it as its name.
-std::string gpu_label(const std::string& model_key) {
-  constexpr std::string_view unknown_arch = "/sm_00";
-  if (model_key.size() > unknown_arch.size() && model_key.ends_with(unknown_arch))
-    return model_key.substr(0, model_key.size() - unknown_arch.size());
-  return model_key;
 }
 
 /// What `query` says when no winner matches: what the DB does hold for the query (or at
@@ -224,161 +215,125 @@ int cmd_kernels() {
     const Space& s = p.space();
     std::cout << fmt::format("{}  ({} of {} configurations valid)\n", name, s.count_valid(),
                              s.cartesian_size());
-    for (const auto& par : s.parameters())
-      std::cout << fmt::format("  {:<22} {}  default {}\n", par.name, values_text(par),
-                               par.default_value.str());
+    print_parameters(std::cout, s);
     for (const auto& v : p.variables())
       std::cout << fmt::format("  problem: {}={} (default)\n", v.name, v.default_value);
   }
   return kOk;
 }
 
+namespace {
+
+/// The peak resident memory of this process image in KiB (VmHWM); -1 unknown.
+long peak_rss_kib() {
+  // VmHWM, the high-water mark of this process image: getrusage's ru_maxrss keeps the
+  // parent's across fork and exec (a benchmark script that held 400 MiB made every
+  // cutune it started report 469 MiB).
+  long peak_kib = -1;
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) peak_kib = std::strtol(line.c_str() + 6, nullptr, 10);
+  if (peak_kib < 0) {
+    struct rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    peak_kib = usage.ru_maxrss;
+  }
+  return peak_kib;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+/// What a tuning waits for before its first evaluation (load, then the first valid
+/// configuration), and what listing the whole valid set costs; the enumeration is lazy, so
+/// its memory does not grow with the Cartesian size (peak_rss_kib says so).
+SpaceTiming time_space(const KernelProblem& p, std::chrono::steady_clock::time_point start) {
+  const Space& s = p.space();
+  SpaceTiming t;
+  t.kernel = p.name();
+  t.cartesian = s.cartesian_size();
+  t.load_ms = ms_since(start);
+  const auto first_start = std::chrono::steady_clock::now();
+  Config first;
+  const bool any = s.next_valid(first);
+  t.first_valid_ms = ms_since(first_start);
+  const auto count_start = std::chrono::steady_clock::now();
+  t.valid = s.count_valid();
+  t.count_ms = ms_since(count_start);
+  t.peak_rss_kib = peak_rss_kib();
+  t.first_valid = any ? s.key(first) : "";
+  return t;
+}
+
+}  // namespace
+
 int cmd_space(const std::string& kernel, const std::string& problem, int show, const std::string& t1,
               const std::string& listing, long long max_threads) {
-  using clock = std::chrono::steady_clock;
-  const auto ms_since = [](clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(clock::now() - t).count();
-  };
-  const auto start = clock::now();
+  const auto start = std::chrono::steady_clock::now();
   KernelProblem p = load_kernel(kernel);
   if (max_threads > 0) p.set_max_threads_per_block(max_threads);
   ProblemInstance inst = p.instantiate(problem);
   if (!t1.empty()) write_t1(p, inst, t1);
   const Space& s = p.space();
   if (listing == "timing") {
-    // What a tuning waits for before its first evaluation (load, then the first valid
-    // configuration), and what listing the whole valid set costs; the enumeration is lazy,
-    // so its memory does not grow with the Cartesian size (peak_rss_kib says so).
-    const double load_ms = ms_since(start);
-    const auto first_start = clock::now();
-    Config first;
-    const bool any = s.next_valid(first);
-    const double first_ms = ms_since(first_start);
-    const auto count_start = clock::now();
-    const std::uint64_t valid = s.count_valid();
-    const double count_ms = ms_since(count_start);
-    // VmHWM, the high-water mark of this process image: getrusage's ru_maxrss keeps the
-    // parent's across fork and exec (a benchmark script that held 400 MiB made every
-    // cutune it started report 469 MiB).
-    long peak_kib = -1;
-    std::ifstream status("/proc/self/status");
-    for (std::string line; std::getline(status, line);)
-      if (line.rfind("VmHWM:", 0) == 0) peak_kib = std::strtol(line.c_str() + 6, nullptr, 10);
-    if (peak_kib < 0) {
-      struct rusage usage {};
-      getrusage(RUSAGE_SELF, &usage);
-      peak_kib = usage.ru_maxrss;
-    }
-    json j;
-    j["kernel"] = p.name();
-    j["cartesian"] = s.cartesian_size();
-    j["valid"] = valid;
-    j["first_valid"] = any ? s.key(first) : "";
-    j["load_ms"] = load_ms;
-    j["first_valid_ms"] = first_ms;
-    j["count_ms"] = count_ms;
-    j["peak_rss_kib"] = peak_kib;
-    std::cout << j.dump() << '\n';
-    return kOk;
-  }
-  if (listing == "keys") {
+    std::cout << space_timing_json(time_space(p, start)).dump() << '\n';
+  } else if (listing == "keys") {
     s.for_each_valid([&](const Config& c) {
       std::cout << s.key(c) << '\n';
       return true;
     });
-    return kOk;
+  } else if (listing == "json") {
+    std::cout << space_listing_json(p, runner::evaluates_default_first(p)).dump() << '\n';
+  } else {
+    SpaceOverview o;
+    const auto t0 = std::chrono::steady_clock::now();
+    o.valid = s.count_valid();
+    o.enumerate_ms = ms_since(t0);
+    o.default_first = runner::evaluates_default_first(p);
+    o.show = show;
+    print_space_overview(std::cout, p, inst, o);
   }
-  if (listing == "json") {
-    nlohmann::json j;
-    j["parameters"] = nlohmann::json::array();
-    for (const auto& par : s.parameters()) j["parameters"].push_back(par.name);
-    j["block_size_names"] = p.block_size_names();
-    j["max_threads"] = p.max_threads_per_block();
-    j["default"] = s.key(s.default_config());
-    j["default_first"] = runner::evaluates_default_first(p);  // a tuning evaluates it before the strategy
-    j["warnings"] = p.warnings();
-    j["valid"] = nlohmann::json::array();
-    s.for_each_valid([&](const Config& c) {
-      j["valid"].push_back(s.key(c));
-      return true;
-    });
-    std::cout << j.dump() << '\n';
-    return kOk;
-  }
-  std::cout << fmt::format("{} ({}), problem {}\n", p.name(), p.json_file().string(), inst.key());
-  std::cout << "parameters:\n";
-  for (const auto& par : s.parameters())
-    std::cout << fmt::format("  {:<22} {}  default {}\n", par.name, values_text(par), par.default_value.str());
-  std::cout << "restrictions:\n";
-  if (s.restrictions().empty() && s.block_limit().empty()) std::cout << "  (none)\n";
-  for (const auto& r : s.restrictions()) std::cout << "  " << r.expression.text() << '\n';
-  if (!s.block_limit().empty()) std::cout << "  " << s.block_limit() << "  (threads per block)\n";
-  auto t0 = std::chrono::steady_clock::now();
-  std::uint64_t valid = s.count_valid();
-  double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << fmt::format("cartesian size: {}\nvalid size:     {} (enumerated in {:.1f} ms)\n",
-                           s.cartesian_size(), valid, ms);
-  // Why a tuning does or does not evaluate it first: a nameless default that is evaluated first
-  // anyway (an output without a reference) had looked named (Kernel Tuner's convolution_correct.py).
-  const char* why_default = !runner::evaluates_default_first(p)
-                                ? " (named by no Default: a tuning starts with its strategy instead)"
-                            : s.default_named() ? ""
-                                                : " (named by no Default, but an output without a reference is verified "
-                                                  "against its output: a tuning evaluates it first)";
-  std::cout << fmt::format("default: {}{}\n", s.key(s.default_config()), why_default);
-  std::cout << fmt::format("first {} valid configurations ({}):\n", show,
-                           join([&] {
-                             std::vector<std::string> n;
-                             for (const auto& par : s.parameters()) n.push_back(par.name);
-                             return n;
-                           }(), ","));
-  int shown = 0;
-  if (show > 0) s.for_each_valid([&](const Config& c) {
-    LaunchGeometry g = p.geometry(c, inst);
-    std::cout << fmt::format("  {:<24} grid ({},{},{}) block ({},{},{})\n", s.key(c), g.grid[0],
-                             g.grid[1], g.grid[2], g.block[0], g.block[1], g.block[2]);
-    return ++shown < show;
-  });
   return kOk;
 }
 
-int cmd_compile(const CompileArgs& a) {
-  KernelProblem p = load_kernel(a.kernel);
+namespace {
+
+/// compile --config (or the default): one configuration, its cubin's size or its NVRTC log.
+int compile_one(const CompileArgs& a, const KernelProblem& p) {
   const Space& s = p.space();
-  auto archs = jit::supported_archs();
-  if (std::find(archs.begin(), archs.end(), a.arch) == archs.end())
-    throw InputError(fmt::format("--arch {}: NVRTC {} supports {}", a.arch, jit::nvrtc_version_string(),
-                                 join(archs, ", ")));
-  if (!a.all) {
-    const Configuration config =
-        a.config.empty() ? Configuration::default_of(s) : Configuration::from_assignments(s, a.config);
-    const Config& c = config.index();
-    if (std::string r = config.violated_restriction(); !r.empty())
-      throw InputError(fmt::format("configuration {} violates the restriction \"{}\"", config.key(), r));
-    auto req = runner::compile_request(p, c, a.arch);
-    auto res = jit::compile(req);
-    if (!res.ok) {
-      // A kernel name the source has in no configuration is the problem file's mistake.
-      if (std::string e = jit::kernel_name_error(req); !e.empty())
-        throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
-      // The error line first: a failure after a clean compile (the redefined macro of a
-      // tuning parameter) has no error in its log, and an empty log said nothing at all.
-      std::cerr << fmt::format("compile failed: {} {}: {}\nconfiguration: {}\ndefines (prepended as #define "
-                               "lines): {}\nkernel names: {}\nNVRTC options: {}\n--- NVRTC log ---\n{}\n",
-                               p.name(), config.key(), res.error, config.json(), join(p.defines(c), " "),
-                               join(req.kernel_names, " "), join(res.full_options, " "),
-                               res.log.empty() ? std::string("(empty)") : res.log);
-      return kFailure;
-    }
-    std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), config.key(),
-                             res.cubin.size(), a.arch, res.compile_ms);
-    for (std::size_t i = 0; i < req.kernel_names.size() && i < res.lowered_names.size(); ++i)
-      if (req.kernel_names[i] != res.lowered_names[i])
-        std::cout << fmt::format("kernel {}: symbol {}\n", req.kernel_names[i], res.lowered_names[i]);
-    if (!res.log.empty()) std::cout << res.log << '\n';
-    return kOk;
+  const Configuration config =
+      a.config.empty() ? Configuration::default_of(s) : Configuration::from_assignments(s, a.config);
+  const Config& c = config.index();
+  if (std::string r = config.violated_restriction(); !r.empty())
+    throw InputError(fmt::format("configuration {} violates the restriction \"{}\"", config.key(), r));
+  auto req = runner::compile_request(p, c, a.arch);
+  auto res = jit::compile(req);
+  if (!res.ok) {
+    // A kernel name the source has in no configuration is the problem file's mistake.
+    if (std::string e = jit::kernel_name_error(req); !e.empty())
+      throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
+    // The error line first: a failure after a clean compile (the redefined macro of a
+    // tuning parameter) has no error in its log, and an empty log said nothing at all.
+    std::cerr << fmt::format("compile failed: {} {}: {}\nconfiguration: {}\ndefines (prepended as #define "
+                             "lines): {}\nkernel names: {}\nNVRTC options: {}\n--- NVRTC log ---\n{}\n",
+                             p.name(), config.key(), res.error, config.json(), join(p.defines(c), " "),
+                             join(req.kernel_names, " "), join(res.full_options, " "),
+                             res.log.empty() ? std::string("(empty)") : res.log);
+    return kFailure;
   }
-  // Every valid configuration, through the same compile pool the tuner uses.
+  std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), config.key(),
+                           res.cubin.size(), a.arch, res.compile_ms);
+  for (std::size_t i = 0; i < req.kernel_names.size() && i < res.lowered_names.size(); ++i)
+    if (req.kernel_names[i] != res.lowered_names[i])
+      std::cout << fmt::format("kernel {}: symbol {}\n", req.kernel_names[i], res.lowered_names[i]);
+  if (!res.log.empty()) std::cout << res.log << '\n';
+  return kOk;
+}
+
+/// compile --all: every valid configuration, through the same compile pool the tuner uses.
+int compile_all(const CompileArgs& a, const KernelProblem& p) {
+  const Space& s = p.space();
   if (std::string e = jit::kernel_name_error(runner::compile_request(p, s.default_config(), a.arch)); !e.empty())
     throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
   runner::CompilePool pool(p, a.arch, pool_options(a.pool));
@@ -424,32 +379,29 @@ int cmd_compile(const CompileArgs& a) {
     if (a.quiet) show_progress();
   }
   live.end();
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const auto st = pool.stats();
-  std::cout << fmt::format("{}: {} configurations for {}: {} ok, {} failed; {} compiled, {} from the cache, {} "
-                           "shared; {} {} workers, {:.2f} s wall, {:.1f} configurations/s, {:.1f} ms per compile\n",
-                           p.name(), total, a.arch, total - failed, failed, st.compiled, st.cache_hits, st.shared,
-                           pool.workers(), a.pool.mode, wall_s, wall_s > 0 ? static_cast<double>(total) / wall_s : 0.0,
-                           st.compiled ? st.compile_ms / static_cast<double>(st.compiled) : 0.0);
-  if (!a.json.empty()) {
-    std::ofstream out(a.json);
-    if (!out) throw InputError(fmt::format("--json {}: cannot be written", a.json));
-    out << json{{"kernel", p.name()},
-                {"arch", a.arch},
-                {"configs", total},
-                {"failed", failed},
-                {"unique_compiles", st.compiled},
-                {"cache_hits", st.cache_hits},
-                {"shared", st.shared},
-                {"workers", pool.workers()},
-                {"mode", a.pool.mode},
-                {"wall_s", wall_s},
-                {"configs_per_s", wall_s > 0 ? static_cast<double>(total) / wall_s : 0.0},
-                {"compile_ms_mean", st.compiled ? st.compile_ms / static_cast<double>(st.compiled) : 0.0}}
-               .dump(2)
-        << '\n';
-  }
+  const CompileRunSummary summary{
+      .kernel = p.name(),
+      .arch = a.arch,
+      .configs = total,
+      .failed = failed,
+      .stats = pool.stats(),
+      .workers = pool.workers(),
+      .mode = a.pool.mode,
+      .wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+  print_compile_summary(std::cout, summary);
+  if (!a.json.empty()) write_json_file(a.json, "--json", compile_summary_json(summary));
   return failed ? kFailure : kOk;
+}
+
+}  // namespace
+
+int cmd_compile(const CompileArgs& a) {
+  KernelProblem p = load_kernel(a.kernel);
+  auto archs = jit::supported_archs();
+  if (std::find(archs.begin(), archs.end(), a.arch) == archs.end())
+    throw InputError(fmt::format("--arch {}: NVRTC {} supports {}", a.arch, jit::nvrtc_version_string(),
+                                 join(archs, ", ")));
+  return a.all ? compile_all(a, p) : compile_one(a, p);
 }
 
 namespace {
@@ -482,31 +434,6 @@ std::vector<int> parse_gpus(const std::string& text, bool device_given) {
 }
 
 }  // namespace
-
-namespace {
-json workers_json(const std::vector<runner::TuneReport::Worker>& workers) {
-  json out = json::array();
-  for (const auto& w : workers)
-    out.push_back({{"name", w.name},
-                   {"evaluations", w.evaluations},
-                   {"evaluate_ms", w.evaluate_ms},
-                   {"verify_ms", w.verify_ms},
-                   {"sampling_ms", w.sampling_ms},
-                   {"load_ms", w.load_ms},
-                   {"stage_ms", w.stage_ms},
-                   {"idle_ms", w.idle_ms},
-                   {"restarts", w.restarts},
-                   {"lost", w.lost}});
-  return out;
-}
-}  // namespace
-
-// What the run started from: each prior offered, used or not (and why not).
-static json prior_json(const std::vector<search::PriorUse>& uses) {
-  json out = json::array();
-  for (const auto& u : uses) out.push_back(prior_use_json(u));
-  return out;
-}
 
 int cmd_tune(const TuneArgs& a) {
   // Started by mpirun or srun as one of several ranks: rank 0 tunes (strategy, compiles, the
@@ -547,8 +474,10 @@ int cmd_tune(const TuneArgs& a) {
 
 namespace {
 
-int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std::vector<int>()>& my_gpus) {
-  KernelProblem p = load_kernel(a.kernel);
+/// The tuning's options from the command line, but for the log and the progress line. Throws
+/// cuda::NoDriver when `my_gpus` finds no GPU.
+runner::TuneOptions tune_options(const TuneArgs& a, cluster::Ranks* ranks,
+                                 const std::function<std::vector<int>()>& my_gpus) {
   if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
   if (a.higher_is_better && a.lower_is_better)
     throw InputError("--objective-higher-is-better and --objective-lower-is-better: give one");
@@ -565,12 +494,7 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
   o.priors = a.priors;
   o.db = a.db.empty() ? default_db_path() : fs::path(a.db);
   o.kt_cache = a.kt_cache;
-  try {
-    o.devices = my_gpus();
-  } catch (const cuda::NoDriver& e) {
-    std::cerr << fmt::format("cutune tune --gpus all needs a GPU: {}\n", e.what());
-    return kNoGpu;
-  }
+  o.devices = my_gpus();
   if (ranks)
     o.start_remote_lanes = [ranks, silence_s = a.rank_timeout_s](const worker::Setup& setup) {
       return ranks->start(setup, std::chrono::milliseconds(static_cast<std::int64_t>(silence_s * 1e3)));
@@ -581,10 +505,22 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
   if (a.higher_is_better || a.lower_is_better) o.objective_higher_is_better = a.higher_is_better;
   o.measure.finalists = a.measure.finalists;
   o.command = a.command;
-  o.log = &std::cout;
   o.compile = pool_options(a.pool);
   o.lookahead = a.lookahead;
   o.timeout_floor_s = a.timeout_s;
+  return o;
+}
+
+int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std::vector<int>()>& my_gpus) {
+  KernelProblem p = load_kernel(a.kernel);
+  runner::TuneOptions o;
+  try {
+    o = tune_options(a, ranks, my_gpus);
+  } catch (const cuda::NoDriver& e) {
+    std::cerr << fmt::format("cutune tune --gpus all needs a GPU: {}\n", e.what());
+    return kNoGpu;
+  }
+  o.log = &std::cout;
   ProgressPrinter progress(std::cerr);
   if (progress.live()) o.progress = [&](const runner::TuneOptions::Progress& p) { progress.update(p); };
   // Every check before any GPU work or write; the problem, the strategy and the store are
@@ -602,122 +538,18 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
                              e.what(), a.kernel, p.space().count_valid());
     return kNoGpu;
   }
-  const runner::TuneReport& r = *report;
-
-  std::cout << fmt::format("\n{} on {} ({}), problem {}\n", r.kernel, r.device.name, r.device.arch(), r.problem_key);
-  std::cout << fmt::format("configurations: {} valid, {} evaluated now, {} resumed from {}{}, {} failed\n",
-                           r.space_valid, r.configs_tried, r.configs_resumed, o.db.string(),
-                           r.configs_resumed_other_gpus
-                               ? fmt::format(" ({} measured on other GPUs of the model)", r.configs_resumed_other_gpus)
-                               : std::string(),
-                           r.configs_failed);
-  for (const auto& [status, n] : r.failures_by_status) std::cout << fmt::format("  failed ({}): {}\n", status, n);
-  const std::string default_key = r.default_config ? r.default_config->key() : std::string();
-  if (!r.winner) {
-    std::cout << "no configuration ran successfully\n";
-  } else {
-    std::cout << fmt::format("winner:  {} {}\n  median {:.4f} ms", r.winner->key(), r.winner->json(), r.winner_ms);
-    for (const auto& [name, v] : r.winner_metrics) std::cout << fmt::format(", {} {:.6g}", name, v);
-    std::cout << '\n';
-    if (!r.objective.is_time())
-      std::cout << fmt::format("  ranked by {} ({} is better): {:.6g}\n", r.objective.name(),
-                               r.objective.higher_is_better ? "higher" : "lower", r.winner_objective_value);
-    if (r.verdict == Verdict::Separated)
-      std::cout << "  declared: its interval separates from every other finalist's\n";
-    else if (r.verdict == Verdict::Tie)
-      std::cout << "  TIE: its interval overlaps another finalist's (see the report's finalists)\n";
-    if (r.default_ms > 0)
-      std::cout << fmt::format("default: {} median {:.4f} ms -> speedup {:.3f}x\n", default_key, r.default_ms,
-                               r.default_ms / r.winner_ms);
-    else if (r.default_evaluated)
-      std::cout << fmt::format("default: {} failed\n", default_key);
-    else
-      std::cout << fmt::format("default: {} not evaluated (the problem names no default: no speedup baseline)\n",
-                               default_key);
-  }
-  if (r.copy_gbps > 0) std::cout << fmt::format("device-to-device copy: {:.1f} GB/s (read + write)\n", r.copy_gbps);
-  std::cout << fmt::format("{:.2f} s wall: {} compiled by {} {} workers ({} from the cache, {} shared); {} GPU "
-                           "worker restart(s); timeout {:.1f} s\n",
-                           r.wall_s, r.compile.compiled, r.compile_workers, a.pool.mode, r.compile.cache_hits,
-                           r.compile.shared, r.worker_restarts, r.timeout_s);
-  if (r.workers.size() > 1)
-    for (const auto& w : r.workers)
-      std::cout << fmt::format("  {}: {} evaluated, {:.0f} ms evaluating ({:.0f} ms sampling), {:.0f} ms idle, "
-                               "{} restart(s){}\n",
-                               w.name, w.evaluations, w.evaluate_ms, w.sampling_ms, w.idle_ms, w.restarts,
-                               w.lost ? ", lost" : "");
-  if (!r.prior_summary.empty()) std::cout << r.prior_summary << '\n';
-  std::cout << report_hint(o.db.string(), r.kernel, r.problem_key) << '\n';
-
+  TuneSummary summary{.report = std::move(*report),
+                      .command = a.command,
+                      .strategy = a.strategy,
+                      .seed = a.seed,
+                      .screening_samples_max = a.measure.samples,
+                      .compile_mode = a.pool.mode,
+                      .db = o.db.string(),
+                      .process_before_tune_s = age_at_tune_s};
+  print_tune_summary(std::cout, summary);
   if (!a.report.empty()) {
-    json j{{"device", cutune::to_json(r.device)},
-           {"date", r.date},
-           {"command", a.command},
-           {"kernel", r.kernel},
-           {"problem", r.problem_key},
-           {"strategy", a.strategy},
-           {"seed", a.seed},
-           {"run_id", r.run_id},
-           {"verification", r.verification},
-           {"prior", prior_json(r.prior)},
-           {"l2", r.l2_method},
-           {"screening_samples_max", a.measure.samples},
-           {"space_valid", r.space_valid},
-           {"configs_tried", r.configs_tried},
-           {"configs_resumed", r.configs_resumed},
-           {"configs_resumed_other_gpus", r.configs_resumed_other_gpus},
-           {"configs_failed", r.configs_failed},
-           {"winner", r.winner ? r.winner->to_json() : json(nullptr)},
-           {"winner_key", r.winner ? r.winner->key() : std::string()},
-           {"winner_ms", r.winner_ms},
-           {"default", default_key},
-           {"default_ms", r.default_ms},
-           // false: the problem names no default and the strategy did not propose it (no baseline)
-           {"default_evaluated", r.default_evaluated},
-           {"speedup_over_default", r.default_ms > 0 && r.winner_ms > 0 ? r.default_ms / r.winner_ms : 0.0},
-           {"objective", r.objective.name()},
-           {"objective_higher_is_better", r.objective.higher_is_better},
-           {"winner_objective_value", r.winner_objective_value},
-           {"verdict", verdict_name(r.verdict)},
-           {"finalists", json::parse(r.finalists_json())},
-           {"cost", {{"screening_ms_per_config", r.screening_ms_per_config},
-                     {"thorough_ms_per_config", r.thorough_ms_per_config}}},
-           {"copy_gbps", r.copy_gbps},
-           {"wall_s", r.wall_s},
-           {"timed_ms_total", r.timed_ms_total},
-           {"compile_workers", r.compile_workers},
-           {"learnt_budget", r.learnt_budget ? json(*r.learnt_budget) : json(nullptr)},
-           {"workers", workers_json(r.workers)},
-           {"compile_mode", a.pool.mode},
-           {"compiled", r.compile.compiled},
-           {"cache_hits", r.compile.cache_hits},
-           {"shared_compiles", r.compile.shared},
-           {"compile_ms_total", r.compile.compile_ms},
-           {"gpu_worker_restarts", r.worker_restarts},
-           {"timeout_s", r.timeout_s},
-           {"compile_ms_median", r.compile_ms_median},
-           {"time_breakdown", {{"startup_s", r.startup_s},
-                               {"gpu_setup_ms", json::parse(r.gpu_setup_ms)},
-                               {"compile_wait_ms", r.compile_wait_ms},
-                               {"evaluate_ms", r.evaluate_ms},
-                               {"verify_ms", r.verify_ms},
-                               {"sampling_ms", r.sampling_ms},
-                               {"store_ms", r.store_ms},
-                               {"search_ms", r.search_ms},
-                               {"worker_load_ms", r.worker_load_ms},
-                               {"worker_stage_ms", r.worker_stage_ms},
-                               {"worker_idle_ms", r.worker_idle_ms},
-                               {"after_search_ms", r.after_search_ms},
-                               // Process start to the tuning's start, and to this report.
-                               {"process_before_tune_s", age_at_tune_s},
-                               {"process_at_report_s", process_age_s()}}}};
-    json fails = json::object();
-    for (const auto& [status, n] : r.failures_by_status) fails[status] = n;
-    j["failures_by_status"] = fails;
-    for (const auto& [name, v] : r.winner_metrics) j[name] = v;
-    std::ofstream out(a.report);
-    if (!out) throw InputError(fmt::format("--report {}: cannot be written", a.report));
-    out << j.dump(2) << '\n';
+    summary.process_at_report_s = process_age_s();
+    write_json_file(a.report, "--report", tune_report_json(summary));
   }
   return kOk;
 }
@@ -730,51 +562,10 @@ int cmd_measure(const MeasureConfigArgs& a) {
   plan_verification(p, o.verify);  // validates --verify
   o.finalists = 0;
   runner::MeasureSession r = runner::measure_configs(p, a.problem, a.configs, a.device, o, a.loop_s);
-  std::cout << fmt::format("{} ({}) on {}, L2 {}{}\n", p.name(), r.problem_key, r.device.name, r.l2_method,
-                           r.configs.size() > 1 ? ", interleaved" : "");
-  bool all_ok = true;
-  json arr = json::array();
-  for (const auto& c : r.configs) {
-    const auto& ev = c.evaluation;
-    std::cout << fmt::format("  {}: ", c.config.key());
-    json j{{"config_key", c.config.key()},
-           {"config", c.config.to_json()},
-           {"status", status_name(ev.status)},
-           {"error", ev.error},
-           {"compile_ms", c.compile_ms},
-           {"verify_ms", ev.verify_ms}};
-    if (!ev.stats) {
-      all_ok = false;
-      std::cout << fmt::format("{}: {}\n", status_name(ev.status), ev.error);
-    } else {
-      const auto& s = ev.stats->summary;
-      std::cout << fmt::format("median {:.5f} ms [{:.5f}, {:.5f}] mean {:.5f} min {:.5f} n={} ({})", s.median,
-                               s.ci_low, s.ci_high, s.mean, s.min, s.count, to_string(ev.stats->set.reason));
-      if (c.loop_ms > 0) std::cout << fmt::format("; back-to-back loop {:.5f} ms", c.loop_ms);
-      std::cout << '\n';
-      j["summary"] = summary_json(s);
-      j["stats"] = db::stats_object(*ev.stats);
-      j["samples_ms"] = ev.stats->set.samples_ms;
-      j["clocks_mhz"] = ev.stats->set.clocks_mhz;
-      if (c.loop_ms > 0) j["loop"] = json{{"ms_per_launch", c.loop_ms}, {"launches", c.loop_launches}};
-    }
-    arr.push_back(std::move(j));
-  }
-  if (!a.json.empty()) {
-    json doc{{"device", cutune::to_json(r.device)},
-             {"date", db::utc_now_iso()},
-             {"command", a.command},
-             {"kernel", p.name()},
-             {"problem", r.problem_key},
-             {"l2", r.l2_method},
-             {"verification", r.verification},
-             {"interleaved", r.configs.size() > 1},
-             {"timer_floor_ms", r.timer_floor_ms},
-             {"configs", arr}};
-    std::ofstream out(a.json);
-    if (!out) throw InputError(fmt::format("--json {}: cannot be written", a.json));
-    out << doc.dump(2) << '\n';
-  }
+  print_measure_session(std::cout, p.name(), r);
+  if (!a.json.empty()) write_json_file(a.json, "--json", measure_json(r, p.name(), a.command, db::utc_now_iso()));
+  const bool all_ok = std::all_of(r.configs.begin(), r.configs.end(),
+                                  [](const runner::MeasuredConfig& c) { return c.evaluation.stats.has_value(); });
   return all_ok ? kOk : kFailure;
 }
 
@@ -783,58 +574,14 @@ int cmd_query(const QueryArgs& a) {
   db::Store store = db::Store::open(path, /*create=*/false);
   auto winners = store.winners({a.kernel, a.gpu, a.problem, a.objective});
   if (a.json) {
-    json arr = json::array();
-    for (const auto& w : winners)
-      arr.push_back(json{{"kernel", w.kernel}, {"problem", w.problem_key}, {"gpu", w.gpu_model},
-                         {"config_key", w.config_key}, {"config", json::parse(w.config_json)},
-                         {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
-                         {"objective", w.objective.name()}, {"objective_value", w.objective_value},
-                         {"objective_higher_is_better", w.objective.higher_is_better},
-                         {"verdict", verdict_name(w.verdict)}, {"finalists", json::parse(w.finalists_json)},
-                         {"run_id", w.run_id}, {"updated_at", w.updated_at}});
-    std::cout << arr.dump(2) << '\n';
+    std::cout << winners_json(winners).dump(2) << '\n';
     return kOk;
   }
   if (winners.empty()) {
     std::cout << no_winner_text(store, a, path);
     return kOk;
   }
-  // Columns as wide as their longest entry: a kernel or GPU name longer than a fixed width
-  // pushed the rest of its row out of line.
-  struct Row {
-    std::array<std::string, 8> cells;
-    std::string config;
-  };
-  const std::array<std::string, 8> head{"kernel", "problem", "gpu", "objective", "median_ms", "default_ms", "speedup",
-                                        "verdict"};
-  std::vector<Row> rows;
-  for (const auto& w : winners) {
-    const std::string objective =
-        w.objective.is_energy() ? fmt::format("{:.3g} mJ", w.objective_value)
-        : w.objective.is_time() ? w.objective.name()
-                                : fmt::format("{} {:.6g} ({})", w.objective.name(), w.objective_value,
-                                              w.objective.higher_is_better ? "max" : "min");
-    // No default measured (an import, a simulation, a default that failed): "-", not 0.
-    const bool has_default = w.default_ms > 0 && w.median_ms > 0;
-    rows.push_back({{w.kernel, w.problem_key, gpu_label(w.gpu_model), objective, fmt::format("{:.4f}", w.median_ms),
-                     has_default ? fmt::format("{:.4f}", w.default_ms) : "-",
-                     has_default ? fmt::format("{:.3f}x", w.default_ms / w.median_ms) : "-", verdict_name(w.verdict)},
-                    w.config_json});
-  }
-  std::array<std::size_t, 8> width{};
-  for (std::size_t c = 0; c < width.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& r : rows) width[c] = std::max(width[c], r.cells[c].size());
-  }
-  const auto print = [&](const std::array<std::string, 8>& cells, const std::string& config) {
-    std::string line;
-    for (std::size_t c = 0; c < cells.size(); ++c)
-      line += c < 4 || c == 7 ? fmt::format("{:<{}}  ", cells[c], width[c])  // text left, numbers right
-                              : fmt::format("{:>{}}  ", cells[c], width[c]);
-    std::cout << line << config << '\n';
-  };
-  print(head, "configuration");
-  for (const auto& r : rows) print(r.cells, r.config);
+  print_winner_table(std::cout, winners);
   return kOk;
 }
 

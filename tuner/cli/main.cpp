@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
 
 #include "commands.hpp"
 #include "interop_commands.hpp"
@@ -16,52 +17,60 @@
 
 namespace {
 
+using namespace cutune::cli;
+
 std::string command_line(int argc, char** argv) {
   std::string s;
   for (int i = 0; i < argc; ++i) s += (i ? " " : "") + std::string(argv[i]);
   return s;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  using namespace cutune::cli;
-  CLI::App app{"cutune: a CUDA kernel autotuner (NVRTC + SQLite). Bad input exits with 2."};
-  app.set_version_flag("--version", std::string("cutune ") + CUTUNE_VERSION);
-  app.require_subcommand(1);
-  // Every option's default in --help (subcommands take these settings when they are added).
-  app.option_defaults()->always_capture_default();
-
-  bool devices_json = false;
+CLI::App* add_devices(CLI::App& app, bool& as_json) {
   auto* devices = app.add_subcommand("devices", "List the GPUs with their structured identity");
-  devices->add_flag("--json", devices_json, "Print JSON");
+  devices->add_flag("--json", as_json, "Print JSON");
+  return devices;
+}
 
-  auto* kernels = app.add_subcommand("kernels", "List the built-in templates, their parameters and space sizes");
+/// `space`'s options; listing() says which listing they ask for (cmd_space).
+struct SpaceArgs {
+  std::string kernel, problem, t1;
+  int show = 8;
+  bool keys = false, json = false, timing = false;
+  long long max_threads = 0;
+  std::string listing() const { return keys ? "keys" : json ? "json" : timing ? "timing" : ""; }
+};
 
-  std::string space_kernel, space_problem, space_t1;
-  int space_show = 8;
+CLI::App* add_space(CLI::App& app, SpaceArgs& sa) {
   auto* space = app.add_subcommand("space", "Show a kernel's search space: sizes, restrictions, configurations");
-  space->add_option("KERNEL", space_kernel, "Built-in template name or T1 .json file")->required();
-  space->add_option("--problem", space_problem, "Problem variables, e.g. n=1000000 (default: the kernel's defaults)");
-  space->add_option("--t1", space_t1, "Also write the problem as a T1 file Kernel Tuner reads")
+  space->add_option("KERNEL", sa.kernel, "Built-in template name or T1 .json file")->required();
+  space->add_option("--problem", sa.problem, "Problem variables, e.g. n=1000000 (default: the kernel's defaults)");
+  space->add_option("--t1", sa.t1, "Also write the problem as a T1 file Kernel Tuner reads")
       ->check(directory_exists_for_output());
-  space->add_option("--show", space_show, "How many valid configurations to print")->check(CLI::Range(0, 1000000));
-  bool space_keys = false, space_json = false;
-  long long space_max_threads = 0;
-  auto* keys_flag = space->add_flag("--keys", space_keys, "Print every valid configuration's key, one a line");
+  space->add_option("--show", sa.show, "How many valid configurations to print")->check(CLI::Range(0, 1000000));
+  auto* keys_flag = space->add_flag("--keys", sa.keys, "Print every valid configuration's key, one a line");
   auto* json_flag =
-      space->add_flag("--json", space_json, "Print the parameters and every valid key as JSON")->excludes(keys_flag);
-  bool space_timing = false;
+      space->add_flag("--json", sa.json, "Print the parameters and every valid key as JSON")->excludes(keys_flag);
   space
-      ->add_flag("--timing", space_timing,
+      ->add_flag("--timing", sa.timing,
                  "Time building the space: load, first valid configuration, enumerating every valid one "
                  "(one JSON line, with the peak memory)")
       ->excludes(keys_flag)
       ->excludes(json_flag);
-  space->add_option("--max-threads", space_max_threads, "Threads per block the device allows (default 1024)")
+  space->add_option("--max-threads", sa.max_threads, "Threads per block the device allows (default 1024)")
       ->check(CLI::Range(1LL, 1LL << 30));
+  return space;
+}
 
-  CompileArgs ca;
+void add_pool_options(CLI::App* cmd, CompilePoolArgs& a, const char* what, const char* mode, const char* zero) {
+  cmd->add_option(what, a.workers, std::string("Compile workers (0: ") + zero + ")")->check(CLI::Range(0, 256));
+  cmd->add_option(mode, a.mode, "Workers are processes (NVRTC serialises inside a process) or threads")
+      ->check(CLI::IsMember({"process", "thread"}));
+  cmd->add_option("--cache-dir", a.cache_dir, "Persistent cubin cache (default: $CUTUNE_CACHE_DIR, else "
+                                              "~/.cache/cutune/cubins)");
+  cmd->add_flag("--no-cache", a.no_cache, "Neither read nor write the cubin cache");
+}
+
+CLI::App* add_compile(CLI::App& app, CompileArgs& ca) {
   auto* compile = app.add_subcommand("compile", "Compile configurations to cubin with NVRTC (no GPU needed)");
   compile->add_option("KERNEL", ca.kernel, "Built-in template name or T1 .json file")->required();
   auto* cfg = compile->add_option("--config", ca.config, "k=v,... (others take their default)");
@@ -70,19 +79,43 @@ int main(int argc, char** argv) {
   compile->add_flag("--quiet", ca.quiet,
                     "With --all, print failures, progress (a line per tenth, or a live line on a terminal) and "
                     "the summary");
-  auto pool_options = [](CLI::App* cmd, CompilePoolArgs& a, const char* what, const char* mode, const char* zero) {
-    cmd->add_option(what, a.workers, std::string("Compile workers (0: ") + zero + ")")->check(CLI::Range(0, 256));
-    cmd->add_option(mode, a.mode, "Workers are processes (NVRTC serialises inside a process) or threads")
-        ->check(CLI::IsMember({"process", "thread"}));
-    cmd->add_option("--cache-dir", a.cache_dir, "Persistent cubin cache (default: $CUTUNE_CACHE_DIR, else "
-                                                "~/.cache/cutune/cubins)");
-    cmd->add_flag("--no-cache", a.no_cache, "Neither read nor write the cubin cache");
-  };
-  pool_options(compile, ca.pool, "--workers", "--mode", "one per core, at most 16");
+  add_pool_options(compile, ca.pool, "--workers", "--mode", "one per core, at most 16");
   compile->add_option("--json", ca.json, "With --all, write the throughput figures to this file")
       ->check(directory_exists_for_output());
+  return compile;
+}
 
-  TuneArgs ta;
+void add_measure_options(CLI::App* cmd, MeasureArgs& m) {
+  cmd->add_option("--l2", m.l2, "cold: no data in L2 at each sample (flush, or rotated argument sets when "
+                                "the data fits in L2); flush: always the flush; warm: back to back on the same data")
+      ->check(CLI::IsMember({"cold", "flush", "warm"}));
+  cmd->add_option("--samples", m.samples, "Screening: at most N samples per configuration")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--screening-min", m.screening_min, "Screening: at least N samples per configuration "
+                                                      "(0: 5, or --samples if fewer)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--min-samples", m.min_samples, "Thorough: samples before any statistical exit")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--max-noise", m.max_noise, "Thorough: target relative half-width of the median's interval")
+      ->check(CLI::Range(1e-6, 1.0));
+  cmd->add_option("--time-cap", m.time_cap_s, "Thorough: seconds per configuration at most")
+      ->check(CLI::Range(0.001, 3600.0));
+  cmd->add_flag("--energy", m.energy, "Measure energy per launch (NVML) for every configuration");
+  cmd->add_option("--timer", m.timer, "events: a CUDA event pair around the launches; activity: the "
+                                      "GPU's own start/end timestamps of the work (CUPTI; excludes ~1 us of launch)")
+      ->check(CLI::IsMember({"activity", "events"}));
+  cmd->add_option("--flush-size", m.flush_size, "The L2 flush reads this many times the L2's size")
+      ->check(CLI::Range(0.25, 16.0));
+  cmd->add_option("--verify", m.verify,
+                  "How outputs are verified: reference (cutune.Reference / ReferenceArguments), default (the "
+                  "default configuration's output) or none; OUTPUT=MODE for one output (repeatable; overrides "
+                  "cutune.Verification)")
+      ->take_all()
+      ->expected(1);
+}
+
+/// `tune`; `device` is set to its --device option (whether it was given decides --gpus).
+CLI::App* add_tune(CLI::App& app, TuneArgs& ta, CLI::Option*& device) {
   auto* tune = app.add_subcommand("tune", "Tune a kernel on a GPU and store every measurement");
   tune->add_option("KERNEL", ta.kernel, "Built-in template name or T1 .json file (required unless --simulate)");
   tune->add_option("--problem", ta.problem,
@@ -120,35 +153,7 @@ int main(int argc, char** argv) {
       ->check(directory_exists_for_output());
   tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file")
       ->check(directory_exists_for_output());
-  auto measure_options = [](CLI::App* cmd, MeasureArgs& m) {
-    cmd->add_option("--l2", m.l2, "cold: no data in L2 at each sample (flush, or rotated argument sets when "
-                                  "the data fits in L2); flush: always the flush; warm: back to back on the same data")
-        ->check(CLI::IsMember({"cold", "flush", "warm"}));
-    cmd->add_option("--samples", m.samples, "Screening: at most N samples per configuration")
-        ->check(CLI::Range(1, 100000));
-    cmd->add_option("--screening-min", m.screening_min, "Screening: at least N samples per configuration "
-                                                        "(0: 5, or --samples if fewer)")
-        ->check(CLI::Range(1, 100000));
-    cmd->add_option("--min-samples", m.min_samples, "Thorough: samples before any statistical exit")
-        ->check(CLI::Range(1, 100000));
-    cmd->add_option("--max-noise", m.max_noise, "Thorough: target relative half-width of the median's interval")
-        ->check(CLI::Range(1e-6, 1.0));
-    cmd->add_option("--time-cap", m.time_cap_s, "Thorough: seconds per configuration at most")
-        ->check(CLI::Range(0.001, 3600.0));
-    cmd->add_flag("--energy", m.energy, "Measure energy per launch (NVML) for every configuration");
-    cmd->add_option("--timer", m.timer, "events: a CUDA event pair around the launches; activity: the "
-                                        "GPU's own start/end timestamps of the work (CUPTI; excludes ~1 us of launch)")
-        ->check(CLI::IsMember({"activity", "events"}));
-    cmd->add_option("--flush-size", m.flush_size, "The L2 flush reads this many times the L2's size")
-        ->check(CLI::Range(0.25, 16.0));
-    cmd->add_option("--verify", m.verify,
-                    "How outputs are verified: reference (cutune.Reference / ReferenceArguments), default (the "
-                    "default configuration's output) or none; OUTPUT=MODE for one output (repeatable; overrides "
-                    "cutune.Verification)")
-        ->take_all()
-        ->expected(1);
-  };
-  measure_options(tune, ta.measure);
+  add_measure_options(tune, ta.measure);
   tune->add_option("--objective", ta.objective,
                    "Rank by time (median), energy (per launch, NVML) or a metric of the problem (cutune.Metrics); "
                    "default: the file's General.Objective, else time");
@@ -160,8 +165,8 @@ int main(int argc, char** argv) {
                                      "(repeatable; counts against --budget)")
       ->take_all()
       ->expected(1);
-  pool_options(tune, ta.pool, "--compile-workers", "--compile-mode",
-               "three per four cores, at most 12: the tuner and its GPU worker keep the rest");
+  add_pool_options(tune, ta.pool, "--compile-workers", "--compile-mode",
+                   "three per four cores, at most 12: the tuner and its GPU worker keep the rest");
   tune->add_option("--lookahead", ta.lookahead,
                    "Proposals queued, compiling or compiled ahead of the GPU workers, at most (default: one per "
                    "compile worker plus two per GPU worker for a strategy that learns, 512 for one that does not)")
@@ -171,13 +176,11 @@ int main(int argc, char** argv) {
   tune->add_option("--finalists", ta.measure.finalists,
                    "Re-measure the best N and the default thoroughly, interleaved, to declare the winner (0: off)")
       ->check(CLI::Range(0, 100));
+  device = tune_device;
+  return tune;
+}
 
-  SimulateArgs sa;
-  add_simulate_options(tune, sa);
-  ScoreArgs sca;
-  auto* score = add_score_command(app, sca);
-
-  MeasureConfigArgs ma;
+CLI::App* add_measure(CLI::App& app, MeasureConfigArgs& ma) {
   auto* measure = app.add_subcommand("measure", "Measure one configuration thoroughly (verified first)");
   measure->add_option("KERNEL", ma.kernel, "Built-in template name or T1 .json file")->required();
   measure->add_option("--problem", ma.problem, "Problem variables, e.g. n=2**24 (default: the kernel's defaults)");
@@ -191,9 +194,11 @@ int main(int argc, char** argv) {
   measure->add_option("--device", ma.device, "GPU ordinal");
   measure->add_option("--json", ma.json, "Write the statistics and raw samples as JSON to this file")
       ->check(directory_exists_for_output());
-  measure_options(measure, ma.measure);
+  add_measure_options(measure, ma.measure);
+  return measure;
+}
 
-  QueryArgs qa;
+CLI::App* add_query(CLI::App& app, QueryArgs& qa) {
   auto* query = app.add_subcommand("query", "Show the stored winners");
   query->add_option("--kernel", qa.kernel, "Kernel name (default: every kernel)");
   query->add_option("--gpu", qa.gpu, "GPU name or model (substring; default: every GPU)");
@@ -201,16 +206,12 @@ int main(int argc, char** argv) {
   query->add_option("--db", qa.db, "SQLite database (default as for tune)");
   query->add_option("--objective", qa.objective, "time, energy or a metric's name (default: every objective)");
   query->add_flag("--json", qa.json, "Print JSON");
+  return query;
+}
 
-  ImportArgs ia;
-  auto* import_cmd = add_import(app, ia);
-  ExportArgs ea;
-  auto* export_cmd = add_export(app, ea);
-  MergeArgs mga;
-  auto* merge = add_merge(app, mga);
-  ReportArgs ra;
-  auto* report = add_report(app, ra);
-
+/// Parses the command line into the options `app` was given; the exit code when the process
+/// ends here (help, version, bad input), none when a subcommand is to run.
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   // CLI11 would report "a subcommand is required" for a misspelt one; name it instead.
   auto is_subcommand = [&](const std::string& name) {
     for (const auto* sub : app.get_subcommands({}))
@@ -234,13 +235,54 @@ int main(int argc, char** argv) {
     std::cerr << "cutune: " << e.what() << " (see --help)\n";
     return kBadInput;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cutune::cli;
+  CLI::App app{"cutune: a CUDA kernel autotuner (NVRTC + SQLite). Bad input exits with 2."};
+  app.set_version_flag("--version", std::string("cutune ") + CUTUNE_VERSION);
+  app.require_subcommand(1);
+  // Every option's default in --help (subcommands take these settings when they are added).
+  app.option_defaults()->always_capture_default();
+
+  bool devices_json = false;
+  auto* devices = add_devices(app, devices_json);
+  auto* kernels = app.add_subcommand("kernels", "List the built-in templates, their parameters and space sizes");
+
+  SpaceArgs spa;
+  auto* space = add_space(app, spa);
+  CompileArgs ca;
+  auto* compile = add_compile(app, ca);
+  TuneArgs ta;
+  CLI::Option* tune_device = nullptr;
+  auto* tune = add_tune(app, ta, tune_device);
+  SimulateArgs sa;
+  add_simulate_options(tune, sa);
+  ScoreArgs sca;
+  auto* score = add_score_command(app, sca);
+
+  MeasureConfigArgs ma;
+  auto* measure = add_measure(app, ma);
+  QueryArgs qa;
+  auto* query = add_query(app, qa);
+  ImportArgs ia;
+  auto* import_cmd = add_import(app, ia);
+  ExportArgs ea;
+  auto* export_cmd = add_export(app, ea);
+  MergeArgs mga;
+  auto* merge = add_merge(app, mga);
+  ReportArgs ra;
+  auto* report = add_report(app, ra);
+
+  if (const std::optional<int> exit_code = parse_command_line(app, argc, argv)) return *exit_code;
 
   try {
     if (*devices) return cmd_devices(devices_json);
     if (*kernels) return cmd_kernels();
-    if (*space)
-      return cmd_space(space_kernel, space_problem, space_show, space_t1,
-                       space_keys ? "keys" : space_json ? "json" : space_timing ? "timing" : "", space_max_threads);
+    if (*space) return cmd_space(spa.kernel, spa.problem, spa.show, spa.t1, spa.listing(), spa.max_threads);
     if (*compile) return cmd_compile(ca);
     if (*score) {
       sca.command = command_line(argc, argv);

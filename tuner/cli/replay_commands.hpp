@@ -11,6 +11,7 @@
 
 #include "cutune/search/prior.hpp"
 #include "cutune/search/scoring_table.hpp"
+#include "printers/report_json_printer.hpp"  // prior_use_json
 
 namespace CLI {
 class App;
@@ -72,8 +73,6 @@ int cmd_score(const ScoreArgs& args);
 /// The strategies, runs and scoring options that --strategies, --repeats, --seed, --threads,
 /// --workers, --points and --curve ask for (both score commands).
 search::ComparisonOptions comparison_options(const ScoreArgs& args);
-/// One prior offered to a run, as the JSON outputs write it (used or not, and why).
-nlohmann::ordered_json prior_use_json(const search::PriorUse& use);
 /// cmd_score with --prior-from (transfer_score_command.cpp).
 int cmd_score_with_prior(const ScoreArgs& args);
 

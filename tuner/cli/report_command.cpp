@@ -36,22 +36,6 @@ CLI::App* add_report(CLI::App& app, ReportArgs& args) {
   return report;
 }
 
-namespace {
-std::string shell_quoted(const std::string& s) {
-  const bool plain = !s.empty() && s.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                                       "0123456789_./=:,+-@%") == std::string::npos;
-  if (plain) return s;
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-}  // namespace
-
-std::string report_hint(const std::string& db, const std::string& kernel, const std::string& problem) {
-  return fmt::format("report: cutune report --db {} --kernel {} --problem {} -o report.html", shell_quoted(db),
-                     shell_quoted(kernel), shell_quoted(problem));
-}
-
 int cmd_report(const ReportArgs& args) {
   const fs::path db_path = args.db.empty() ? default_db_path() : fs::path(args.db);
   if (!fs::exists(db_path)) throw InputError(fmt::format("--db {}: no such file", db_path.string()));

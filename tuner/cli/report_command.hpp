@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "printers/terminal_printer.hpp"  // report_hint: the line a run ends with
+
 namespace CLI {
 class App;
 }
@@ -23,7 +25,5 @@ CLI::App* add_report(CLI::App& app, ReportArgs& args);
 /// a file that is not a cutune DB, filters that match nothing or an output that cannot be
 /// written: InputError, nothing written.
 int cmd_report(const ReportArgs& args);
-/// The line `tune` prints at the end of a run: the report command for its target, shell-quoted.
-std::string report_hint(const std::string& db, const std::string& kernel, const std::string& problem);
 
 }  // namespace cutune::cli

@@ -150,17 +150,6 @@ search::ComparisonOptions comparison_options(const ScoreArgs& a) {
   return o;
 }
 
-nlohmann::ordered_json prior_use_json(const search::PriorUse& u) {
-  // A recording made by Kernel Tuner names no CUDA function: null says "not recorded", where an
-  // empty string read as a function named "".
-  const nlohmann::ordered_json function =
-      u.origin.kernel.function.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(u.origin.kernel.function);
-  return {{"kernel", u.origin.kernel.name}, {"function", function},
-          {"device", u.origin.device},       {"problem", u.origin.problem},
-          {"used", u.used},            {"reason", u.reason},        {"measurements", u.measurements},
-          {"valid_here", u.proposable}};
-}
-
 int cmd_score(const ScoreArgs& a) {
   if (!a.prior_from.empty()) return cmd_score_with_prior(a);
   std::vector<search::RecordedSpace> spaces;

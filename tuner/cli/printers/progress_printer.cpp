@@ -1,4 +1,4 @@
-#include "progress.hpp"
+#include "progress_printer.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
