@@ -63,7 +63,7 @@ case $out in
     case $out in *"--setup-venv"*) echo "ok: cutune-capture: no Python with numpy here, and it names the command to run" ;;
                  *) echo "FAILED: cutune-capture without numpy gives no hint: $out"; exit 1 ;; esac ;;
   *) [ "$rc" = 0 ] || { echo "FAILED: cutune-capture exited $rc:"; echo "$out"; exit 1; }
-     expect "cutune space reads cutune-capture's T1 file" "valid size: 3" cutune space captured/vector_add_1_vector_add.json ;;
+     expect "cutune space reads cutune-capture's T1 file" "valid size:     3" cutune space captured/vector_add_1_vector_add.json ;;
 esac
 EOF
 
