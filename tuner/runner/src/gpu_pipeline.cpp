@@ -57,7 +57,9 @@ std::optional<LaneOutcome> GpuPipeline::next(std::optional<double> deadline_s) {
 
 void GpuPipeline::stop_taking() {
   lanes_->stop_taking();
-  compiler_->drop_pending();
+  // Dropping restarts the compile workers: only when something is left to drop, so that the
+  // finalists' compiles after a search that ran out of work find them started.
+  if (compiler_->pending() > 0) compiler_->drop_pending();
 }
 
 // A compile answered from the cache or shared with another configuration cost no compile worker.
