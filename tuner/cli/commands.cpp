@@ -20,6 +20,7 @@
 #include "cutune/cluster/world.hpp"
 #include "cutune/cuda/device.hpp"
 #include "cutune/db/store.hpp"
+#include "cutune/jit/compiler_choice.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
@@ -62,9 +63,14 @@ std::vector<std::string> builtin_names() {
   return names;
 }
 
-KernelProblem load_kernel(const std::string& kernel) {
+KernelProblem load_kernel(const std::string& kernel, const std::string& compiler = "") {
   KernelProblem p = KernelProblem::load(resolve_kernel(kernel));
   for (const auto& w : p.warnings()) std::cerr << "warning: " << w << '\n';
+  if (!compiler.empty()) {
+    const auto c = parse_compiler(compiler);
+    if (!c) throw InputError(fmt::format("--compiler {}: must be nvrtc, nvcc or auto", compiler));
+    p.set_compiler(*c);
+  }
   return p;
 }
 
@@ -343,7 +349,7 @@ int cmd_space(const std::string& kernel, const std::string& problem, int show, c
 }
 
 int cmd_compile(const CompileArgs& a) {
-  KernelProblem p = load_kernel(a.kernel);
+  KernelProblem p = load_kernel(a.kernel, a.compiler);
   const Space& s = p.space();
   auto archs = jit::supported_archs();
   if (std::find(archs.begin(), archs.end(), a.arch) == archs.end())
@@ -363,15 +369,16 @@ int cmd_compile(const CompileArgs& a) {
         throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
       // The error line first: a failure after a clean compile (the redefined macro of a
       // tuning parameter) has no error in its log, and an empty log said nothing at all.
+      const char* by = compiler_display_name(req.compiler);
       std::cerr << fmt::format("compile failed: {} {}: {}\nconfiguration: {}\ndefines (prepended as #define "
-                               "lines): {}\nkernel names: {}\nNVRTC options: {}\n--- NVRTC log ---\n{}\n",
+                               "lines): {}\nkernel names: {}\n{} options: {}\n--- {} log ---\n{}\n",
                                p.name(), config.key(), res.error, config.json(), join(p.defines(c), " "),
-                               join(req.kernel_names, " "), join(res.full_options, " "),
+                               join(req.kernel_names, " "), by, join(res.full_options, " "), by,
                                res.log.empty() ? std::string("(empty)") : res.log);
       return kFailure;
     }
-    std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), config.key(),
-                             res.cubin.size(), a.arch, res.compile_ms);
+    std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms by {}\n", p.name(), config.key(),
+                             res.cubin.size(), a.arch, res.compile_ms, compiler_display_name(req.compiler));
     for (std::size_t i = 0; i < req.kernel_names.size() && i < res.lowered_names.size(); ++i)
       if (req.kernel_names[i] != res.lowered_names[i])
         std::cout << fmt::format("kernel {}: symbol {}\n", req.kernel_names[i], res.lowered_names[i]);
@@ -413,7 +420,7 @@ int cmd_compile(const CompileArgs& a) {
     ++total;
     if (!done->result.ok) {
       ++failed;
-      std::cerr << fmt::format("FAILED {} ({})\n  defines: {}\n  NVRTC options: {}\n{}\n", s.key(done->config),
+      std::cerr << fmt::format("FAILED {} ({})\n  defines: {}\n  compiler options: {}\n{}\n", s.key(done->config),
                                done->result.error, join(p.defines(done->config), " "),
                                join(done->result.full_options, " "), done->result.log);
     } else if (!a.quiet) {
@@ -426,9 +433,10 @@ int cmd_compile(const CompileArgs& a) {
   live.end();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto st = pool.stats();
-  std::cout << fmt::format("{}: {} configurations for {}: {} ok, {} failed; {} compiled, {} from the cache, {} "
+  std::cout << fmt::format("{}: {} configurations for {} by {}: {} ok, {} failed; {} compiled, {} from the cache, {} "
                            "shared; {} {} workers, {:.2f} s wall, {:.1f} configurations/s, {:.1f} ms per compile\n",
-                           p.name(), total, a.arch, total - failed, failed, st.compiled, st.cache_hits, st.shared,
+                           p.name(), total, a.arch, jit::decide_compiler(p, a.arch).describe(), total - failed, failed,
+                           st.compiled, st.cache_hits, st.shared,
                            pool.workers(), a.pool.mode, wall_s, wall_s > 0 ? static_cast<double>(total) / wall_s : 0.0,
                            st.compiled ? st.compile_ms / static_cast<double>(st.compiled) : 0.0);
   if (!a.json.empty()) {
@@ -436,6 +444,7 @@ int cmd_compile(const CompileArgs& a) {
     if (!out) throw InputError(fmt::format("--json {}: cannot be written", a.json));
     out << json{{"kernel", p.name()},
                 {"arch", a.arch},
+                {"compiler", compiler_name(jit::decide_compiler(p, a.arch).compiler)},
                 {"configs", total},
                 {"failed", failed},
                 {"unique_compiles", st.compiled},
@@ -548,7 +557,7 @@ int cmd_tune(const TuneArgs& a) {
 namespace {
 
 int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std::vector<int>()>& my_gpus) {
-  KernelProblem p = load_kernel(a.kernel);
+  KernelProblem p = load_kernel(a.kernel, a.compiler);
   if (a.budget && *a.budget == 0) throw InputError("--budget 0: must be at least 1");
   if (a.higher_is_better && a.lower_is_better)
     throw InputError("--objective-higher-is-better and --objective-lower-is-better: give one");
@@ -686,6 +695,8 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
            {"wall_s", r.wall_s},
            {"timed_ms_total", r.timed_ms_total},
            {"compile_workers", r.compile_workers},
+           {"compiler", r.compiler},
+           {"compiler_reason", r.compiler_reason},
            {"learnt_budget", r.learnt_budget ? json(*r.learnt_budget) : json(nullptr)},
            {"workers", workers_json(r.workers)},
            {"compile_mode", a.pool.mode},
@@ -725,13 +736,13 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
 }  // namespace
 
 int cmd_measure(const MeasureConfigArgs& a) {
-  KernelProblem p = load_kernel(a.kernel);
+  KernelProblem p = load_kernel(a.kernel, a.compiler);
   worker::MeasureOptions o = measure_options(a.measure);
   plan_verification(p, o.verify);  // validates --verify
   o.finalists = 0;
   runner::MeasureSession r = runner::measure_configs(p, a.problem, a.configs, a.device, o, a.loop_s);
-  std::cout << fmt::format("{} ({}) on {}, L2 {}{}\n", p.name(), r.problem_key, r.device.name, r.l2_method,
-                           r.configs.size() > 1 ? ", interleaved" : "");
+  std::cout << fmt::format("{} ({}) on {}, L2 {}{}, compiler {}\n", p.name(), r.problem_key, r.device.name,
+                           r.l2_method, r.configs.size() > 1 ? ", interleaved" : "", r.compiler);
   bool all_ok = true;
   json arr = json::array();
   for (const auto& c : r.configs) {
@@ -768,6 +779,7 @@ int cmd_measure(const MeasureConfigArgs& a) {
              {"problem", r.problem_key},
              {"l2", r.l2_method},
              {"verification", r.verification},
+             {"compiler", r.compiler},
              {"interleaved", r.configs.size() > 1},
              {"timer_floor_ms", r.timer_floor_ms},
              {"configs", arr}};

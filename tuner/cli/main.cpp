@@ -67,6 +67,14 @@ int main(int argc, char** argv) {
   auto* cfg = compile->add_option("--config", ca.config, "k=v,... (others take their default)");
   compile->add_flag("--all", ca.all, "Compile every valid configuration")->excludes(cfg);
   compile->add_option("--arch", ca.arch, "Target architecture (real, e.g. sm_90)");
+  auto compiler_option = [](CLI::App* cmd, std::string& compiler) {
+    cmd->add_option("--compiler", compiler,
+                    "nvrtc, nvcc or auto: auto compiles with NVRTC unless the kernel needs nvcc (a host or standard "
+                    "header, an nvcc-only option such as -O3, __host__ code), decided from the default "
+                    "configuration (default: the file's cutune.Compiler, else auto)")
+        ->check(CLI::IsMember({"auto", "nvrtc", "nvcc"}));
+  };
+  compiler_option(compile, ca.compiler);
   compile->add_flag("--quiet", ca.quiet,
                     "With --all, print failures, progress (a line per tenth, or a live line on a terminal) and "
                     "the summary");
@@ -160,6 +168,7 @@ int main(int argc, char** argv) {
                                      "(repeatable; counts against --budget)")
       ->take_all()
       ->expected(1);
+  compiler_option(tune, ta.compiler);
   pool_options(tune, ta.pool, "--compile-workers", "--compile-mode",
                "three per four cores, at most 12: the tuner and its GPU worker keep the rest");
   tune->add_option("--lookahead", ta.lookahead,
@@ -192,6 +201,7 @@ int main(int argc, char** argv) {
   measure->add_option("--json", ma.json, "Write the statistics and raw samples as JSON to this file")
       ->check(directory_exists_for_output());
   measure_options(measure, ma.measure);
+  compiler_option(measure, ma.compiler);
 
   QueryArgs qa;
   auto* query = app.add_subcommand("query", "Show the stored winners");

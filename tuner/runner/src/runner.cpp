@@ -18,6 +18,7 @@
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/formats/kt_interop.hpp"
+#include "cutune/jit/compiler_choice.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
@@ -214,6 +215,11 @@ void Tuning::prepare() {
     report_.workers.push_back(std::move(w));
   }
   report_.device.nvrtc_version = jit::nvrtc_version();
+  // Decided before this (TuningSession's kernel-name check builds the default's request):
+  // the same decision, said once here.
+  const jit::CompilerDecision compiler = jit::decide_compiler(problem_, report_.device.arch());
+  report_.compiler = compiler_name(compiler.compiler);
+  report_.compiler_reason = compiler.reason;
   report_.kernel = problem_.name();
   report_.problem_key = session_.instance().key();
   report_.date = db::utc_now_iso();
@@ -549,10 +555,12 @@ void Tuning::run_search() {
   report_.verification = ready.verification.describe(problem_);
   report_.l2_method = to_string(ready.l2);
   // "verification: none", not "against the none" (seen in a tuning of an unverified problem).
-  log(fmt::format("tuning {} ({}) on {} [{}]{}, verification: {}, L2 {}", problem_.name(),
+  log(fmt::format("tuning {} ({}) on {} [{}]{}, verification: {}, L2 {}, compiler {}", problem_.name(),
                   report_.problem_key, report_.device.name, report_.device.arch(),
                   lanes().size() > 1 ? fmt::format(" x{} ({} GPU workers)", lanes().size(), lanes().size()) : "",
-                  report_.verification, report_.l2_method));
+                  report_.verification, report_.l2_method,
+                  report_.compiler == "nvrtc" ? std::string("NVRTC")
+                                              : jit::CompilerDecision{Compiler::Nvcc, report_.compiler_reason}.describe()));
 
   std::optional<Clock::time_point> deadline;
   if (options_.time_budget_s)
@@ -866,6 +874,7 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
   session.device = cuda::identify(device);
   session.device.nvrtc_version = jit::nvrtc_version();
   session.problem_key = instance.key();
+  session.compiler = compiler_name(jit::decide_compiler(problem, session.device.arch()).compiler);
   worker::GpuStage gpu(problem, instance, device, options, data_seed);
   session.l2_method = to_string(gpu.l2_method());
   session.verification = gpu.verification_source();
