@@ -139,6 +139,22 @@ std::vector<Metric> read_metrics(const Loader& L, const json& cut) {
   return out;
 }
 
+// cutune.Compiler ("auto", "nvrtc", "nvcc") and cutune.Lang (Kernel Tuner's lang).
+void read_compile_choice(const Loader& L, const json& cut, Compiler& compiler, KernelLang& lang) {
+  if (cut.contains("Compiler")) {
+    const std::string text = L.string_of(cut["Compiler"], "cutune.Compiler");
+    const auto c = parse_compiler(text);
+    if (!c) L.fail("cutune.Compiler", fmt::format("'{}' is not auto, nvrtc or nvcc", text));
+    compiler = *c;
+  }
+  if (cut.contains("Lang")) {
+    const std::string text = L.string_of(cut["Lang"], "cutune.Lang");
+    const auto l = parse_kernel_lang(text);
+    if (!l) L.fail("cutune.Lang", fmt::format("'{}' is not CUDA, CuPy, NVCUDA or PyCUDA", text));
+    lang = *l;
+  }
+}
+
 // The names the code can see: identifiers of the kernel file, its local headers and the
 // compiler options. A name in a comment counts too, which costs at most a redundant
 // #define, never a missing one.
@@ -229,6 +245,7 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   p.reference_arguments_ = detail::read_reference_arguments(L, spec, p.tolerance_, p.arguments_);
   p.verification_ = detail::read_verification(L, cut, !p.reference_.empty(), p.reference_arguments_, p.arguments_);
   p.metrics_ = read_metrics(L, cut);
+  read_compile_choice(L, cut, p.compiler_, p.lang_);
 
   check_default_instance(L, p);
   return p;

@@ -134,7 +134,7 @@ class Session:
         first = sources[0]
         extra_dirs = []
         if o.get("lang") is not None and str(o["lang"]).upper() not in CUDA_LANGS:
-            raise Unsupported("lang", o["lang"], "cutune compiles CUDA kernels with NVRTC only")
+            raise Unsupported("lang", o["lang"], "cutune compiles CUDA kernels only (with NVRTC or nvcc)")
         if looks_like_a_filename(first):
             if not os.path.isfile(first):
                 raise Unsupported("kernel_source", first, "no such file (relative to the working directory "
@@ -160,7 +160,7 @@ class Session:
         lang = (lang or detect_language(code)).upper()
         if lang not in CUDA_LANGS:
             raise Unsupported("lang", o.get("lang") or f"{lang} (detected)",
-                              "cutune compiles CUDA kernels with NVRTC only")
+                              "cutune compiles CUDA kernels only (with NVRTC or nvcc)")
 
         # --- configuration space
         params = []
@@ -284,6 +284,10 @@ class Session:
             cut["Tolerance"] = {"Relative": 1e-5, "Absolute": float(o.get("atol", 1e-6))}
         if verification:
             cut["Verification"] = verification
+        if lang == "CUPY":  # CuPy's compile environment: its headers, cuda_fp16.h first
+            cut["Lang"] = "CuPy"
+        if o.get("compiler") in ("auto", "nvrtc", "nvcc"):
+            cut["Compiler"] = o["compiler"]
         if cmem:
             # Kernel Tuner copies cmem_args into __constant__ symbols only; in a T1 file such an
             # argument would also be passed to the kernel: the launch lists the real ones.

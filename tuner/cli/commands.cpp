@@ -20,6 +20,7 @@
 #include "cutune/cluster/world.hpp"
 #include "cutune/cuda/device.hpp"
 #include "cutune/db/store.hpp"
+#include "cutune/jit/compiler_choice.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
@@ -68,9 +69,14 @@ std::vector<std::string> builtin_names() {
   return names;
 }
 
-KernelProblem load_kernel(const std::string& kernel) {
+KernelProblem load_kernel(const std::string& kernel, const std::string& compiler = "") {
   KernelProblem p = KernelProblem::load(resolve_kernel(kernel));
   for (const auto& w : p.warnings()) std::cerr << "warning: " << w << '\n';
+  if (!compiler.empty()) {
+    const auto c = parse_compiler(compiler);
+    if (!c) throw InputError(fmt::format("--compiler {}: must be nvrtc, nvcc or auto", compiler));
+    p.set_compiler(*c);
+  }
   return p;
 }
 
@@ -315,15 +321,16 @@ int compile_one(const CompileArgs& a, const KernelProblem& p) {
       throw InputError(fmt::format("{}: KernelSpecification.KernelName: {}", p.json_file().string(), e));
     // The error line first: a failure after a clean compile (the redefined macro of a
     // tuning parameter) has no error in its log, and an empty log said nothing at all.
+    const char* by = compiler_display_name(req.compiler);
     std::cerr << fmt::format("compile failed: {} {}: {}\nconfiguration: {}\ndefines (prepended as #define "
-                             "lines): {}\nkernel names: {}\nNVRTC options: {}\n--- NVRTC log ---\n{}\n",
+                             "lines): {}\nkernel names: {}\n{} options: {}\n--- {} log ---\n{}\n",
                              p.name(), config.key(), res.error, config.json(), join(p.defines(c), " "),
-                             join(req.kernel_names, " "), join(res.full_options, " "),
+                             join(req.kernel_names, " "), by, join(res.full_options, " "), by,
                              res.log.empty() ? std::string("(empty)") : res.log);
     return kFailure;
   }
-  std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms\n", p.name(), config.key(),
-                           res.cubin.size(), a.arch, res.compile_ms);
+  std::cout << fmt::format("{} {}: {} bytes of cubin for {} in {:.1f} ms by {}\n", p.name(), config.key(),
+                           res.cubin.size(), a.arch, res.compile_ms, compiler_display_name(req.compiler));
   for (std::size_t i = 0; i < req.kernel_names.size() && i < res.lowered_names.size(); ++i)
     if (req.kernel_names[i] != res.lowered_names[i])
       std::cout << fmt::format("kernel {}: symbol {}\n", req.kernel_names[i], res.lowered_names[i]);
@@ -368,7 +375,7 @@ int compile_all(const CompileArgs& a, const KernelProblem& p) {
     ++total;
     if (!done->result.ok) {
       ++failed;
-      std::cerr << fmt::format("FAILED {} ({})\n  defines: {}\n  NVRTC options: {}\n{}\n", s.key(done->config),
+      std::cerr << fmt::format("FAILED {} ({})\n  defines: {}\n  compiler options: {}\n{}\n", s.key(done->config),
                                done->result.error, join(p.defines(done->config), " "),
                                join(done->result.full_options, " "), done->result.log);
     } else if (!a.quiet) {
@@ -382,6 +389,8 @@ int compile_all(const CompileArgs& a, const KernelProblem& p) {
   const CompileRunSummary summary{
       .kernel = p.name(),
       .arch = a.arch,
+      .compiler_text = jit::decide_compiler(p, a.arch).describe(),
+      .compiler = compiler_name(jit::decide_compiler(p, a.arch).compiler),
       .configs = total,
       .failed = failed,
       .stats = pool.stats(),
@@ -396,7 +405,7 @@ int compile_all(const CompileArgs& a, const KernelProblem& p) {
 }  // namespace
 
 int cmd_compile(const CompileArgs& a) {
-  KernelProblem p = load_kernel(a.kernel);
+  KernelProblem p = load_kernel(a.kernel, a.compiler);
   auto archs = jit::supported_archs();
   if (std::find(archs.begin(), archs.end(), a.arch) == archs.end())
     throw InputError(fmt::format("--arch {}: NVRTC {} supports {}", a.arch, jit::nvrtc_version_string(),
@@ -512,7 +521,7 @@ runner::TuneOptions tune_options(const TuneArgs& a, cluster::Ranks* ranks,
 }
 
 int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std::vector<int>()>& my_gpus) {
-  KernelProblem p = load_kernel(a.kernel);
+  KernelProblem p = load_kernel(a.kernel, a.compiler);
   runner::TuneOptions o;
   try {
     o = tune_options(a, ranks, my_gpus);
@@ -557,7 +566,7 @@ int tune_here(const TuneArgs& a, cluster::Ranks* ranks, const std::function<std:
 }  // namespace
 
 int cmd_measure(const MeasureConfigArgs& a) {
-  KernelProblem p = load_kernel(a.kernel);
+  KernelProblem p = load_kernel(a.kernel, a.compiler);
   worker::MeasureOptions o = measure_options(a.measure);
   plan_verification(p, o.verify);  // validates --verify
   o.finalists = 0;

@@ -36,8 +36,10 @@ struct CompilePoolArgs {
   std::string cache_dir;              ///< "": $CUTUNE_CACHE_DIR, else ~/.cache/cutune/cubins
   bool no_cache = false;
 };
+/// --compiler: "" (the problem's cutune.Compiler, else auto), "auto", "nvrtc" or "nvcc".
 struct CompileArgs {
   std::string kernel, config, arch = "sm_90";
+  std::string compiler;
   bool all = false;
   bool quiet = false;
   CompilePoolArgs pool;
@@ -60,6 +62,7 @@ struct MeasureArgs {
 };
 struct TuneArgs {
   std::string kernel, problem, strategy = search::kDefaultStrategy;
+  std::string compiler;               ///< --compiler, as CompileArgs::compiler
   std::optional<std::uint64_t> budget;
   std::uint64_t seed = 1;
   std::string db, report;
@@ -86,6 +89,7 @@ struct TuneArgs {
 int cmd_tune(const TuneArgs& args);
 struct MeasureConfigArgs {
   std::string kernel, problem, json;
+  std::string compiler;               ///< --compiler, as CompileArgs::compiler
   std::vector<std::string> configs;
   double loop_s = 0.0;
   int device = 0;

@@ -70,12 +70,21 @@ void add_pool_options(CLI::App* cmd, CompilePoolArgs& a, const char* what, const
   cmd->add_flag("--no-cache", a.no_cache, "Neither read nor write the cubin cache");
 }
 
+void compiler_option(CLI::App* cmd, std::string& compiler) {
+  cmd->add_option("--compiler", compiler,
+                  "nvrtc, nvcc or auto: auto compiles with NVRTC unless the kernel needs nvcc (a host or standard "
+                  "header, an nvcc-only option such as -O3, __host__ code), decided from the default "
+                  "configuration (default: the file's cutune.Compiler, else auto)")
+      ->check(CLI::IsMember({"auto", "nvrtc", "nvcc"}));
+}
+
 CLI::App* add_compile(CLI::App& app, CompileArgs& ca) {
   auto* compile = app.add_subcommand("compile", "Compile configurations to cubin with NVRTC (no GPU needed)");
   compile->add_option("KERNEL", ca.kernel, "Built-in template name or T1 .json file")->required();
   auto* cfg = compile->add_option("--config", ca.config, "k=v,... (others take their default)");
   compile->add_flag("--all", ca.all, "Compile every valid configuration")->excludes(cfg);
   compile->add_option("--arch", ca.arch, "Target architecture (real, e.g. sm_90)");
+  compiler_option(compile, ca.compiler);
   compile->add_flag("--quiet", ca.quiet,
                     "With --all, print failures, progress (a line per tenth, or a live line on a terminal) and "
                     "the summary");
@@ -165,6 +174,7 @@ CLI::App* add_tune(CLI::App& app, TuneArgs& ta, CLI::Option*& device) {
                                      "(repeatable; counts against --budget)")
       ->take_all()
       ->expected(1);
+  compiler_option(tune, ta.compiler);
   add_pool_options(tune, ta.pool, "--compile-workers", "--compile-mode",
                    "three per four cores, at most 12: the tuner and its GPU worker keep the rest");
   tune->add_option("--lookahead", ta.lookahead,
@@ -195,6 +205,7 @@ CLI::App* add_measure(CLI::App& app, MeasureConfigArgs& ma) {
   measure->add_option("--json", ma.json, "Write the statistics and raw samples as JSON to this file")
       ->check(directory_exists_for_output());
   add_measure_options(measure, ma.measure);
+  compiler_option(measure, ma.compiler);
   return measure;
 }
 

@@ -5,9 +5,9 @@
 namespace cutune::cli {
 
 void print_compile_summary(std::ostream& out, const CompileRunSummary& s) {
-  out << fmt::format("{}: {} configurations for {}: {} ok, {} failed; {} compiled, {} from the cache, {} "
+  out << fmt::format("{}: {} configurations for {} by {}: {} ok, {} failed; {} compiled, {} from the cache, {} "
                      "shared; {} {} workers, {:.2f} s wall, {:.1f} configurations/s, {:.1f} ms per compile\n",
-                     s.kernel, s.configs, s.arch, s.configs - s.failed, s.failed, s.stats.compiled,
+                     s.kernel, s.configs, s.arch, s.compiler_text, s.configs - s.failed, s.failed, s.stats.compiled,
                      s.stats.cache_hits, s.stats.shared, s.workers, s.mode, s.wall_s, s.configs_per_s(),
                      s.compile_ms_mean());
 }
@@ -15,6 +15,7 @@ void print_compile_summary(std::ostream& out, const CompileRunSummary& s) {
 nlohmann::ordered_json compile_summary_json(const CompileRunSummary& s) {
   return {{"kernel", s.kernel},
           {"arch", s.arch},
+          {"compiler", s.compiler},
           {"configs", s.configs},
           {"failed", s.failed},
           {"unique_compiles", s.stats.compiled},

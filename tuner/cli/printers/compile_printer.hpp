@@ -13,6 +13,9 @@ namespace cutune::cli {
 /// One compile of a whole space through the compile pool.
 struct CompileRunSummary {
   std::string kernel, arch;
+  /// The compiler that compiled it as said to people ("NVRTC", "nvcc (...)") and as a key
+  /// ("nvrtc", "nvcc").
+  std::string compiler_text, compiler;
   std::uint64_t configs = 0, failed = 0;
   runner::CompilePool::Stats stats;
   std::size_t workers = 0;

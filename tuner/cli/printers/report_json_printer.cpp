@@ -115,6 +115,8 @@ json tune_report_json(const TuneSummary& s) {
          {"wall_s", r.wall_s},
          {"timed_ms_total", r.timed_ms_total},
          {"compile_workers", r.compile_workers},
+         {"compiler", r.compiler},
+         {"compiler_reason", r.compiler_reason},
          {"learnt_budget", r.learnt_budget ? json(*r.learnt_budget) : json(nullptr)},
          {"workers", workers_json(r.workers)},
          {"compile_mode", s.compile_mode},
@@ -144,6 +146,7 @@ json measure_json(const runner::MeasureSession& session, const std::string& kern
           {"problem", session.problem_key},
           {"l2", session.l2_method},
           {"verification", session.verification},
+          {"compiler", session.compiler},
           {"interleaved", session.configs.size() > 1},
           {"timer_floor_ms", session.timer_floor_ms},
           {"configs", configs}};

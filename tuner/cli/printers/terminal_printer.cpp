@@ -82,8 +82,8 @@ void print_tune_summary(std::ostream& out, const TuneSummary& summary) {
 }
 
 void print_measure_session(std::ostream& out, const std::string& kernel, const runner::MeasureSession& session) {
-  out << fmt::format("{} ({}) on {}, L2 {}{}\n", kernel, session.problem_key, session.device.name, session.l2_method,
-                     session.configs.size() > 1 ? ", interleaved" : "");
+  out << fmt::format("{} ({}) on {}, L2 {}{}, compiler {}\n", kernel, session.problem_key, session.device.name,
+                     session.l2_method, session.configs.size() > 1 ? ", interleaved" : "", session.compiler);
   for (const auto& c : session.configs) {
     const auto& ev = c.evaluation;
     out << fmt::format("  {}: ", c.config.key());

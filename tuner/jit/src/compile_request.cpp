@@ -1,9 +1,13 @@
 #include "cutune/jit/compile_request.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+
+#include "cutune/jit/compiler_choice.hpp"
 
 namespace cutune::jit {
 
@@ -44,9 +48,39 @@ std::string replace_parameter_names(const std::string& text, const std::vector<s
   return out;
 }
 
+std::string cupy_include_dir() {
+  static const std::string dir = [] {
+    // Kernel Tuner's CuPy backend compiles with cupy.RawModule, which adds this folder; where
+    // CuPy is not installed the kernel's own includes say what is missing.
+    std::string out;
+    FILE* pipe = ::popen("python3 -c \"import cupy, os; print(os.path.dirname(cupy.__file__) + '/_core/include')\" "
+                         "2>/dev/null",
+                         "r");
+    if (!pipe) return out;
+    std::array<char, 512> buffer{};
+    while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe)) out += buffer.data();
+    const bool ok = ::pclose(pipe) == 0;
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    std::error_code ec;
+    return ok && std::filesystem::is_directory(out, ec) ? out : std::string();
+  }();
+  return dir;
+}
+
 CompileRequest compile_request(const KernelProblem& problem, const Config& config, const std::string& arch) {
+  const Compiler compiler =
+      problem.compiler() == Compiler::Auto ? decide_compiler(problem, arch).compiler : problem.compiler();
+  return compile_request_with(problem, config, arch, compiler);
+}
+
+CompileRequest compile_request_with(const KernelProblem& problem, const Config& config, const std::string& arch,
+                                    Compiler compiler) {
   CompileRequest r;
+  r.compiler = compiler;
   r.source = problem.configured_source(config);
+  // CuPy's RawModule has half precision without an #include: cuda_fp16.h comes first, before
+  // the configuration's #defines (which must not rewrite it).
+  if (problem.lang() == KernelLang::CuPy) r.source = "#include <cuda_fp16.h>\n" + r.source;
   r.source_name = problem.kernel_file().filename().string();
   const auto params = problem.space().assignments(config);
   for (const auto& name : problem.kernel_names()) r.kernel_names.push_back(replace_parameter_names(name, params));
@@ -54,8 +88,12 @@ CompileRequest compile_request(const KernelProblem& problem, const Config& confi
   // Kernel Tuner's NVRTC backend adds the toolkit's headers to every compile; kernels written
   // for it include <cub/cub.cuh> and friends without saying where they are.
   for (auto& o : toolkit_include_options()) r.options.push_back(std::move(o));
+  if (problem.lang() == KernelLang::CuPy)
+    if (std::string dir = cupy_include_dir(); !dir.empty()) r.options.push_back("-I" + dir);
   r.arch = arch;
   r.headers = problem.local_headers();
+  std::error_code ec;
+  r.source_dir = std::filesystem::absolute(problem.kernel_file(), ec).parent_path().string();
   return r;
 }
 

@@ -1,5 +1,7 @@
 #include "cutune/jit/cubin_cache.hpp"
 
+#include "cutune/jit/nvcc_compiler.hpp"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -231,6 +233,12 @@ std::string compile_key(const CompileRequest& request, int nvrtc_version) {
   for (const auto& [name, content] : request.headers) {
     h.field(name);
     h.field(content);
+  }
+  // NVRTC's keys stay as they were before nvcc (caches keep their entries); another
+  // compiler's name and, for nvcc, its release and path, follow.
+  if (request.compiler != Compiler::Nvrtc) {
+    h.field(compiler_name(request.compiler));
+    if (request.compiler == Compiler::Nvcc) h.field(nvcc_identity());
   }
   return h.hex();
 }

@@ -1,6 +1,9 @@
 #include "cutune/jit/nvrtc_compiler.hpp"
 
+#include "compile_log.hpp"
+#include "compiler_choice_detail.hpp"
 #include "cutune/jit/global_functions.hpp"
+#include "cutune/jit/nvcc_compiler.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,6 +17,11 @@
 
 namespace cutune::jit {
 namespace {
+
+using detail::first_error_line;
+using detail::log_lines;
+using detail::redefined_parameter;
+using detail::trim;
 
 // Throws with the call text and NVRTC's own error string (STYLE.md convention 3).
 #define CUTUNE_NVRTC_CHECK(call)                                                       \
@@ -47,72 +55,6 @@ class Program {
  private:
   nvrtcProgram prog_ = nullptr;
 };
-
-// The log's first error line, for the one-line summary.
-std::string first_error_line(const std::string& log) {
-  std::size_t pos = log.find(": error");
-  if (pos == std::string::npos) pos = log.find("error");
-  if (pos == std::string::npos) return {};
-  const auto bol = log.rfind('\n', pos);
-  std::string line = log.substr(bol == std::string::npos ? 0 : bol + 1);
-  return line.substr(0, line.find('\n'));
-}
-
-std::vector<std::string> log_lines(const std::string& log) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= log.size()) {
-    std::size_t end = log.find('\n', start);
-    if (end == std::string::npos) end = log.size();
-    out.push_back(log.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-std::string trim(std::string s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-// The names the configuration prefix defines (`#define NAME VALUE` and `constexpr int NAME
-// = V;` lines before `#line`); none when the source has no `#line`, i.e. no prefix.
-std::vector<std::string> prefix_names(const std::string& source) {
-  std::vector<std::string> names;
-  std::size_t start = 0;
-  while (start < source.size()) {
-    std::size_t end = source.find('\n', start);
-    if (end == std::string::npos) end = source.size();
-    const std::string line = source.substr(start, end - start);
-    if (line.rfind("#line ", 0) == 0) return names;
-    for (const char* lead : {"#define ", "constexpr int "}) {
-      if (line.rfind(lead, 0) != 0) continue;
-      std::size_t b = std::string_view(lead).size(), e = b;
-      while (e < line.size() && (std::isalnum(static_cast<unsigned char>(line[e])) || line[e] == '_')) ++e;
-      if (e > b) names.push_back(line.substr(b, e - b));
-    }
-    start = end + 1;
-  }
-  return {};
-}
-
-// NVRTC only warns when the kernel redefines a macro the prefix defined ("incompatible
-// redefinition of macro"), and the kernel then silently runs with its own value under the
-// configuration's name: the measurement would belong to another configuration. An error.
-std::string redefined_parameter(const std::string& source, const std::string& log) {
-  const auto names = prefix_names(source);
-  if (names.empty()) return {};
-  for (const auto& line : log_lines(log)) {
-    static constexpr std::string_view marker = "incompatible redefinition of macro \"";
-    const auto at = line.find(marker);
-    if (at == std::string::npos) continue;
-    const auto b = at + marker.size(), e = line.find('"', b);
-    if (e == std::string::npos) continue;
-    if (std::find(names.begin(), names.end(), line.substr(b, e - b)) != names.end()) return trim(line);
-  }
-  return {};
-}
 
 // NVRTC reports a name expression it cannot resolve in its own pseudo-file __nv_name_map,
 // followed by the expression: `#pragma nv_mangled_name foo`. The names so reported.
@@ -223,9 +165,14 @@ CompileResult compile_program(const CompileRequest& request, bool& unknown_name)
 
 }  // namespace
 
+std::string detail::unknown_kernel_message(const CompileRequest& request, const std::vector<std::string>& names,
+                                           const std::string& why) {
+  return unknown_name_message(request, names, why);
+}
+
 CompileResult compile(const CompileRequest& request) {
   bool unknown_name = false;
-  return compile_program(request, unknown_name);
+  return detail::compile_dispatch(request, unknown_name, compile_program, compile_with_nvcc);
 }
 
 std::string kernel_name_error(const CompileRequest& request) {
@@ -237,9 +184,9 @@ std::string kernel_name_error(const CompileRequest& request) {
                                        [&](const GlobalFunction& f) { return unqualified_name(f.name) == base; });
   }
   if (all_seen) return {};
-  // Not in the text: a kernel made by a macro still compiles, so NVRTC decides.
+  // Not in the text: a kernel made by a macro still compiles, so the compiler decides.
   bool unknown_name = false;
-  CompileResult r = compile_program(request, unknown_name);
+  CompileResult r = detail::compile_dispatch(request, unknown_name, compile_program, compile_with_nvcc);
   return unknown_name ? r.error : std::string();
 }
 

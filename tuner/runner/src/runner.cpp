@@ -18,6 +18,7 @@
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/formats/kt_interop.hpp"
+#include "cutune/jit/compiler_choice.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
@@ -213,6 +214,13 @@ void Tuning::prepare() {
   const TuningTarget& target = session_.target();
   report_.kernel = target.kernel.name;
   report_.problem_key = target.problem_key;
+  if (problem_) {
+    // Decided before this (TuningSession's kernel-name check builds the default's request):
+    // the same decision, said once here. A replay compiles nothing.
+    const jit::CompilerDecision compiler = jit::decide_compiler(*problem_, report_.device.arch());
+    report_.compiler = compiler_name(compiler.compiler);
+    report_.compiler_reason = compiler.reason;
+  }
   report_.date = db::utc_now_iso();
   report_.default_config = session_.default_config();
   report_.objective = objective_;
@@ -560,10 +568,15 @@ void Tuning::run_search() {
   report_.l2_method = to_string(ready.l2);
   // "verification: none", not "against the none" (seen in a tuning of an unverified problem).
   const std::size_t lanes = pipeline().lanes();
-  log(fmt::format("tuning {} ({}) on {} [{}]{}, verification: {}, L2 {}", report_.kernel, report_.problem_key,
+  const std::string compiler_text =
+      !problem_ ? std::string()
+      : report_.compiler == "nvrtc"
+          ? std::string(", compiler NVRTC")
+          : ", compiler " + jit::CompilerDecision{Compiler::Nvcc, report_.compiler_reason}.describe();
+  log(fmt::format("tuning {} ({}) on {} [{}]{}, verification: {}, L2 {}{}", report_.kernel, report_.problem_key,
                   report_.device.name, report_.device.arch(),
                   lanes > 1 ? fmt::format(" x{} ({} GPU workers)", lanes, lanes) : "", report_.verification,
-                  report_.l2_method));
+                  report_.l2_method, compiler_text));
 
   std::optional<double> deadline_s;
   if (options_.time_budget_s) deadline_s = clock_origin_s_ + *options_.time_budget_s;
@@ -873,6 +886,7 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
   session.device = cuda::identify(device);
   session.device.nvrtc_version = jit::nvrtc_version();
   session.problem_key = instance.key();
+  session.compiler = compiler_name(jit::decide_compiler(problem, session.device.arch()).compiler);
   worker::GpuStage gpu(problem, instance, device, options, data_seed);
   session.l2_method = to_string(gpu.l2_method());
   session.verification = gpu.verification_source();

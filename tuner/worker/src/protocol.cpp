@@ -150,6 +150,8 @@ void fields(S& s, F&& f) {
   f("options", s.options);
   f("arch", s.arch);
   f("headers", s.headers);
+  f("compiler", s.compiler);
+  f("source_dir", s.source_dir);
 }
 
 /// Everything but the cubin, which travels as a frame.
@@ -252,6 +254,7 @@ json to_j(StopReason v);
 json to_j(SampleTimer v);
 json to_j(MeasurementLevel v);
 json to_j(Status v);
+json to_j(Compiler v);
 json to_j(L2Method::Kind v);
 json to_j(const VerificationPlan& v);
 json to_j(const Config& v);
@@ -273,6 +276,7 @@ void from_j(const json& j, StopReason& v);
 void from_j(const json& j, SampleTimer& v);
 void from_j(const json& j, MeasurementLevel& v);
 void from_j(const json& j, Status& v);
+void from_j(const json& j, Compiler& v);
 void from_j(const json& j, L2Method::Kind& v);
 void from_j(const json& j, VerificationPlan& v);
 void from_j(const json& j, Config& v);
@@ -356,6 +360,8 @@ json to_j(MeasurementLevel v) { return level_name(v); }
 void from_j(const json& j, MeasurementLevel& v) { enum_from_j(j, v, parse_level, "measurement level"); }
 json to_j(Status v) { return status_name(v); }
 void from_j(const json& j, Status& v) { enum_from_j(j, v, parse_status, "status"); }
+json to_j(Compiler v) { return compiler_name(v); }
+void from_j(const json& j, Compiler& v) { enum_from_j(j, v, parse_compiler, "compiler"); }
 
 const char* l2_kind_name(L2Method::Kind k) {
   switch (k) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cutune/model/compiler.hpp"
 #include "cutune/model/expression.hpp"
 #include "cutune/model/space.hpp"
 
@@ -176,6 +177,11 @@ class KernelProblem {
   const std::string& source() const { return source_; }
   const Space& space() const { return *space_; }
   const std::vector<std::string>& compiler_options() const { return compiler_options_; }
+  /// cutune.Compiler (default auto); `--compiler` replaces it (set_compiler).
+  Compiler compiler() const { return compiler_; }
+  void set_compiler(Compiler c) { compiler_ = c; }
+  /// cutune.Lang, Kernel Tuner's `lang` (default CUDA): KernelLang::CuPy compiles in CuPy's environment.
+  KernelLang lang() const { return lang_; }
   const std::vector<ArgumentSpec>& arguments() const { return arguments_; }
   const std::vector<ProblemVariable>& variables() const { return variables_; }
   const std::string& reference() const { return reference_; }  ///< "" = none
@@ -283,6 +289,8 @@ class KernelProblem {
   std::string source_;
   std::shared_ptr<Space> space_;
   std::vector<std::string> compiler_options_;
+  Compiler compiler_ = Compiler::Auto;
+  KernelLang lang_ = KernelLang::Cuda;
   std::vector<ArgumentSpec> arguments_;
   std::vector<ProblemVariable> variables_;
   std::vector<Expression> problem_size_;

@@ -13,8 +13,17 @@
 namespace cutune::jit {
 
 /// kernel_names: the problem's kernel names (KernelProblem::kernel_names(), same order)
-/// with tuning parameters replaced by their values, as Kernel Tuner 1.5 does.
+/// with tuning parameters replaced by their values, as Kernel Tuner 1.5 does. The compiler is
+/// the problem's, auto decided once per problem (compiler_choice.hpp: decide_compiler).
 CompileRequest compile_request(const KernelProblem& problem, const Config& config, const std::string& arch);
+/// The same with the compiler given. A CuPy problem (KernelLang::CuPy) gets CuPy's compile
+/// environment: `#include <cuda_fp16.h>` before everything and CuPy's include directory.
+CompileRequest compile_request_with(const KernelProblem& problem, const Config& config, const std::string& arch,
+                                    Compiler compiler);
+
+/// CuPy's header folder (<cupy>/_core/include) when `python3` imports cupy, else "": asked
+/// once per process.
+std::string cupy_include_dir();
 
 /// Kernel Tuner 1.5's util.replace_param_occurrences: every token of [A-Za-z0-9_]+ that is
 /// a parameter's name becomes str(value): `matmul<float, tile_size_x>` -> `matmul<float, 16>`.

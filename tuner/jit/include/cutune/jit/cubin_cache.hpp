@@ -1,5 +1,5 @@
 #pragma once
-// A persistent cache of NVRTC results on disk: cubins keyed by a hash of every
+// A persistent cache of compile results (NVRTC and nvcc) on disk: cubins keyed by a hash of every
 // input that changes them, so a second session of the same space compiles nothing.
 #include <filesystem>
 #include <optional>
@@ -10,7 +10,8 @@
 namespace cutune::jit {
 
 /// 32 hex chars: two independent 64-bit hashes over every input that changes the cubin:
-/// source, source_name, kernel_names, options (in order), arch, and the NVRTC version.
+/// source, source_name, kernel_names, options (in order), arch, and the compiler: NVRTC's
+/// version, or for nvcc its release and path (nvcc_identity(); nvrtc_version is then unused).
 /// Fields are length-prefixed, so ("ab", "c") and ("a", "bc") give different keys.
 std::string compile_key(const CompileRequest& request, int nvrtc_version);
 

@@ -96,6 +96,9 @@ struct TuneReport {
   double timed_ms_total = 0.0;
   CompilePool::Stats compile;
   std::size_t compile_workers = 0;
+  /// The compiler of every configuration ("nvrtc" or "nvcc") and why (jit::decide_compiler:
+  /// asked for, or what the default configuration's NVRTC compile said).
+  std::string compiler, compiler_reason;
   std::size_t worker_restarts = 0;  ///< GPU worker restarts (crashes, sticky errors, timeouts)
   double timeout_s = 0.0;           ///< the evaluation timeout in force at the end
   /// Where the wall time went (milliseconds, summed over the search): start-up until the
@@ -157,6 +160,7 @@ struct MeasuredConfig {
 struct MeasureSession {
   DeviceIdentity device;
   std::string problem_key, l2_method, verification;
+  std::string compiler;  ///< "nvrtc" or "nvcc" (jit::decide_compiler)
   std::vector<MeasuredConfig> configs;
   /// The event pair around no work, sampled like the configurations (after them).
   double timer_floor_ms = 0.0;
