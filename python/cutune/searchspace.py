@@ -62,6 +62,62 @@ class _Vectorise(ast.NodeTransformer):
         raise ValueError("calls are evaluated per configuration")
 
 
+def _compiled(node):
+    tree = _Vectorise().visit(ast.Expression(node))
+    return compile(ast.fix_missing_locations(tree), "<restriction>", "eval")
+
+
+def _truth_program(node):
+    """The restriction as a function of a chunk giving each row's truth, with Python's
+    short-circuits: the right of `a or b` is evaluated only on the rows where `a` is false (so
+    `unroll == 0 or tile % unroll == 0` never divides by zero), a conditional's branches only on
+    their rows. Raises ValueError for what has no element-wise form."""
+    if isinstance(node, ast.BoolOp):
+        parts = [_truth_program(v) for v in node.values]
+        is_or = isinstance(node.op, ast.Or)
+
+        def run(chunk):
+            out = numpy.full(chunk.size, not is_or)
+            todo = numpy.ones(chunk.size, dtype=bool)
+            for part in parts:
+                if not todo.any():
+                    break
+                idx = numpy.nonzero(todo)[0]
+                v = part(chunk.subset(todo) if len(idx) < chunk.size else chunk)
+                if is_or:
+                    out[idx[v]] = True
+                    todo[idx[v]] = False
+                else:
+                    out[idx[~v]] = False
+                    todo[idx[~v]] = False
+            return out
+        return run
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _truth_program(node.operand)
+        return lambda chunk: ~inner(chunk)
+    if isinstance(node, ast.IfExp):
+        test, body, orelse = _truth_program(node.test), _truth_program(node.body), _truth_program(node.orelse)
+
+        def run_if(chunk):
+            t = test(chunk)
+            out = numpy.zeros(chunk.size, dtype=bool)
+            if t.any():
+                out[t] = body(chunk.subset(t))
+            if (~t).any():
+                out[~t] = orelse(chunk.subset(~t))
+            return out
+        return run_if
+    code = _compiled(node)
+
+    def leaf(chunk):
+        with numpy.errstate(all="raise"):
+            v = numpy.asarray(eval(code, {"__builtins__": builtins, "__np": numpy}, chunk))
+        if v.dtype == object or v.shape not in ((), (chunk.size,)):
+            raise ValueError("no element-wise value")
+        return numpy.broadcast_to(v.astype(bool), (chunk.size,)).copy()
+    return leaf
+
+
 def _is_numeric(values):
     return all(isinstance(v, (int, float, numpy.integer, numpy.floating)) and not isinstance(v, (bool, numpy.bool_))
                for v in values)
@@ -74,8 +130,7 @@ class _Restriction:
         if kind == "string":
             self.code = compile(obj, "<restriction>", "eval")
             try:
-                tree = _Vectorise().visit(ast.parse(obj.strip(), mode="eval"))
-                self.vector = compile(ast.fix_missing_locations(tree), "<restriction>", "eval")
+                self.vector = _truth_program(ast.parse(obj.strip(), mode="eval").body)
             except (ValueError, SyntaxError):
                 self.vector = None
 
@@ -151,6 +206,34 @@ def _classify(restrictions, names):
     return out
 
 
+class _Chunk(dict):
+    """A slice of the cartesian product: a parameter's column of values (or of value indices)
+    is made when an expression first reads it."""
+
+    def __init__(self, flat, strides, lengths, names, cols):
+        super().__init__()
+        self.flat, self.strides, self.lengths, self.names, self.cols = flat, strides, lengths, names, cols
+        self.position = {n: i for i, n in enumerate(names)}
+        self.size = len(flat)
+        self._index = {}
+
+    def subset(self, ok):
+        return _Chunk(self.flat[ok], self.strides, self.lengths, self.names, self.cols)
+
+    def index(self, p):
+        if p not in self._index:
+            self._index[p] = (self.flat // self.strides[p]) % self.lengths[p]
+        return self._index[p]
+
+    def __missing__(self, name):
+        p = self.position.get(name)
+        if p is None:
+            raise KeyError(name)
+        value = self.cols[p][self.index(p)]
+        self[name] = value
+        return value
+
+
 class Space:
     """The valid configurations: `indices` (N x P uint32 value indices, product order) and the
     parameter values; `configs()` yields them as dicts in that order."""
@@ -181,42 +264,41 @@ class Space:
         kept = []
         for start in range(0, total, CHUNK):
             flat = numpy.arange(start, min(total, start + CHUNK), dtype=numpy.int64)
-            idx = [(flat // s) % n for s, n in zip(strides, lengths)]
-            kept.append(self._filter(idx, cols, numeric))
+            kept.append(self._filter(_Chunk(flat, strides, lengths, self.names, cols), numeric))
         rows = numpy.concatenate(kept) if kept else numpy.zeros((0, len(self.names)), numpy.uint32)
         return rows.reshape(-1, len(self.names)).astype(numpy.uint32)
 
-    def _filter(self, idx, cols, numeric):
-        n = len(idx[0]) if idx else 1
-        mask = numpy.ones(n, dtype=bool)
-        env = {name: c[i] for name, c, i in zip(self.names, cols, idx)}
+    def _filter(self, chunk, numeric):
+        """The rows of `chunk` every restriction keeps; the chunk shrinks to the survivors after
+        each vectorised check, so later checks read fewer rows."""
+        def narrowed(chunk, ok):
+            return chunk if ok.all() else chunk.subset(ok)
         if self.block_names:
-            prod = numpy.ones(n, dtype=object if not numeric else numpy.int64)
+            prod = numpy.ones(chunk.size, dtype=object if not numeric else numpy.int64)
             for b in self.block_names:
-                prod = prod * env[b]
-            mask &= numpy.asarray(prod <= self.max_threads, dtype=bool)
+                prod = prod * chunk[b]
+            chunk = narrowed(chunk, numpy.asarray(prod <= self.max_threads, dtype=bool))
         scalar = []
         for r in self.restrictions:
-            if r.vector is not None and numeric:
+            if r.vector is not None and numeric and chunk.size:
                 try:
-                    with numpy.errstate(all="raise"):
-                        v = eval(r.vector, {"__builtins__": builtins, "__np": numpy}, env)
-                    v = numpy.asarray(v)
-                    if v.shape in ((), (n,)) and v.dtype != object:
-                        mask &= numpy.broadcast_to(v.astype(bool), (n,))
-                        continue
+                    chunk = narrowed(chunk, r.vector(chunk))
+                    continue
                 except Exception:  # noqa: BLE001 -- evaluated per configuration below, as Python does
                     pass
             scalar.append(r)
-        rows = numpy.stack(idx, axis=1) if idx else numpy.zeros((1, 0), numpy.int64)
+        rows = numpy.stack([chunk.index(p) for p in range(len(self.names))], axis=1) if self.names else \
+            numpy.zeros((chunk.size, 0), numpy.int64)
         if scalar:
-            for k in numpy.nonzero(mask)[0]:
-                config = {name: self.values[p][rows[k, p]] for p, name in enumerate(self.names)}
+            ok = numpy.ones(len(rows), dtype=bool)
+            for k, row in enumerate(rows):
+                config = {name: self.values[p][row[p]] for p, name in enumerate(self.names)}
                 for r in scalar:
                     if not r.check(config):
-                        mask[k] = False
+                        ok[k] = False
                         break
-        return rows[mask]
+            rows = rows[ok]
+        return rows
 
     def configs(self):
         for row in self.indices:
