@@ -57,6 +57,33 @@ def run_script(python, corpus, entry, timeout):
         shutil.rmtree(work, ignore_errors=True)
 
 
+SYNTHETIC = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from cutune.searchspace import Space
+tp = {"block_size_x": [32 * i for i in range(1, 33)], "block_size_y": [1, 2, 4, 8, 16, 32],
+      "tile_x": list(range(1, 33)), "tile_y": list(range(1, 33)), "unroll": [0, 1, 2, 4], "vec": [1, 2, 4],
+      "sh": [0, 1, 2]}
+r = ["block_size_x*block_size_y >= 64", "tile_x*tile_y*vec <= 1024", "unroll == 0 or tile_x % unroll == 0"]
+bsn = ["block_size_x", "block_size_y", "block_size_z"]
+t = time.perf_counter(); s = Space(tp, r, bsn); ours = time.perf_counter() - t
+out = {"space": "synthetic: 7 parameters, product 14155776, 3 string restrictions", "cutune_size": len(s),
+       "cutune_seconds": ours}
+try:
+    from kernel_tuner.searchspace import Searchspace
+    t = time.perf_counter(); k = Searchspace(tp, r, 1024, block_size_names=bsn); kt = time.perf_counter() - t
+    out.update(kt_size=k.size, kt_seconds=kt, equal=set(map(tuple, (tuple(c.values()) for c in s.configs()))) == set(k.list))
+except ImportError:
+    pass
+print(json.dumps(out))
+"""
+
+
+def synthetic(python):
+    p = subprocess.run([python, "-c", SYNTHETIC, os.path.join(REPO, "python")], stdout=subprocess.PIPE, text=True)
+    return json.loads(p.stdout) if p.returncode == 0 else {"error": f"exit {p.returncode}"}
+
+
 def _load(path):
     try:
         with open(path) as f:
@@ -68,11 +95,15 @@ def _load(path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--python", default=sys.executable)
-    ap.add_argument("--corpus", default=os.environ.get("CUTUNE_KT_CORPUS", "/work/kt_corpus"))
+    material = os.environ.get("CUTUNE_TEST_MATERIAL")
+    ap.add_argument("--corpus", default=os.path.join(material, "kt_corpus") if material
+                    else os.path.normpath(os.path.join(REPO, "..", "kt_corpus")))
     ap.add_argument("--spec", default=os.path.join(REPO, "studies", "kt_corpus", "corpus_spec.json"))
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--out")
+    ap.add_argument("--synthetic", action="store_true", help="also a synthetic space of 1.26 million valid "
+                    "configurations, both tools (about a minute)")
     a = ap.parse_args(argv)
     if not os.path.isdir(a.corpus) or not os.path.isfile(a.spec):
         print(f"SKIPPED: no corpus at {a.corpus} or no spec at {a.spec} (scripts/fetch_kt_corpus.py)")
@@ -95,9 +126,13 @@ def main(argv=None):
         if not r["calls"]:
             print(f"{e['id']:38} no tune_kernel call (exit {r['exit']}): {' '.join(r.get('stderr_tail', []))}",
                   flush=True)
+    doc = {"python": a.python, "scripts": rows}
+    if a.synthetic:
+        doc["synthetic"] = synthetic(a.python)
+        print("synthetic:", json.dumps(doc["synthetic"]), flush=True)
     if a.out:
         with open(a.out, "w") as f:
-            json.dump({"python": a.python, "scripts": rows}, f, indent=1)
+            json.dump(doc, f, indent=1)
     bad = [(r["id"], c["call"]) for r in rows for c in r["calls"] if c.get("equal") is False]
     for b in bad:
         print("DIFFERENT:", *b)

@@ -100,6 +100,25 @@ def _refuse_unsupported(o):
                       "outputs its answer names are not verified", stacklevel=3)
 
 
+def write_evaluated_t1(out_dir, base, kind, o, session, call):
+    """The capture's way out when a call's Python has no exact T1 translation: the T1 file with
+    cutune.Configurations, the space and per-configuration values evaluated by Python as
+    tune_kernel does. Returns the file's name in out_dir."""
+    tune_params = o["tune_params"] if kind == "tune_kernel" else {k: [v] for k, v in dict(o["params"]).items()}
+    o = dict(o, tune_params=tune_params)
+    for k in ("restrictions", "metrics", "objective", "objective_higher_is_better"):
+        o.setdefault(k, None)
+    objective, higher = util.get_objective_defaults(o.get("objective"), o.get("objective_higher_is_better"))
+    bsn = resolve_block_size_names(util.check_block_size_params_names_list(o.get("block_size_names"), tune_params),
+                                   tune_params)
+    space = Space(tune_params, o.get("restrictions"), bsn)
+    if len(space) == 0:
+        raise ValueError("Search space is empty: no configuration satisfies the restrictions")
+    path, _ = _write_problem(out_dir, kind, o, space, bsn, objective, higher, base=base, session=session, call=call,
+                             strict_metrics=True)
+    return os.path.basename(path)
+
+
 def _cache_path(cache, run_dir):
     if not cache:
         return os.path.join(run_dir, "cache.json")
@@ -144,7 +163,8 @@ def _needs_launch_table(o):
     return any(has_callable(x) for x in items)
 
 
-def _write_problem(run_dir, kind, o, space, bsn, objective, higher):
+def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="problem", session=None, call=None,
+                   strict_metrics=False):
     """The T1 file of the call, with cutune.Configurations; returns (path, metrics the T1 carries)."""
     first = next(space.configs())
     t = dict(o)
@@ -159,18 +179,21 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher):
         if o.get("smem_args"):
             t["smem_args"] = util.get_smem_args(o["smem_args"], dict(first))
     metric_names = []
-    s = capture.Session(run_dir, os.path.join(os.getcwd(), "tune_kernel.py"))
+    s = session or capture.Session(run_dir, os.path.join(os.getcwd(), "tune_kernel.py"))
     try:
         t["metrics"] = o.get("metrics")
         if o.get("metrics"):
             try:
                 s.metrics(o["metrics"], list(space.names))
             except Unsupported:
+                if strict_metrics:
+                    raise
                 t["metrics"] = None  # computed by Python for the results; the search ranks by time
-        call = Call(kind, 1)
-        call.kernel_name = str(o["kernel_name"])
+        if call is None:
+            call = Call(kind, 1)
+            call.kernel_name = str(o["kernel_name"])
         t["compiler_options"] = [_absolute_include(x) for x in (o.get("compiler_options") or [])]
-        doc, _ = s.translate(call, "problem", t)
+        doc, _ = s.translate(call, base, t)
     except Unsupported as e:
         raise UnsupportedOption(f"cutune.tune_kernel: {e}") from None
     if t["metrics"]:
@@ -178,17 +201,17 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher):
     if objective != "time" and objective in metric_names:
         doc["General"]["Objective"] = objective
         doc["General"]["Minimize"] = not higher
-    table = {"Count": len(space), "Indices": "problem.configs.bin"}
-    space.indices.astype("<u4").tofile(os.path.join(run_dir, "problem.configs.bin"))
+    table = {"Count": len(space), "Indices": f"{base}.configs.bin"}
+    space.indices.astype("<u4").tofile(os.path.join(run_dir, f"{base}.configs.bin"))
     if launch_table:
         rows = numpy.array([_evaluate_launch(o, c, bsn) for c in space.configs()], dtype="<u4")
-        rows.tofile(os.path.join(run_dir, "problem.launch.bin"))
-        table["Launch"] = "problem.launch.bin"
+        rows.tofile(os.path.join(run_dir, f"{base}.launch.bin"))
+        table["Launch"] = f"{base}.launch.bin"
     if o.get("defines"):
         table["DefineNames"] = list(o["defines"])
         table["Defines"] = [_defines_row(o["defines"], c) for c in space.configs()]
     doc.setdefault("cutune", {})["Configurations"] = table
-    path = os.path.join(run_dir, "problem.json")
+    path = os.path.join(run_dir, base + ".json")
     with open(path, "w") as f:
         json.dump(doc, f)
     return path, metric_names
