@@ -18,10 +18,12 @@ on the configurations still valid, as Python evaluates it.
 import ast
 import builtins
 import inspect
+import itertools
 
 import numpy
 
 CHUNK = 1 << 20
+SMALL = 16  # products up to this size are enumerated one configuration at a time
 
 
 class _Vectorise(ast.NodeTransformer):
@@ -259,6 +261,8 @@ class Space:
         lengths = [len(v) for v in self.values]
         total = int(numpy.prod(lengths, dtype=object)) if lengths else 1
         strides = [int(numpy.prod(lengths[i + 1:], dtype=object)) for i in range(len(lengths))]
+        if total <= SMALL:
+            return self._build_small()
         cols = self._columns()
         numeric = all(c.dtype != object for c in cols)
         kept = []
@@ -267,6 +271,23 @@ class Space:
             kept.append(self._filter(_Chunk(flat, strides, lengths, self.names, cols), numeric))
         rows = numpy.concatenate(kept) if kept else numpy.zeros((0, len(self.names)), numpy.uint32)
         return rows.reshape(-1, len(self.names)).astype(numpy.uint32)
+
+    def _build_small(self):
+        """A small product, one configuration at a time: numpy's set-up would cost more than
+        the whole space (measured: numpy wins from a few tens of configurations on)."""
+        rows = []
+        ranges = [range(len(v)) for v in self.values]
+        for idx in itertools.product(*ranges):
+            config = {name: self.values[p][i] for p, (name, i) in enumerate(zip(self.names, idx))}
+            if self.block_names:
+                prod = 1
+                for b in self.block_names:
+                    prod *= config[b]
+                if prod > self.max_threads:
+                    continue
+            if all(r.check(config) for r in self.restrictions):
+                rows.append(idx)
+        return numpy.array(rows, dtype=numpy.uint32).reshape(-1, len(self.names))
 
     def _filter(self, chunk, numeric):
         """The rows of `chunk` every restriction keeps; the chunk shrinks to the survivors after
