@@ -145,6 +145,42 @@ class _Restriction:
         return self.obj(*config.values())
 
 
+def _unparse_lambda(node):
+    """Kernel Tuner's unparse_constraint_lambda: the body with `p["x"]` as `x`."""
+    arg = node.args.args[0].arg if node.args.args else None
+
+    class Rewrite(ast.NodeTransformer):
+        def visit_Subscript(self, sub):
+            if (isinstance(sub.value, ast.Name) and sub.value.id == arg and isinstance(sub.slice, ast.Constant)
+                    and isinstance(sub.slice.value, str)):
+                return ast.Name(sub.slice.value, ast.Load())
+            return self.generic_visit(sub)
+    import copy
+    return ast.unparse(Rewrite().visit(copy.deepcopy(node.body))).strip()
+
+
+def _kt_converted(items):
+    """What Kernel Tuner's convert_constraint_lambdas makes of the restrictions (as a set)."""
+    out = []
+    for c in items:
+        if isinstance(c, str):
+            out.append(c)
+        elif callable(c):
+            if getattr(c, "__name__", "") != "<lambda>":
+                out.append(c)
+                continue
+            try:
+                import textwrap
+                tree = ast.parse(textwrap.dedent(inspect.getsource(c)).strip())
+                lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+                out.extend(_unparse_lambda(n) for n in lambdas)
+            except SyntaxError:
+                pass
+            except (OSError, TypeError):
+                out.append(c)
+    return set(out)
+
+
 def _lambda_as_string(fn):
     """Kernel Tuner's conversion of `lambda p: p["x"] < p["y"]` to "x < y" (from the source),
     when the source line holds this one lambda only and its body reads nothing but the
@@ -159,15 +195,7 @@ def _lambda_as_string(fn):
     if len(lambdas) != 1:
         return None
     arg = lambdas[0].args.args[0].arg
-    body = lambdas[0].body
-
-    class Rewrite(ast.NodeTransformer):
-        def visit_Subscript(self, node):
-            if (isinstance(node.value, ast.Name) and node.value.id == arg and isinstance(node.slice, ast.Constant)
-                    and isinstance(node.slice.value, str)):
-                return ast.Name(node.slice.value, ast.Load())
-            return self.generic_visit(node)
-    new = Rewrite().visit(body)
+    new = ast.parse(_unparse_lambda(lambdas[0]), mode="eval").body
     free = {n.id for n in ast.walk(new) if isinstance(n, ast.Name)}
     if arg in free or any(n not in fn.__code__.co_consts and not hasattr(builtins, n) and n not in _NAMES_SEEN
                           for n in free - set(_NAMES_SEEN)):
@@ -182,8 +210,9 @@ def _classify(restrictions, names):
     if restrictions is None:
         return []
     items = list(restrictions) if isinstance(restrictions, (list, tuple)) else [restrictions]
-    if any(isinstance(r, tuple) for r in items) and not all(isinstance(r, str) for r in items):
-        # util.convert_constraint_lambdas drops tuples from its list, then finds it shorter.
+    if not all(isinstance(r, str) for r in items) and len(_kt_converted(items)) != len(items):
+        # util.convert_constraint_lambdas: tuples dropped, every lambda on a lambda's source
+        # line added, duplicates merged (a set); a list of another length is refused.
         raise ValueError("An error occured when parsing restrictions. If you mix lambdas and string-based "
                          "restrictions, please define the lambda first.")
     if (len(items) == 1 and callable(items[0]) and not isinstance(items[0], str)

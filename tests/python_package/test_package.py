@@ -117,6 +117,28 @@ def end_to_end(a, tmp):
           f"nothing else written in the script's folder ({sorted(os.listdir(folder))})")
 
 
+def dry_run(tmp):
+    """--dry-run: the space of the script, and Kernel Tuner's for the same call when importable."""
+    folder = os.path.join(tmp, "dry")
+    os.makedirs(folder)
+    with open(os.path.join(folder, "small.py"), "w") as f:
+        f.write(SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    p = subprocess.run([sys.executable, "-m", "cutune", "--dry-run", "--out", "dr", "small.py", "out.json"],
+                       cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    check(p.returncode == 0, f"python -m cutune --dry-run exits 0 ({p.stderr.strip()[-1000:]})")
+    call = os.path.join(folder, "dr", "call_1_vector_add")
+    with open(os.path.join(call, "space.json")) as f:
+        ours = json.load(f)
+    check(ours["size"] == 17, f"--dry-run: 17 valid configurations ({ours['size']})")
+    check(os.path.isfile(os.path.join(call, "problem.json")), "--dry-run writes the call's T1 file")
+    kt = os.path.join(call, "kt_space.json")
+    if os.path.isfile(kt):
+        with open(kt) as f:
+            theirs = json.load(f)
+        check(theirs.get("keys") == ours["keys"], "--dry-run: the keys equal Kernel Tuner 1.5's Searchspace")
+
+
 BAD_CALLS = [
     ("a tuning parameter named time", dict(tune_params={"block_size_x": [32], "time": [1]}), ValueError),
     ("an argument that is a list", dict(arguments=[[1.0, 2.0]]), TypeError),
@@ -126,6 +148,33 @@ BAD_CALLS = [
     ("a (function, names) restriction mixed with a lambda",
      dict(restrictions=[lambda p: True, (lambda x: x > 0, ["block_size_x"])]), ValueError),
 ]
+# Kernel Tuner opens the GPU before it builds the space: restriction errors are compared on the
+# spaces themselves (its Searchspace, cutune.searchspace.Space).
+SPACE_ONLY = {"a (function, names) restriction mixed with a lambda"}
+
+
+def space_errors():
+    import cutune.searchspace
+    try:
+        from kernel_tuner.searchspace import Searchspace
+    except ImportError:
+        Searchspace = None
+    tp = {"block_size_x": [32, 64], "t": [1, 2]}
+    f = lambda p: p["t"] > 1  # noqa: E731 -- a restriction as scripts write them
+    cases = [["t > 1", f], [f, "block_size_x > 32"], ["t>1", "t>1"], [(lambda x: x > 32, ["block_size_x"])]]
+    bsn = ["block_size_x", "block_size_y", "block_size_z"]
+    for r in cases:
+        outcome = []
+        for build in (lambda: sorted(cutune.searchspace.Space(tp, r, bsn).keys()),
+                      (lambda: sorted(",".join(map(str, c)) for c in Searchspace(tp, r, 1024, block_size_names=bsn).list))
+                      if Searchspace else None):
+            if build is None:
+                continue
+            try:
+                outcome.append(build())
+            except Exception as e:  # noqa: BLE001 -- the type is what is compared
+                outcome.append(type(e).__name__)
+        check(len(outcome) == 1 or outcome[0] == outcome[1], f"restrictions {r!r}: {outcome}")
 
 
 def bad_input(kt_tune):
@@ -137,7 +186,7 @@ def bad_input(kt_tune):
     for what, change, expected in BAD_CALLS:
         kw = dict(base, **change)
         for name, fn in (("cutune", cutune.tune_kernel), ("Kernel Tuner", kt_tune)):
-            if fn is None:
+            if fn is None or (name == "Kernel Tuner" and what in SPACE_ONLY):
                 continue
             try:
                 fn(**kw)
@@ -182,6 +231,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="cutune-pkg-test-")
     try:
         end_to_end(a, tmp)
+        dry_run(tmp)
+        space_errors()
         bad_input(kt_tune)
         if shutil.which("nvidia-smi") is None:
             no_gpu(a, tmp)
