@@ -59,6 +59,7 @@ def read_cache(cache_file):
     """Kernel Tuner's cache file as cutune writes it (closed or still open)."""
     with open(cache_file) as f:
         text = f.read().rstrip()
-    if not text.endswith("}}"):
-        text = text.rstrip(",") + "}}"
-    return json.loads(text)
+    try:
+        return json.loads(text)
+    except ValueError:  # left open by an interrupted run, as Kernel Tuner reads it: close it
+        return json.loads(text.rstrip(",") + "}}")
