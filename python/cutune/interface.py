@@ -7,6 +7,7 @@ defines). The T1 writing itself is the capture's (cutune_capture.session).
 """
 import json
 import os
+import sys
 import tempfile
 import time
 import warnings
@@ -26,6 +27,9 @@ STRATEGIES = {"brute_force": "brute_force", "random_sample": "random", "greedy_i
               "genetic_algorithm": "genetic_algorithm", "diff_evo": "diff_evo", "pso": "pso",
               "bayes_opt": "bayes_opt", "firefly_algorithm": None, "basinhopping": None, "minimize": None,
               "pyatf_strategies": None, "skopt": None}
+
+
+_CALLS = [0]  # tune_kernel calls made by this process
 
 
 class UnsupportedOption(NotImplementedError):
@@ -179,7 +183,10 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
         if o.get("smem_args"):
             t["smem_args"] = util.get_smem_args(o["smem_args"], dict(first))
     metric_names = []
-    s = session or capture.Session(run_dir, os.path.join(os.getcwd(), "tune_kernel.py"))
+    # The script's name and the call's place in it name the problem (General.BenchmarkName),
+    # under which the database keeps and reuses its results.
+    script = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c") else "python"
+    s = session or capture.Session(run_dir, os.path.abspath(script))
     try:
         t["metrics"] = o.get("metrics")
         if o.get("metrics"):
@@ -190,7 +197,8 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
                     raise
                 t["metrics"] = None  # computed by Python for the results; the search ranks by time
         if call is None:
-            call = Call(kind, 1)
+            _CALLS[0] += 1
+            call = Call(kind, _CALLS[0])
             call.kernel_name = str(o["kernel_name"])
         t["compiler_options"] = [_absolute_include(x) for x in (o.get("compiler_options") or [])]
         doc, _ = s.translate(call, base, t)
