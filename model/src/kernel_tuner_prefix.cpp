@@ -109,6 +109,14 @@ std::string KernelProblem::configured_source(const Config& config, const Problem
   // name's first place): grid_size_x/y/z, the block size names, the parameters, kernel_tuner.
   const auto params = space_->assignments(config);
   std::vector<std::pair<std::string, std::string>> defines;
+  if (table_ && !table_->define_names.empty()) {
+    // Kernel Tuner's `defines` given: the prefix is exactly those, as Python computed them.
+    if (auto row = table_->row(config)) {
+      for (std::size_t i = 0; i < table_->define_names.size(); ++i)
+        defines.emplace_back(table_->define_names[i], table_->define_values[*row][i]);
+      return prefixed_source(defines);
+    }
+  }
   auto define = [&](const std::string& name, std::string value) {
     auto it = std::find_if(defines.begin(), defines.end(), [&](const auto& d) { return d.first == name; });
     if (it == defines.end()) defines.emplace_back(name, std::move(value));
@@ -141,7 +149,10 @@ std::string KernelProblem::configured_source(const Config& config, const Problem
     define(params[i].first, define_text(params[i].second, params));
   }
   if (mentions("kernel_tuner")) define("kernel_tuner", "1");
+  return prefixed_source(defines);
+}
 
+std::string KernelProblem::prefixed_source(const std::vector<std::pair<std::string, std::string>>& defines) const {
   std::string out, source = source_;
   for (const auto& [name, value] : defines) {
     if (name.find("loop_unroll_factor") != std::string::npos) {

@@ -216,6 +216,9 @@ std::vector<PlannedLaunch> KernelProblem::plan(const Config& config, const Probl
   for (int d = 0; d < 3; ++d)
     if (!scope.values.count(block_names_[d])) scope.values[block_names_[d]] = Value(d == 0 ? 256 : 1);
   for (auto& [name, value] : space_->assignments(config)) scope.values[name] = value;
+  // The main launch's grid and shared memory as Python computed them (cutune.Configurations).
+  std::optional<std::size_t> row;
+  if (table_ && !table_->launch.empty()) row = table_->row(config);
   std::vector<PlannedLaunch> out;
   for (const auto& l : launches_) {
     const std::string where = "launch of " + l.kernel_name;
@@ -232,7 +235,9 @@ std::vector<PlannedLaunch> KernelProblem::plan(const Config& config, const Probl
       if (b < 1) L.fail(where, fmt::format("block dimension {} is {}", d, b));
       g.block[d] = static_cast<std::uint32_t>(b);
       std::int64_t grid = 1;
-      if (l.grid) {
+      if (row && &l == &launches_.front()) {
+        grid = table_->launch[*row][d];
+      } else if (l.grid) {
         grid = eval_int(L, (*l.grid)[d], scope, where + " Grid");
       } else {
         std::int64_t size = d < static_cast<int>(l.problem_size.size())
@@ -251,7 +256,8 @@ std::vector<PlannedLaunch> KernelProblem::plan(const Config& config, const Probl
         L.fail(where, fmt::format("grid dimension {} needs {} blocks, more than CUDA allows", d, grid));
       g.grid[d] = static_cast<std::uint32_t>(grid);
     }
-    std::int64_t shared = eval_int(L, l.shared_bytes, scope, where + " SharedMemory");
+    std::int64_t shared = row && &l == &launches_.front() ? std::int64_t{table_->launch[*row][3]}
+                                                          : eval_int(L, l.shared_bytes, scope, where + " SharedMemory");
     if (shared < 0 || shared > (1 << 30)) L.fail(where, fmt::format("SharedMemory {} is out of range", shared));
     g.dynamic_shared_bytes = static_cast<std::uint32_t>(shared);
     out.push_back({&l, g});

@@ -227,6 +227,11 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   p.block_names_ = block.names;
   p.main_block_ = block.dimensions;
   p.apply_block_limit();
+  p.table_ = detail::read_configuration_table(L, cut, *p.space_);
+  if (p.table_) {  // the space is what Python enumerated, nothing else
+    std::shared_ptr<const ConfigurationTable> table = p.table_;
+    p.space_->set_membership([table](const Config& c) { return table->row(c).has_value(); });
+  }
   if (std::string warning = detail::settle_default(L, *p.space_, tuning.bad_defaults, tuning.named_default); !warning.empty())
     p.warnings_.push_back(std::move(warning));
 

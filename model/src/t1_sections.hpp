@@ -80,4 +80,11 @@ std::vector<std::pair<std::size_t, VerifyMode>> read_verification(
     const Loader& L, const json& cut, bool has_cpu_reference,
     const std::vector<ReferenceArgument>& reference_arguments, std::vector<ArgumentSpec>& arguments);
 
+/// cutune.Configurations (null when absent): rows of value indices from a binary file
+/// (uint32, one row per configuration, ConfigurationSpace's order), an optional launch file
+/// (uint32 grid x, y, z, shared bytes per row) and optional per-row defines. Fails naming the
+/// field on a row out of range, a duplicate, or a file of the wrong size.
+std::shared_ptr<const ConfigurationTable> read_configuration_table(const Loader& L, const json& cut,
+                                                                   const Space& space);
+
 }  // namespace cutune::detail

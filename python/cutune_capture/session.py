@@ -75,10 +75,20 @@ class Session:
                 from .kt_space import write_kt_space
                 entry["kt_space"] = write_kt_space(self.out_dir, base, opts, call)
         except Unsupported as e:
-            message = f"{self.script}: {kind} call {call.index} ({call.kernel_name}): {e}"
-            print(message, file=sys.stderr)
-            entry.update(status="unsupported", message=message, option=e.option)
             config = self.plain_config(kind, opts)
+            written = self.evaluated(kind, base, opts, call, e)
+            if written:
+                entry.update(status="captured", t1=written)
+                if self.kt_space and kind == "tune_kernel":
+                    from .kt_space import write_kt_space
+                    call.block_size_names = resolve_block_size_names(opts.get("block_size_names"),
+                                                                     opts["tune_params"])
+                    call.tune_params = opts["tune_params"]
+                    entry["kt_space"] = write_kt_space(self.out_dir, base, opts, call)
+            else:
+                message = f"{self.script}: {kind} call {call.index} ({call.kernel_name}): {e}"
+                print(message, file=sys.stderr)
+                entry.update(status="unsupported", message=message, option=e.option)
         except Exception as e:  # noqa: BLE001 -- a defect of the capture: said, and the script goes on
             message = (f"{self.script}: {kind} call {call.index} ({call.kernel_name}): the capture failed: "
                        f"{type(e).__name__}: {e}")
@@ -93,6 +103,27 @@ class Session:
         self.calls.append(entry)
         self.write_index()
         return opts, config, entry
+
+    # What has no exact T1 translation but Python can evaluate per configuration. Not metrics:
+    # `cutune tune` of the file cannot call the script's Python for them.
+    EVALUATED = ("restrictions", "problem_size", "grid_div_x", "grid_div_y", "grid_div_z", "defines",
+                 "smem_args")
+
+    def evaluated(self, kind, base, opts, call, error):
+        """The T1 file with cutune.Configurations (the cutune package's evaluation) when `error`
+        is an untranslatable option of EVALUATED; None otherwise, or when that fails too."""
+        if not str(error.option).split("[")[0] in self.EVALUATED:
+            return None
+        try:
+            from cutune.interface import write_evaluated_t1
+            call.warnings = []
+            name = write_evaluated_t1(self.out_dir, base, kind, opts, self, call)
+        except Exception as e:  # noqa: BLE001 -- reported as the translation's failure, with this one
+            call.warnings.append(f"{error.option}: Python evaluation failed too: {type(e).__name__}: {e}")
+            return None
+        call.notes.append(f"{error.option}: no exact T1 translation; the space and the per-configuration values "
+                          "were evaluated by Python (cutune.Configurations)")
+        return name
 
     @staticmethod
     def plain_config(kind, opts):

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -164,6 +165,21 @@ struct PlannedLaunch {
   LaunchGeometry geometry;
 };
 
+/// cutune.Configurations: the valid configurations as the user's own Python enumerated them
+/// (Kernel Tuner's restrictions, evaluated by Python), with what Python computed for each:
+/// the launch (grid and dynamic shared memory, from problem_size, grid divisors and smem_args
+/// that may be Python callables) and the #define prefix (Kernel Tuner's `defines`). The space
+/// becomes exactly these configurations.
+struct ConfigurationTable {
+  std::vector<Config> configs;  ///< sorted, distinct
+  /// Per row of `configs`: grid x, y, z and dynamic shared bytes; empty when not given.
+  std::vector<std::array<std::uint32_t, 4>> launch;
+  std::vector<std::string> define_names;              ///< empty: no per-configuration defines
+  std::vector<std::vector<std::string>> define_values;  ///< per row, one per define name
+  /// The row of `config`, or nullopt when it is not listed.
+  std::optional<std::size_t> row(const Config& config) const;
+};
+
 class KernelProblem {
  public:
   /// Loads a T1 JSON file (cutune section optional). Throws InputError naming the file
@@ -213,6 +229,8 @@ class KernelProblem {
   ProblemInstance instantiate(const std::string& overrides = "") const;
 
   const std::vector<LaunchSpec>& launches() const { return launches_; }
+  /// cutune.Configurations, or null when the file has none.
+  const ConfigurationTable* configuration_table() const { return table_.get(); }
   /// The distinct kernel names of all launches, first-use order.
   std::vector<std::string> kernel_names() const;
   /// The launches whose Condition holds for `config`, with their geometry, Kernel Tuner's
@@ -277,6 +295,9 @@ class KernelProblem {
   const std::vector<std::pair<std::string, std::string>>& local_headers() const { return local_headers_; }
 
  private:
+  /// "#define name value" lines (loop_unroll_factor names as Kernel Tuner writes them), "#line 1"
+  /// and the kernel source.
+  std::string prefixed_source(const std::vector<std::pair<std::string, std::string>>& defines) const;
   /// True when `name` occurs as an identifier in the code, its local headers or the options.
   bool mentions(std::string_view name) const;
   /// Prunes the space with max_threads_ over the block dimensions that are parameters.
@@ -310,6 +331,7 @@ class KernelProblem {
   std::array<std::string, 3> block_names_{"block_size_x", "block_size_y", "block_size_z"};
   std::array<Expression, 3> main_block_;
   std::int64_t max_threads_ = 1024;
+  std::shared_ptr<const ConfigurationTable> table_;
 };
 
 }  // namespace cutune

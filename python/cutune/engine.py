@@ -1,0 +1,65 @@
+"""The C++ `cutune` command underneath the package: where it is, and one tuning run."""
+import json
+import os
+import shutil
+import subprocess
+
+REPO_BUILD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                          "build", "tuner", "cli", "cutune")
+
+
+def find_binary():
+    """$CUTUNE_BIN, then the install prefix this package sits in (<prefix>/share/cutune/python),
+    then PATH, then the checkout's build tree."""
+    env = os.environ.get("CUTUNE_BIN")
+    if env:
+        if not os.access(env, os.X_OK):
+            raise FileNotFoundError(f"CUTUNE_BIN={env}: not an executable")
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    prefix = os.path.normpath(os.path.join(here, "..", "..", "..", ".."))
+    candidate = os.path.join(prefix, "bin", "cutune")
+    if os.path.basename(os.path.dirname(os.path.dirname(here))) == "cutune" and os.access(candidate, os.X_OK):
+        return candidate
+    on_path = shutil.which("cutune")
+    if on_path:
+        return on_path
+    if os.access(REPO_BUILD, os.X_OK):
+        return REPO_BUILD
+    raise FileNotFoundError("cutune: the `cutune` command was not found: set CUTUNE_BIN, put it on PATH, or build "
+                            "the checkout (cmake --build build --target cutune)")
+
+
+class NoGpuError(RuntimeError):
+    """What tuning without a usable GPU raises (Kernel Tuner raises a RuntimeError from its
+    CUDA backend there too)."""
+
+
+def tune(t1_file, cache_file, report_file, options, quiet=False):
+    """Runs `cutune tune`; returns the report (a dict). Raises NoGpuError when the engine says
+    there is no GPU, RuntimeError naming the command otherwise."""
+    cmd = [find_binary(), "tune", t1_file, "--cache", cache_file, "--report", report_file] + list(options)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if not quiet and proc.stdout:
+        print(proc.stdout, end="")
+    if proc.returncode == 3:
+        raise NoGpuError(f"cutune: no GPU to tune on: {proc.stderr.strip()}")
+    if proc.returncode != 0:
+        raise RuntimeError(f"cutune: `{' '.join(cmd)}` failed (exit {proc.returncode}): {proc.stderr.strip()}")
+    if proc.stderr and not quiet:
+        print(proc.stderr, end="")
+    try:
+        with open(report_file) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def read_cache(cache_file):
+    """Kernel Tuner's cache file as cutune writes it (closed or still open)."""
+    with open(cache_file) as f:
+        text = f.read().rstrip()
+    try:
+        return json.loads(text)
+    except ValueError:  # left open by an interrupted run, as Kernel Tuner reads it: close it
+        return json.loads(text.rstrip(",") + "}}")

@@ -1,0 +1,303 @@
+"""tune_kernel and run_kernel with Kernel Tuner 1.5's signatures, tuning with cutune's engine.
+
+The user's Python is called as Kernel Tuner calls it (restrictions, problem_size, grid
+divisors, smem_args, defines, metrics); what it gives per configuration reaches the engine as
+data (cutune.Configurations in the T1 file: the valid configurations, their launch and
+defines). The T1 writing itself is the capture's (cutune_capture.session).
+"""
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy
+
+from cutune_capture import session as capture
+from cutune_capture.translate import Call, Unsupported, resolve_block_size_names
+
+from . import dry_run, engine, util
+from .searchspace import Space
+
+# Kernel Tuner 1.5's strategies by name -> cutune's (None: no counterpart, cutune's default).
+STRATEGIES = {"brute_force": "brute_force", "random_sample": "random", "greedy_ils": "greedy_ils",
+              "greedy_mls": "mls", "ordered_greedy_mls": "mls", "mls": "mls",
+              "simulated_annealing": "simulated_annealing", "dual_annealing": "dual_annealing",
+              "genetic_algorithm": "genetic_algorithm", "diff_evo": "diff_evo", "pso": "pso",
+              "bayes_opt": "bayes_opt", "firefly_algorithm": None, "basinhopping": None, "minimize": None,
+              "pyatf_strategies": None, "skopt": None}
+
+
+_CALLS = [0]  # tune_kernel calls made by this process
+
+
+class UnsupportedOption(NotImplementedError):
+    """An option Kernel Tuner has and cutune does not: the message names it."""
+
+
+def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params, grid_div_x=None,
+                grid_div_y=None, grid_div_z=None, restrictions=None, answer=None, atol=1e-6, verify=None,
+                verbose=False, lang=None, device=0, platform=0, smem_args=None, cmem_args=None, texmem_args=None,
+                compiler=None, compiler_options=None, defines=None, log=None, iterations=7, block_size_names=None,
+                quiet=False, strategy=None, strategy_options=None, cache=None, metrics=None, simulation_mode=None,
+                parallel=None, observers=None, objective=None, objective_higher_is_better=None, objectives=None,
+                seed=None):
+    opts = dict(locals())
+    util.check_user_input(kernel_name, kernel_source, arguments, block_size_names, lang)
+    if objectives:
+        raise UnsupportedOption("cutune.tune_kernel: objectives (multi-objective tuning) is not provided by cutune")
+    objective, higher = util.get_objective_defaults(objective, objective_higher_is_better)
+    util.check_tune_params_list(tune_params, observers, simulation_mode=simulation_mode)
+    bsn = resolve_block_size_names(util.check_block_size_params_names_list(block_size_names, tune_params),
+                                   tune_params)
+    if strategy and strategy not in STRATEGIES and not (hasattr(strategy, "tune") and callable(strategy.tune)):
+        raise ValueError(f"Unkown strategy {strategy}, must be one of: {', '.join(STRATEGIES)}")
+    _refuse_unsupported(opts)
+    started = time.perf_counter()
+    space = Space(tune_params, restrictions, bsn)
+    seconds = time.perf_counter() - started
+    if len(space) == 0:
+        raise ValueError("Search space is empty: no configuration satisfies the restrictions")
+    if dry_run.OUT is not None:
+        run_dir = dry_run.call_dir(kernel_name)
+        dry_run.record(run_dir, space, seconds, tune_params, restrictions, bsn)
+        _write_problem(run_dir, "tune_kernel", opts, space, bsn, objective, higher)
+        return dry_run.placeholder_results(space, metrics, objective, kernel_name, run_dir)
+    run_dir = tempfile.mkdtemp(prefix="cutune-run-", dir=os.environ.get("CUTUNE_RUN_DIR"))
+    t1_file, metric_names = _write_problem(run_dir, "tune_kernel", opts, space, bsn, objective, higher)
+    cache_file = _cache_path(cache, run_dir)
+    report_file = os.path.join(run_dir, "report.json")
+    cli = _options(strategy, strategy_options, objective, higher, metric_names, seed, device, verbose)
+    report = engine.tune(t1_file, cache_file, report_file, cli, quiet=quiet)
+    return _results(cache_file, space, opts, objective, higher, report, t1_file)
+
+
+def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid_div_x=None, grid_div_y=None,
+               grid_div_z=None, lang=None, device=0, platform=0, smem_args=None, cmem_args=None, texmem_args=None,
+               compiler=None, compiler_options=None, defines=None, block_size_names=None, quiet=False, log=None):
+    util.check_user_input(kernel_name, kernel_source, arguments, block_size_names, lang)
+    if dry_run.OUT is not None:  # nothing runs: the arguments as they went in
+        return [numpy.array(a, copy=True) if isinstance(a, numpy.ndarray) else a for a in arguments]
+    raise NotImplementedError("cutune.run_kernel: running one configuration and returning its outputs is not "
+                              "provided yet (use kernel_tuner.run_kernel, or cutune.tune_kernel with one "
+                              "configuration and answer= to verify it)")
+
+
+def _refuse_unsupported(o):
+    if o.get("texmem_args"):
+        raise UnsupportedOption("cutune.tune_kernel: texmem_args (texture memory) is not provided by cutune")
+    src = o["kernel_source"]
+    first = src[0] if isinstance(src, (list, tuple)) and src else src
+    if callable(first):
+        raise UnsupportedOption("cutune.tune_kernel: kernel_source as a code-generator function is not provided "
+                                "by cutune")
+    if o.get("simulation_mode"):
+        raise UnsupportedOption("cutune.tune_kernel: simulation_mode is not provided by the package; replay the "
+                                "cache with `cutune tune --simulate CACHE.json`")
+    if o.get("observers"):
+        names = ", ".join(type(x).__name__ for x in o["observers"])
+        warnings.warn(f"cutune.tune_kernel: observers ({names}) are not run by cutune: it measures time (and "
+                      "energy with `cutune tune --energy`)", stacklevel=3)
+    if o.get("verify") is not None:
+        warnings.warn("cutune.tune_kernel: verify= (a custom verification function) is not run by cutune: the "
+                      "outputs its answer names are not verified", stacklevel=3)
+
+
+def write_evaluated_t1(out_dir, base, kind, o, session, call):
+    """The capture's way out when a call's Python has no exact T1 translation: the T1 file with
+    cutune.Configurations, the space and per-configuration values evaluated by Python as
+    tune_kernel does. Returns the file's name in out_dir."""
+    tune_params = o["tune_params"] if kind == "tune_kernel" else {k: [v] for k, v in dict(o["params"]).items()}
+    o = dict(o, tune_params=tune_params)
+    for k in ("restrictions", "metrics", "objective", "objective_higher_is_better"):
+        o.setdefault(k, None)
+    objective, higher = util.get_objective_defaults(o.get("objective"), o.get("objective_higher_is_better"))
+    bsn = resolve_block_size_names(util.check_block_size_params_names_list(o.get("block_size_names"), tune_params),
+                                   tune_params)
+    space = Space(tune_params, o.get("restrictions"), bsn)
+    if len(space) == 0:
+        raise ValueError("Search space is empty: no configuration satisfies the restrictions")
+    path, _ = _write_problem(out_dir, kind, o, space, bsn, objective, higher, base=base, session=session, call=call,
+                             strict_metrics=True)
+    return os.path.basename(path)
+
+
+def _cache_path(cache, run_dir):
+    if not cache:
+        return os.path.join(run_dir, "cache.json")
+    path = str(cache)
+    if not path.endswith(".json"):  # Kernel Tuner's preprocess_cache
+        path += ".json"
+    return os.path.abspath(path)
+
+
+def _evaluate_launch(o, config, bsn):
+    params = dict(config)
+    current = util.get_problem_size(o["problem_size"], params)
+    grid = util.get_grid_dimensions(current, params, (o["grid_div_x"], o["grid_div_y"], o["grid_div_z"]), bsn)
+    smem = 0
+    if o.get("smem_args"):
+        smem = int(util.get_smem_args(o["smem_args"], params).get("size", 0))
+    return [int(grid[0]), int(grid[1]), int(grid[2]), smem]
+
+
+def _defines_row(defines, config):
+    out = []
+    for k, v in defines.items():
+        if callable(v):
+            v = v(config)
+        elif isinstance(v, str):
+            v = util.replace_param_occurrences(v, config)
+        if not k.isidentifier():
+            raise ValueError(f"name is not a valid identifier: {k}")
+        out.append(str(v).replace("\n", "\\\n"))
+    return out
+
+
+def _needs_launch_table(o):
+    items = [o["problem_size"], o["grid_div_x"], o["grid_div_y"], o["grid_div_z"]]
+    smem = o.get("smem_args") or {}
+    items.append(smem.get("size") if isinstance(smem, dict) else None)
+
+    def has_callable(x):
+        if callable(x):
+            return True
+        return isinstance(x, (list, tuple)) and any(has_callable(e) for e in x)
+    return any(has_callable(x) for x in items)
+
+
+def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="problem", session=None, call=None,
+                   strict_metrics=False):
+    """The T1 file of the call, with cutune.Configurations; returns (path, metrics the T1 carries)."""
+    first = next(space.configs())
+    t = dict(o)
+    t["restrictions"] = None
+    t["defines"] = None
+    t["objective"] = objective if objective == "time" else None
+    t["objective_higher_is_better"] = None
+    launch_table = _needs_launch_table(o)
+    if launch_table:  # the engine takes the grid from the table; the T1 fields only need to be valid
+        t["problem_size"] = util.get_problem_size(o["problem_size"], dict(first))
+        t["grid_div_x"] = t["grid_div_y"] = t["grid_div_z"] = None
+        if o.get("smem_args"):
+            t["smem_args"] = util.get_smem_args(o["smem_args"], dict(first))
+    metric_names = []
+    # The script's name and the call's place in it name the problem (General.BenchmarkName),
+    # under which the database keeps and reuses its results.
+    script = sys.argv[0] if sys.argv and sys.argv[0] not in ("", "-c") else "python"
+    s = session or capture.Session(run_dir, os.path.abspath(script))
+    try:
+        t["metrics"] = o.get("metrics")
+        if o.get("metrics"):
+            try:
+                s.metrics(o["metrics"], list(space.names))
+            except Unsupported:
+                if strict_metrics:
+                    raise
+                t["metrics"] = None  # computed by Python for the results; the search ranks by time
+        if call is None:
+            _CALLS[0] += 1
+            call = Call(kind, _CALLS[0])
+            call.kernel_name = str(o["kernel_name"])
+        t["compiler_options"] = [_absolute_include(x) for x in (o.get("compiler_options") or [])]
+        doc, _ = s.translate(call, base, t)
+    except Unsupported as e:
+        raise UnsupportedOption(f"cutune.tune_kernel: {e}") from None
+    if t["metrics"]:
+        metric_names = list(t["metrics"])
+    if objective != "time" and objective in metric_names:
+        doc["General"]["Objective"] = objective
+        doc["General"]["Minimize"] = not higher
+    table = {"Count": len(space), "Indices": f"{base}.configs.bin"}
+    space.indices.astype("<u4").tofile(os.path.join(run_dir, f"{base}.configs.bin"))
+    if launch_table:
+        rows = numpy.array([_evaluate_launch(o, c, bsn) for c in space.configs()], dtype="<u4")
+        rows.tofile(os.path.join(run_dir, f"{base}.launch.bin"))
+        table["Launch"] = f"{base}.launch.bin"
+    if o.get("defines"):
+        table["DefineNames"] = list(o["defines"])
+        table["Defines"] = [_defines_row(o["defines"], c) for c in space.configs()]
+    doc.setdefault("cutune", {})["Configurations"] = table
+    path = os.path.join(run_dir, base + ".json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path, metric_names
+
+
+def _absolute_include(option):
+    """-I of a relative folder: relative to where the script runs, as Kernel Tuner's compilers see it."""
+    option = str(option)
+    if option.startswith("-I") and len(option) > 2 and not os.path.isabs(option[2:]):
+        return "-I" + os.path.abspath(option[2:])
+    return option
+
+
+def _options(strategy, strategy_options, objective, higher, metric_names, seed, device, verbose):
+    out = ["--device", str(int(device or 0))]
+    name = "brute_force"
+    if isinstance(strategy, str):
+        name = STRATEGIES.get(strategy)
+        if name is None:
+            warnings.warn(f"cutune.tune_kernel: strategy={strategy!r} has no counterpart in cutune: its default "
+                          "strategy tunes instead", stacklevel=3)
+            name = "bandit_portfolio"
+    elif strategy is not None:
+        warnings.warn("cutune.tune_kernel: a user-defined strategy object is not run by cutune: its default "
+                      "strategy tunes instead", stacklevel=3)
+        name = "bandit_portfolio"
+    out += ["--strategy", name]
+    so = dict(strategy_options or {})
+    if so.get("max_fevals") is not None:
+        out += ["--budget", str(int(so["max_fevals"]))]
+    if so.get("time_limit") is not None:
+        out += ["--time-budget", str(float(so["time_limit"]))]
+    if objective == "time" or objective in metric_names:
+        out += ["--objective", objective]
+        out.append("--objective-higher-is-better" if higher else "--objective-lower-is-better")
+    if seed is not None:
+        out += ["--seed", str(int(seed))]
+    return out
+
+
+def _metrics(metrics, result):
+    """Kernel Tuner's util.process_metrics: in order, each over the parameters, time and the
+    metrics before it."""
+    for k, v in metrics.items():
+        if isinstance(v, str):
+            result[k] = eval(util.replace_param_occurrences(v, result))
+        elif callable(v):
+            result[k] = v(result)
+        else:
+            raise ValueError("metric dicts values should be strings or callable")
+
+
+def _results(cache_file, space, o, objective, higher, report, t1_file):
+    doc = engine.read_cache(cache_file)
+    names = list(space.names)
+    results = []
+    for key, entry in doc.get("cache", {}).items():
+        r = {n: entry.get(n) for n in names}
+        t = entry.get("time")
+        error = util.error_config(t) if isinstance(t, str) else None
+        for f in ("time", "times", "compile_time", "verification_time", "benchmark_time", "strategy_time",
+                  "framework_time", "timestamp"):
+            if f in entry:
+                r[f] = entry[f]
+        if error is not None:
+            r["time"] = error
+        elif o.get("metrics"):
+            _metrics(o["metrics"], r)
+        if objective not in r:
+            r[objective] = error if error is not None else r.get("time")
+        results.append(r)
+    valid = [r for r in results if not isinstance(r.get(objective), util.ErrorConfig)]
+    best = (max if higher else min)(valid, key=lambda r: r[objective]) if valid else None
+    env = {"device_name": doc.get("device_name", ""), "kernel_name": o["kernel_name"],
+           "problem_size": o["problem_size"], "iterations": o.get("iterations"),
+           "compiler_options": o.get("compiler_options"), "best_config": best,
+           "cutune": {"t1": t1_file, "cache": cache_file, "report": report}}
+    if not o.get("quiet") and best is not None:
+        print("best performing configuration:", util.get_config_string(best, names + [objective]))
+    return results, env
+
