@@ -1,6 +1,7 @@
 """The C++ `cutune` command underneath the package: where it is, and one tuning run."""
 import json
 import os
+import shlex
 import shutil
 import subprocess
 
@@ -38,7 +39,9 @@ class NoGpuError(RuntimeError):
 def tune(t1_file, cache_file, report_file, options, quiet=False):
     """Runs `cutune tune`; returns the report (a dict). Raises NoGpuError when the engine says
     there is no GPU, RuntimeError naming the command otherwise."""
-    cmd = [find_binary(), "tune", t1_file, "--cache", cache_file, "--report", report_file] + list(options)
+    # $CUTUNE_TUNE_OPTIONS: more `cutune tune` options (e.g. "--compile-mode thread --samples 20").
+    extra = shlex.split(os.environ.get("CUTUNE_TUNE_OPTIONS", ""))
+    cmd = [find_binary(), "tune", t1_file, "--cache", cache_file, "--report", report_file] + list(options) + extra
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if not quiet and proc.stdout:
         print(proc.stdout, end="")

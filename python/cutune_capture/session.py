@@ -76,7 +76,7 @@ class Session:
                 entry["kt_space"] = write_kt_space(self.out_dir, base, opts, call)
         except Unsupported as e:
             config = self.plain_config(kind, opts)
-            written = self.evaluated(kind, base, opts, call, e)
+            written, failure = self.evaluated(kind, base, opts, call, e)
             if written:
                 entry.update(status="captured", t1=written)
                 if self.kt_space and kind == "tune_kernel":
@@ -87,6 +87,8 @@ class Session:
                     entry["kt_space"] = write_kt_space(self.out_dir, base, opts, call)
             else:
                 message = f"{self.script}: {kind} call {call.index} ({call.kernel_name}): {e}"
+                if failure:
+                    message += f"; evaluated by Python instead, it fails too: {failure}"
                 print(message, file=sys.stderr)
                 entry.update(status="unsupported", message=message, option=e.option)
         except Exception as e:  # noqa: BLE001 -- a defect of the capture: said, and the script goes on
@@ -110,20 +112,20 @@ class Session:
                  "smem_args")
 
     def evaluated(self, kind, base, opts, call, error):
-        """The T1 file with cutune.Configurations (the cutune package's evaluation) when `error`
-        is an untranslatable option of EVALUATED; None otherwise, or when that fails too."""
+        """(T1 file name, None) with cutune.Configurations (the cutune package's evaluation) when
+        `error` is an untranslatable option of EVALUATED; (None, why) when that fails too; (None,
+        None) for other options."""
         if not str(error.option).split("[")[0] in self.EVALUATED:
-            return None
+            return None, None
         try:
             from cutune.interface import write_evaluated_t1
             call.warnings = []
             name = write_evaluated_t1(self.out_dir, base, kind, opts, self, call)
-        except Exception as e:  # noqa: BLE001 -- reported as the translation's failure, with this one
-            call.warnings.append(f"{error.option}: Python evaluation failed too: {type(e).__name__}: {e}")
-            return None
+        except Exception as e:  # noqa: BLE001 -- reported with the translation's failure, in its line
+            return None, f"{type(e).__name__}: {e}"
         call.notes.append(f"{error.option}: no exact T1 translation; the space and the per-configuration values "
                           "were evaluated by Python (cutune.Configurations)")
-        return name
+        return name, None
 
     @staticmethod
     def plain_config(kind, opts):

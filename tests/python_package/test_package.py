@@ -88,7 +88,8 @@ def end_to_end(a, tmp):
         f.write(SCRIPT)
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), CUTUNE_BIN=a.cutune, CUTUNE_WORKER=a.fake_worker,
                CUTUNE_DB=os.path.join(tmp, "cutune.db"), CUTUNE_CACHE_DIR=os.path.join(tmp, "cubins"),
-               CUTUNE_RUN_DIR=tmp, FAKE_GPU_WORKER_SCRIPT="64,2=die")
+               CUTUNE_RUN_DIR=tmp, FAKE_GPU_WORKER_SCRIPT="64,2=die",
+               CUTUNE_TUNE_OPTIONS="--compile-mode thread")  # compiles in the process: the fake worker runs none
     p = subprocess.run([sys.executable, "-m", "cutune", "small.py", "out.json"], cwd=folder, env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
     check(p.returncode == 0, f"python -m cutune small.py exits 0 ({p.returncode}: {p.stderr.strip()[-2000:]})")
