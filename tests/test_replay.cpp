@@ -108,15 +108,14 @@ TEST_CASE("replay: tune --simulate makes the run cutune score simulates, proposa
   check_same_run(results_space("matmul_2048_nvidia_h100_80gb_hbm3.json.gz"), runs);
 }
 
-TEST_CASE("replay: a recording without costs and one with a named default run alike in both", "[replay]") {
-  const auto cache = testing::shared_dir() / "formats" / "kernel_tuner" / "examples" / "strategies" /
-                     "test_cache_time_energy.json";
-  if (std::filesystem::exists(cache))
-    check_same_run(cache, {{"random", 2, 6, std::nullopt, 0, 1},
-                           {"bayes_opt", 3, std::nullopt, 7.0, 0, 1},
-                           {"greedy_ils", 1, 9, std::nullopt, 4, 1}});
-  else
-    WARN("SKIPPED the Kernel Tuner cache: ../shared/formats is not beside the checkout");
+TEST_CASE("replay: a recording without costs runs alike in both", "[replay][material]") {
+  check_same_run(testing::material("formats/kernel_tuner/examples/strategies/test_cache_time_energy.json"),
+                 {{"random", 2, 6, std::nullopt, 0, 1},
+                  {"bayes_opt", 3, std::nullopt, 7.0, 0, 1},
+                  {"greedy_ils", 1, 9, std::nullopt, 4, 1}});
+}
+
+TEST_CASE("replay: a recording with a named default runs alike in both", "[replay]") {
   check_same_run(results_space("kt_pnpoly/kt_pnpoly_nvidia_h200.json.gz"),
                  {{"random", 1, 30, std::nullopt, 0, 1}, {"greedy_ils", 5, std::nullopt, 3.0, 12, 2}});
 }
