@@ -193,13 +193,13 @@ TEST_CASE("tune printers: the --report JSON and the text are the replaced code's
 TEST_CASE("tune printers: the --report JSON's keys, in order, and the values they take from the summary", "[cli]") {
   const cutune::Space space = fixture_space();
   const json j = cutune::cli::tune_report_json(fixture(space, Shape::Winner));
-  // 46 keys, then the winner's metrics, one each; with cost's 2 and time_breakdown's 14, 62.
+  // 48 keys, then the winner's metrics, one each; with cost's 2 and time_breakdown's 14, 64.
   const std::vector<std::string> top{
       "device", "date", "command", "kernel", "problem", "strategy", "seed", "run_id", "verification", "prior", "l2",
       "screening_samples_max", "space_valid", "configs_tried", "configs_resumed", "configs_resumed_other_gpus",
       "configs_failed", "winner", "winner_key", "winner_ms", "default", "default_ms", "default_evaluated",
       "speedup_over_default", "objective", "objective_higher_is_better", "winner_objective_value", "verdict",
-      "finalists", "cost", "copy_gbps", "wall_s", "timed_ms_total", "compile_workers", "learnt_budget", "workers",
+      "finalists", "cost", "copy_gbps", "wall_s", "timed_ms_total", "compile_workers", "compiler", "compiler_reason", "learnt_budget", "workers",
       "compile_mode", "compiled", "cache_hits", "shared_compiles", "compile_ms_total", "gpu_worker_restarts",
       "timeout_s", "compile_ms_median", "time_breakdown", "failures_by_status", "gbps", "gflops"};
   CHECK(keys(j) == top);
