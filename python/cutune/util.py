@@ -202,7 +202,8 @@ def get_thread_block_dimensions(params, block_size_names=None):
 def get_best_config(results, objective, objective_higher_is_better=False):
     func = max if objective_higher_is_better else min
     ignore_val = sys.float_info.max if not objective_higher_is_better else -sys.float_info.max
-    return func(results, key=lambda x: x[objective] if isinstance(x[objective], float) else ignore_val)
+    return func(results, key=lambda x: x[objective] if "__error__" not in x and isinstance(x[objective], float)
+                else ignore_val)
 
 
 def get_config_string(params, keys=None, units=None):

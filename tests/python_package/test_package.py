@@ -218,6 +218,18 @@ def no_gpu(a, tmp):
     check(got is not None and "GPU" in got, f"no GPU: RuntimeError naming the GPU ({(got or '')[:200]})")
 
 
+def result_helpers():
+    """kernel_tuner.util's helpers on results as Kernel Tuner 1.5 has them: an entry with
+    "__error__" or a non-float objective never wins; NCUObserver is a PrologueObserver."""
+    from cutune import util
+    from cutune.observers.ncu import NCUObserver
+    from cutune.observers.observer import PrologueObserver
+    results = [{"x": 1, "time": 2.0}, {"x": 2, "time": 1.0, "__error__": "e"}, {"x": 3, "time": "InvalidConfig"}]
+    check(util.get_best_config(results, "time")["x"] == 1, "get_best_config skips __error__ and failed entries")
+    check(util.get_best_config(results, "time", True)["x"] == 1, "... when higher is better too")
+    check(isinstance(NCUObserver(), PrologueObserver), "NCUObserver is a PrologueObserver, as in Kernel Tuner")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cutune", required=True)
@@ -234,6 +246,7 @@ def main():
         end_to_end(a, tmp)
         dry_run(tmp)
         space_errors()
+        result_helpers()
         bad_input(kt_tune)
         if shutil.which("nvidia-smi") is None:
             no_gpu(a, tmp)

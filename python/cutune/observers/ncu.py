@@ -1,6 +1,6 @@
 """kernel_tuner.observers.ncu: constructible; cutune does not run it (tune_kernel warns)."""
-from .observer import BenchmarkObserver
+from .observer import PrologueObserver
 
 
-class NCUObserver(BenchmarkObserver):
+class NCUObserver(PrologueObserver):
     pass

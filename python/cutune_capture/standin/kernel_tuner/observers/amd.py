@@ -1,6 +1,2 @@
-"""Stand-in: kernel_tuner.observers.amd (constructible, never run)."""
-from kernel_tuner.observers.observer import BenchmarkObserver
-
-
-class AMDSMIObserver(BenchmarkObserver):
-    pass
+"""kernel_tuner.observers.amd under the capture: the cutune package's (constructible, never run)."""
+from cutune.observers.amd import AMDSMIObserver  # noqa: F401

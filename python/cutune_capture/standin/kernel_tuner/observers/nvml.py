@@ -1,6 +1,2 @@
-"""Stand-in: kernel_tuner.observers.nvml (constructible, never run)."""
-from kernel_tuner.observers.observer import BenchmarkObserver
-
-
-class NVMLObserver(BenchmarkObserver):
-    pass
+"""kernel_tuner.observers.nvml under the capture: the cutune package's (constructible, never run)."""
+from cutune.observers.nvml import NVMLObserver  # noqa: F401

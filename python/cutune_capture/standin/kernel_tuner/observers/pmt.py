@@ -1,10 +1,2 @@
-"""Stand-in: kernel_tuner.observers.pmt (constructible, never run)."""
-from kernel_tuner.observers.observer import BenchmarkObserver
-
-
-class PMTObserver(BenchmarkObserver):
-    pass
-
-
-class PMTContinuousObserver(BenchmarkObserver):
-    pass
+"""kernel_tuner.observers.pmt under the capture: the cutune package's (constructible, never run)."""
+from cutune.observers.pmt import PMTObserver, PMTContinuousObserver  # noqa: F401

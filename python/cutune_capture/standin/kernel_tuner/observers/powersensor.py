@@ -1,6 +1,2 @@
-"""Stand-in: kernel_tuner.observers.powersensor (constructible, never run)."""
-from kernel_tuner.observers.observer import BenchmarkObserver
-
-
-class PowerSensorObserver(BenchmarkObserver):
-    pass
+"""kernel_tuner.observers.powersensor under the capture: the cutune package's (constructible, never run)."""
+from cutune.observers.powersensor import PowerSensorObserver  # noqa: F401
