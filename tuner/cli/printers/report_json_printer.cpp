@@ -108,7 +108,7 @@ json tune_report_json(const TuneSummary& s) {
          {"objective_higher_is_better", r.objective.higher_is_better},
          {"winner_objective_value", r.winner_objective_value},
          {"verdict", verdict_name(r.verdict)},
-         {"finalists", json::parse(r.finalists_json())},
+         {"finalists", db::finalists_array(r.stored_finalists())},
          {"cost", {{"screening_ms_per_config", r.screening_ms_per_config},
                    {"thorough_ms_per_config", r.thorough_ms_per_config}}},
          {"copy_gbps", r.copy_gbps},
