@@ -349,16 +349,16 @@ Result run_entry(const Entry& e, const Options& o, measure::Sampler& sampler, co
   std::string rejected;
   for (const auto& w : winners) {
     try {
-      Config c = space.parse_key(w.config_key);
+      Config c = space.parse_key(w.config.key());
       if (std::string why = space.violated_restriction(c); !why.empty()) {
-        rejected += fmt::format(" {} violates \"{}\";", w.config_key, why);
+        rejected += fmt::format(" {} violates \"{}\";", w.config.key(), why);
         continue;
       }
       chosen = &w;
       config = c;
       break;
     } catch (const InputError& ex) {
-      rejected += fmt::format(" {}: {};", w.config_key, ex.what());
+      rejected += fmt::format(" {}: {};", w.config.key(), ex.what());
     }
   }
   if (!chosen) {
@@ -371,9 +371,9 @@ Result run_entry(const Entry& e, const Options& o, measure::Sampler& sampler, co
   if (winners.size() > 1)
     r.message = fmt::format("{} winners stored for this kernel name (the template was edited "
                             "between tunings?); using {} of {}",
-                            winners.size(), chosen->config_key, chosen->updated_at);
-  r.config_key = chosen->config_key;
-  r.config = json::parse(chosen->config_json, nullptr, false);
+                            winners.size(), chosen->config.key(), chosen->updated_at);
+  r.config_key = chosen->config.key();
+  r.config = chosen->config.to_json();
   r.db_ms = chosen->median_ms;
   log << fmt::format("== {} {}: winner {} ({:.4f} ms when tuned) vs {}\n", e.kernel, r.problem_key,
                      r.config_key, r.db_ms, reference_name(e.reference))

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include "result_helpers.hpp"
 #include "cutune/db/store.hpp"
 
 #include "cli_runner.hpp"
@@ -215,14 +216,12 @@ TEST_CASE("cli: bad tune input leaves an existing DB and its results as they wer
     spec.problem_key = "n=1000";
     cutune::db::Run run = store.begin_run(spec);
     cutune::db::Measurement m;
-    m.config_key = "256,4,4";
-    m.config_json = R"({"block_size_x":256})";
+    m.config = cutune::testing::config_of("256,4,4", R"({"block_size_x":256})");
     m.median_ms = 0.5;
     m.samples_ms = {0.5};
     REQUIRE(run.add(m));
     cutune::db::WinnerChoice w;
-    w.config_key = m.config_key;
-    w.config_json = m.config_json;
+    w.config = m.config;
     w.median_ms = m.median_ms;
     run.set_winner(w);
     run.end();

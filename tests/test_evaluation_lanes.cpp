@@ -72,9 +72,9 @@ std::map<std::string, db::Measurement> stored(const std::filesystem::path& path,
   const auto& t = targets.front();
   std::map<std::string, db::Measurement> out;
   for (auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {
-    INFO(m.config_key);
-    CHECK(out.count(m.config_key) == 0);
-    out.emplace(m.config_key, std::move(m));
+    INFO(m.config.key());
+    CHECK(out.count(m.config.key()) == 0);
+    out.emplace(m.config.key(), std::move(m));
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "result_helpers.hpp"
 #include "cli_runner.hpp"
 #include "cutune/formats/kt_interop.hpp"
 #include "cutune/db/store.hpp"
@@ -47,8 +48,7 @@ db::RunSpec run_on(const std::string& name, const std::string& uuid, const std::
 /// The configuration {"tile": tile} measured at `median_ms`, one sample.
 db::Measurement tile_measurement(int tile, double median_ms) {
   db::Measurement m;
-  m.config_key = std::to_string(tile);
-  m.config_json = "{\"tile\":" + std::to_string(tile) + "}";
+  m.config = cutune::testing::config_of(std::to_string(tile), "{\"tile\":" + std::to_string(tile) + "}");
   m.median_ms = median_ms;
   m.samples_ms = {median_ms};
   return m;
@@ -104,7 +104,7 @@ TEST_CASE("import: a Kernel Tuner cache, failures included, once however often",
     CHECK(targets[0].gpu_model.rfind("NVIDIA RTX A4000/", 0) == 0);
     CHECK(targets[0].count == 15);
     const auto ms = s.measurements(targets[0].kernel_id, targets[0].problem_id, targets[0].device_id);
-    const auto found = std::find_if(ms.begin(), ms.end(), [](const auto& m) { return m.config_key == "128,alg_2,15,True,2.45"; });
+    const auto found = std::find_if(ms.begin(), ms.end(), [](const auto& m) { return m.config.key() == "128,alg_2,15,True,2.45"; });
     REQUIRE(found != ms.end());
     CHECK(found->samples_ms.size() > 1);
     CHECK(found->median_ms > 0);
@@ -415,16 +415,21 @@ TEST_CASE("entries and measurements map both ways", "[interop]") {
   e.compile_time_ms = 12.5;
   e.timestamp = "2023-12-22 09:54:05.502007+00:00";
   e.extra["GFLOP/s"] = 7.5;
-  const db::Measurement m = db::kt::measurement_of_entry(e, "1", R"({"a":1})", "2026-01-01T00:00:00.000Z");
+  const db::Measurement m =
+      db::kt::measurement_of_entry(e, cutune::testing::config_of("1", R"({"a":1})"), "2026-01-01T00:00:00.000Z");
   CHECK(m.median_ms == 2.5);
   CHECK(m.compile_ms == 12.5);
   CHECK(m.started_at == "2023-12-22T09:54:05.502Z");
-  const json stats = json::parse(m.stats_json);
-  CHECK(stats["mean_ms"] == 4.0);
-  CHECK(stats["kt"]["GFLOP/s"] == 7.5);
+  REQUIRE(m.imported());
+  CHECK(m.imported()->mean_ms == 4.0);
+  CHECK(m.imported()->file_fields["GFLOP/s"] == 7.5);
 
   db::Measurement tuned = m;
-  tuned.stats_json = R"({"mean_ms": 4.0, "ci_low_ms": 1.9, "ci_high_ms": 3.1})";
+  ResultStats tuned_stats;
+  tuned_stats.summary.mean = 4.0;
+  tuned_stats.summary.ci_low = 1.9;
+  tuned_stats.summary.ci_high = 3.1;
+  tuned.origin = MeasuredOrigin{tuned_stats, std::nullopt};
   const db::kt::KtEntry out = db::kt::entry_of_measurement(tuned);
   CHECK(out.time_ms == db::kt::kt_mean(e.times_ms));
   CHECK(out.times_ms == e.times_ms);
@@ -438,13 +443,13 @@ TEST_CASE("entries and measurements map both ways", "[interop]") {
   REQUIRE(out.benchmark_time_ms);
   CHECK(*out.benchmark_time_ms == 16.0);
   CHECK(!db::kt::entry_of_measurement(m).benchmark_time_ms);
-  CHECK(db::kt::entry_of_measurement(m).timestamp == e.timestamp);  // the file's own, kept in stats_json
+  CHECK(db::kt::entry_of_measurement(m).timestamp == e.timestamp);  // the file's own, kept with the result
   CHECK(db::kt::entry_of_measurement(m).extra.at("GFLOP/s") == 7.5);
   // What cutune writes, it reads back with the same median.
-  CHECK(db::kt::measurement_of_entry(out, "1", R"({"a":1})", "").median_ms == 2.5);
+  CHECK(db::kt::measurement_of_entry(out, cutune::testing::config_of("1", R"({"a":1})"), "").median_ms == 2.5);
 
   db::Measurement failed;
-  failed.config_json = R"({"a":2})";
+  failed.config = cutune::testing::config_of("", R"({"a":2})");
   failed.status = Status::Correctness;
   const auto f = db::kt::entry_of_measurement(failed);
   CHECK(f.status == Status::Correctness);
@@ -508,8 +513,7 @@ TEST_CASE("query and export carry the metrics and the objective with its directi
       REQUIRE(run.add(m));
     }
     db::WinnerChoice w;
-    w.config_key = "2";
-    w.config_json = R"({"tile":2})";
+    w.config = cutune::testing::config_of("2", R"({"tile":2})");
     w.median_ms = 2.0;
     w.default_ms = 1.0;
     w.objective = Objective::of_metric("GFLOP/s", true);

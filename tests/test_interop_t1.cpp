@@ -174,7 +174,7 @@ extern "C" __global__ void scale(float* c, const float* a, const float* coeff_ar
   const auto t = s.measurement_targets({});
   REQUIRE(t.size() == 1);
   for (const auto& m : s.measurements(t[0].kernel_id, t[0].problem_id, t[0].device_id)) {
-    INFO(m.config_key << ": " << m.error);
+    INFO(m.config.key() << ": " << m.error);
     CHECK(m.status == Status::Ok);  // 1.5 * 2.0 == 3.0 only with the constant copy made
   }
 }
@@ -240,13 +240,13 @@ TEST_CASE("a kernel's #ifndef kernel_tuner default yields to the tuned value, an
   const auto guarded = tune(true);
   REQUIRE(guarded.size() == 4);
   for (const auto& m : guarded) {
-    INFO(m.config_key << ": " << m.error);
+    INFO(m.config.key() << ": " << m.error);
     CHECK(m.status == Status::Ok);  // blockDim.x == block_size_x in every thread
   }
   const auto unguarded = tune(false);
   REQUIRE(unguarded.size() == 4);
   for (const auto& m : unguarded) {
-    INFO(m.config_key << ": " << m.error);
+    INFO(m.config.key() << ": " << m.error);
     CHECK(m.status == Status::Compile);
     CHECK_THAT(m.error, Contains("redefines a tuning parameter's macro"));
   }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "result_helpers.hpp"
 #include "cutune/cuda/device.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/formats/wisdom.hpp"
@@ -46,10 +47,11 @@ DeviceIdentity gpu(const std::string& name, int major, int minor, const std::str
   return d;
 }
 
-std::string config_json(const Space& space, const Config& c) {
+/// `c` as a DB row gives it back: its key and values, without the space.
+ResultConfig stored_config(const Space& space, const Config& c) {
   nlohmann::ordered_json j;
   for (const auto& [name, v] : space.assignments(c)) j[name] = v.to_int();
-  return j.dump();
+  return testing::config_of(space.key(c), j.dump());
 }
 
 /// A run of `p` on `d` (its winners are stored the way the tuner stores them).
@@ -90,14 +92,13 @@ struct LadderDb {
     db::Run run = s.begin_run(run_spec(p, d, inst));
     const Config c = nth_valid(p.space(), nth);
     db::WinnerChoice w;
-    w.config_key = p.space().key(c);
-    w.config_json = config_json(p.space(), c);
+    w.config = stored_config(p.space(), c);
     w.median_ms = 1.0 + static_cast<double>(nth);
     w.default_ms = 9.0;
     w.verdict = Verdict::Separated;
     run.set_winner(w);
     run.end();
-    key_of[d.model_key() + "|" + inst.key()] = w.config_key;
+    key_of[d.model_key() + "|" + inst.key()] = w.config.key();
   }
 
   LadderDb() {
@@ -209,7 +210,7 @@ TEST_CASE("loader: wisdom round trip gives the same answers as the DB", "[loader
     CHECK(a.kernel == b.kernel);
     CHECK(a.problem_key == b.problem_key);
     CHECK(a.gpu_model == b.gpu_model);
-    CHECK(nlohmann::json::parse(a.config_json) == nlohmann::json::parse(b.config_json));
+    CHECK(a.config.to_json() == b.config.to_json());
     CHECK(a.run_id == b.run_id);
     CHECK(a.median_ms == b.median_ms);
     CHECK(a.default_ms == b.default_ms);
@@ -415,8 +416,8 @@ TEST_CASE("loader: the winners' own objective when none is asked for, and a choi
     db::Store s = db::Store::open(path.path(), true);
     db::Run run = s.begin_run(run_spec(matmul, h200, inst));
     const Config c = nth_valid(matmul.space(), 3);
-    run.set_winner({matmul.space().key(c), config_json(matmul.space(), c), 1.0, 2.0,
-                    Objective::of_metric("gflops", true), 900.0, Verdict::Separated, "[]"});
+    run.set_winner({stored_config(matmul.space(), c), 1.0, 2.0, Objective::of_metric("gflops", true), 900.0,
+                    Verdict::Separated, {}});
   }
   // Only a gflops winner: picked without naming it; "time" names no winner.
   LoaderOptions o = options_for(path.path());
@@ -432,7 +433,7 @@ TEST_CASE("loader: the winners' own objective when none is asked for, and a choi
     db::Store s = db::Store::open(path.path(), true);
     const Config c = nth_valid(matmul.space(), 4);
     s.begin_run(run_spec(matmul, h200, inst))
-        .set_winner({matmul.space().key(c), config_json(matmul.space(), c), 1.5, 2.0, Objective::energy(), 3.0});
+        .set_winner({stored_config(matmul.space(), c), 1.5, 2.0, Objective::energy(), 3.0});
   }
   // Two objectives, neither time: the loader asks for one.
   Loader two(options_for(path.path()));

@@ -34,8 +34,7 @@ void store_winner(const std::filesystem::path& path, const KernelProblem& p, con
   nlohmann::ordered_json j;
   for (const auto& [name, v] : p.space().assignments(c)) j[name] = v.to_int();
   db::WinnerChoice w;
-  w.config_key = p.space().key(c);
-  w.config_json = j.dump();
+  w.config = ResultConfig(p.space().key(c), parameter_values(j));
   w.median_ms = 1.0;
   run.set_winner(w);
   run.end();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cutune/db/store.hpp"
+#include "result_helpers.hpp"
 
 namespace fs = std::filesystem;
 using namespace cutune::db;
@@ -87,8 +88,7 @@ RunSpec spec(const DeviceIdentity& d, const std::string& command) {
 
 Measurement ok(const std::string& key, double median_ms) {
   Measurement m;
-  m.config_key = key;
-  m.config_json = "{\"block_size_x\":" + key + "}";
+  m.config = cutune::testing::config_of(key, "{\"block_size_x\":" + key + "}");
   m.median_ms = median_ms;
   m.samples_ms = {median_ms, median_ms};
   m.started_at = m.finished_at = "2026-01-01T00:00:00.000Z";
@@ -97,8 +97,7 @@ Measurement ok(const std::string& key, double median_ms) {
 
 WinnerChoice screening(const std::string& key, double median_ms) {
   WinnerChoice w;
-  w.config_key = key;
-  w.config_json = "{\"block_size_x\":" + key + "}";
+  w.config = cutune::testing::config_of(key, "{\"block_size_x\":" + key + "}");
   w.median_ms = median_ms;
   w.objective = Objective::time();
   return w;
@@ -164,7 +163,7 @@ TEST_CASE("merge: shards combine into one DB whose winner is the best of all, an
     auto out = Store::open(all.path(), false);
     const auto w = out.winners();
     REQUIRE(w.size() == 1);  // one GPU model
-    CHECK(w[0].config_key == "128");
+    CHECK(w[0].config.key() == "128");
     CHECK(w[0].median_ms == 1.25);
     CHECK(w[0].verdict == Verdict::Screening);
   }
@@ -191,11 +190,17 @@ TEST_CASE("merge: shards combine into one DB whose winner is the best of all, an
 TEST_CASE("merge: a re-measured winner stands when the merged best was among its finalists, else the best wins",
           "[db]") {
   TempDb a, b, c, all;
-  const auto thorough = [](const std::string& key, const std::string& finalists) {
+  const auto thorough = [](const std::string& key, std::vector<cutune::Finalist> finalists) {
     WinnerChoice w = screening(key, 1.0);
     w.verdict = Verdict::Separated;
-    w.finalists_json = finalists;
+    w.finalists = std::move(finalists);
     return w;
+  };
+  const auto finalist = [](const std::string& key, double screening_ms) {
+    cutune::Finalist f;
+    f.config = cutune::testing::config_of(key, "{\"block_size_x\":" + key + "}");
+    f.screening_ms = screening_ms;
+    return f;
   };
   {
     auto s = Store::open(a.path(), true);
@@ -203,8 +208,7 @@ TEST_CASE("merge: a re-measured winner stands when the merged best was among its
     run.add(ok("64", 1.1));
     run.add(ok("128", 1.2));
     // The thorough re-measurement ranked 128 first although 64 screened faster.
-    run.set_winner(thorough("128", R"([{"config_key":"128","screening_median_ms":1.2},)"
-                                   R"({"config_key":"64","screening_median_ms":1.1}])"));
+    run.set_winner(thorough("128", {finalist("128", 1.2), finalist("64", 1.1)}));
     run.end();
   }
   {
@@ -226,15 +230,15 @@ TEST_CASE("merge: a re-measured winner stands when the merged best was among its
   out.merge_from(Store::open(b.path(), false));
   auto w = out.winners();
   REQUIRE(w.size() == 1);
-  CHECK(w[0].config_key == "128");
+  CHECK(w[0].config.key() == "128");
   CHECK(w[0].verdict == Verdict::Separated);
   out.merge_from(Store::open(c.path(), false));
   w = out.winners();
   REQUIRE(w.size() == 1);
-  CHECK(w[0].config_key == "512");
+  CHECK(w[0].config.key() == "512");
   CHECK(w[0].median_ms == 0.9);
   CHECK(w[0].verdict == Verdict::Screening);
-  CHECK(w[0].finalists_json == "[]");
+  CHECK(w[0].finalists.empty());
   CHECK(out.integrity_ok());
 }
 

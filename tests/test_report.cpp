@@ -10,6 +10,7 @@
 #include <regex>
 #include <string>
 
+#include "result_helpers.hpp"
 #include "cli_runner.hpp"
 #include "cutune/db/store.hpp"
 #include "cutune/report/report.hpp"
@@ -260,17 +261,17 @@ RunSpec spec() {
 Measurement measured(int block, double median_ms, double half_width_ms, double end_s,
                      std::optional<double> energy_mj = std::nullopt) {
   Measurement m;
-  m.config_key = std::to_string(block);
-  m.config_json = "{\"block_size_x\":" + std::to_string(block) + "}";
+  m.config = cutune::testing::config_of(std::to_string(block), "{\"block_size_x\":" + std::to_string(block) + "}");
   m.median_ms = median_ms;
   m.samples_ms = {median_ms, median_ms, median_ms};
   m.compile_ms = 200;
   m.verify_ms = 10;
-  json stats = {{"ci_low_ms", median_ms - half_width_ms}, {"ci_high_ms", median_ms + half_width_ms},
-                {"measure_ms", 30.0}, {"load_ms", 5.0}};
-  if (energy_mj) stats["energy_mj_per_launch"] = *energy_mj;
-  m.stats_json = stats.dump();
-  m.energy_mj_per_launch = energy_mj;
+  cutune::ResultStats stats;
+  stats.summary.ci_low = median_ms - half_width_ms;
+  stats.summary.ci_high = median_ms + half_width_ms;
+  stats.measure_ms = 30.0;
+  stats.energy_mj_per_launch = energy_mj;
+  m.origin = cutune::MeasuredOrigin{stats, 5.0};
   m.started_at = "2026-01-01T00:00:00.000Z";
   m.finished_at = fmt::format("2026-01-01T00:00:{:06.3f}Z", end_s);
   return m;
@@ -295,13 +296,16 @@ TEST_CASE("report: energy's Pareto front, the breakdown of a tuned run, --compar
     run.add(measured(256, 3.0, 0.005, 3.0, 4.0));
     run.add(measured(512, 4.0, 0.005, 4.0, 1.0));
     WinnerChoice w;
-    w.config_key = "64";
-    w.config_json = "{\"block_size_x\":64}";
+    w.config = cutune::testing::config_of("64", "{\"block_size_x\":64}");
     w.median_ms = 1.0;
     w.default_ms = 3.0;
     w.objective = cutune::Objective::time();
     w.verdict = cutune::Verdict::Separated;
-    w.finalists_json = R"([{"config_key":"64"},{"config_key":"128"}])";
+    for (const char* key : {"64", "128"}) {
+      cutune::Finalist f;
+      f.config = cutune::testing::config_of(key, "{}");
+      w.finalists.push_back(f);
+    }
     run.set_winner(w);
   }
   {

@@ -228,8 +228,9 @@ TEST_CASE("a second session on the same DB resumes: nothing is re-run", "[gpu]")
   auto store = db::Store::open(db.path(), false);
   auto winners = store.winners({"vector_add", "", "n=100000", ""});
   REQUIRE(winners.size() == 1);
-  CHECK(winners[0].config_key == third.winner->key());
-  CHECK(winners[0].config_json == third.winner->json());
+  CHECK(winners[0].config.key() == third.winner->key());
+  CHECK(winners[0].config.to_json() == third.winner->to_json());
+  CHECK(winners[0].config.configuration_in(p.space()) == *third.winner);
   CHECK(store.integrity_ok());
 }
 
@@ -336,7 +337,7 @@ TEST_CASE("failures are data: compile, resources, wrong results, illegal address
     const std::string json_text((std::istreambuf_iterator<char>(json_in)), std::istreambuf_iterator<char>());
     const auto kernel_id = rw.upsert_kernel("faulty", runner::content_hash(p.source() + '\0' + json_text));
     const auto problem_id = rw.upsert_problem(kernel_id, r.problem_key, "");
-    for (auto& m : rw.measurements(kernel_id, problem_id, rw.upsert_device(r.device))) by_key[m.config_key] = m;
+    for (auto& m : rw.measurements(kernel_id, problem_id, rw.upsert_device(r.device))) by_key[m.config.key()] = m;
   }
   auto store = db::Store::open(db.path(), false);
   REQUIRE(by_key.size() == 12);
@@ -348,7 +349,7 @@ TEST_CASE("failures are data: compile, resources, wrong results, illegal address
   CHECK(by_key["256,0"].median_ms > 0);
   auto winners = store.winners({"faulty", "", "", ""});
   REQUIRE(winners.size() == 1);
-  CHECK((winners[0].config_key == "64,0" || winners[0].config_key == "256,0" || winners[0].config_key == "64,3"));
+  CHECK((winners[0].config.key() == "64,0" || winners[0].config.key() == "256,0" || winners[0].config.key() == "64,3"));
   CHECK(store.integrity_ok());
 }
 
@@ -382,15 +383,15 @@ TEST_CASE("the thorough stage re-measures the finalists and declares the winner 
   auto w = store.winners({"vector_add", "", "n=16777216", ""});
   REQUIRE(w.size() == 1);
   CHECK(w[0].verdict == r.verdict);
-  CHECK(w[0].config_key == r.winner->key());
-  CHECK(nlohmann::json::parse(w[0].finalists_json).size() == r.finalists.size());
+  CHECK(w[0].config.key() == r.winner->key());
+  CHECK(w[0].finalists.size() == r.finalists.size());
   // Every screened measurement carries its statistics.
   for (const auto& m : store.measurements(1, 1, 1)) {
     if (m.status != Status::Ok) continue;
-    auto s = nlohmann::json::parse(m.stats_json);
-    CHECK(s["level"] == "screening");
-    CHECK(s["samples"].get<std::size_t>() == m.samples_ms.size());
-    CHECK(s.contains("sm_clock_mhz"));
+    REQUIRE(m.stats());
+    CHECK(m.stats()->level == MeasurementLevel::Screening);
+    CHECK(m.stats()->summary.count == m.samples_ms.size());
+    CHECK(m.stats()->sm_clock_mhz.has_value());
   }
 }
 
@@ -503,11 +504,11 @@ TEST_CASE("energy as the objective: ranked by energy per launch, a winner of its
   auto w = store.winners({"vector_add", "", "", ""});
   REQUIRE(w.size() == 2);  // one per objective; the time tuning did not replace the energy winner
   CHECK(w[0].objective == Objective::energy());
-  CHECK(w[0].config_key == e.winner->key());
+  CHECK(w[0].config.key() == e.winner->key());
   CHECK(w[0].objective_value == e.winner_objective_value);
   CHECK(w[1].objective == Objective::time());
   REQUIRE(t.winner);
-  CHECK(w[1].config_key == t.winner->key());
+  CHECK(w[1].config.key() == t.winner->key());
 }
 
 TEST_CASE("finalists ranked by a metric: the largest wins though slower, overlapping intervals tie",

@@ -79,7 +79,7 @@ TEST_CASE("cli: brute-force shards are disjoint, cover the space, and merged equ
   REQUIRE(m.status == 0);
   CHECK(measurements(all) == expected);  // the same keys with the same medians
   const auto w_full = the_winner(full), w_all = the_winner(all);
-  CHECK(w_all.config_key == w_full.config_key);
+  CHECK(w_all.config.key() == w_full.config.key());
   CHECK(w_all.median_ms == w_full.median_ms);
   CHECK(cutune::db::Store::open(all, false).integrity_ok());
 

@@ -21,6 +21,7 @@
 
 #include "cutune/db/store.hpp"
 #include "cutune/model/errors.hpp"
+#include "result_helpers.hpp"
 
 namespace fs = std::filesystem;
 using cutune::DeviceIdentity;
@@ -31,6 +32,7 @@ using cutune::Status;
 using cutune::Verdict;
 using cutune::parse_status;
 using cutune::status_name;
+using cutune::testing::config_of;
 
 namespace {
 
@@ -128,8 +130,7 @@ void require_same_device(const DeviceIdentity& a, const DeviceIdentity& b) {
 }
 
 void require_same_measurement(const Measurement& a, const Measurement& b) {
-  CHECK(a.config_key == b.config_key);
-  CHECK(a.config_json == b.config_json);
+  CHECK(a.config == b.config);
   CHECK(a.status == b.status);
   CHECK(a.error == b.error);
   CHECK(a.median_ms == b.median_ms);  // exact: doubles must round-trip bit for bit
@@ -142,8 +143,7 @@ void require_same_measurement(const Measurement& a, const Measurement& b) {
 
 Measurement measurement(const std::string& key, Status status = Status::Ok) {
   Measurement m;
-  m.config_key = key;
-  m.config_json = R"({"block_size_x":)" + key + "}";
+  m.config = config_of(key, R"({"block_size_x":)" + key + "}");
   m.status = status;
   m.started_at = "2026-11-21T23:59:01.123Z";
   m.finished_at = "2026-11-21T23:59:02.456Z";
@@ -178,16 +178,15 @@ RunSpec spec(const DeviceIdentity& device = h200(), const std::string& kernel = 
 
 WinnerChoice winner(const std::string& key, double median_ms, double default_ms,
                     Objective objective = Objective::time(), double objective_value = 0.0,
-                    Verdict verdict = Verdict::Screening, const std::string& finalists_json = "[]") {
+                    Verdict verdict = Verdict::Screening, std::vector<cutune::Finalist> finalists = {}) {
   WinnerChoice w;
-  w.config_key = key;
-  w.config_json = "{}";
+  w.config = config_of(key, "{}");
   w.median_ms = median_ms;
   w.default_ms = default_ms;
   w.objective = std::move(objective);
   w.objective_value = objective_value;
   w.verdict = verdict;
-  w.finalists_json = finalists_json;
+  w.finalists = std::move(finalists);
   return w;
 }
 
@@ -267,7 +266,7 @@ TEST_CASE("create, then reopen: every field round-trips", "[db]") {
     }
     for (const auto& m : written) REQUIRE(r.add(m));
     WinnerChoice w = winner("128", 1.0 / 3.0, 0.7);
-    w.config_json = R"({"block_size_x":128})";
+    w.config = config_of("128", R"({"block_size_x":128})");
     r.set_winner(w);
     r.end();
   }
@@ -297,7 +296,7 @@ TEST_CASE("create, then reopen: every field round-trips", "[db]") {
   const auto all = store.measurements(kernel, problem, device);
   REQUIRE(all.size() == written.size());
   for (std::size_t i = 0; i < all.size(); ++i) require_same_measurement(all[i], written[i]);
-  const auto timeout = store.find_measurement(kernel, problem, device, written.back().config_key);
+  const auto timeout = store.find_measurement(kernel, problem, device, written.back().config.key());
   REQUIRE(timeout.has_value());
   CHECK(timeout->status == Status::Timeout);
   CHECK(timeout->error == "failed: timeout");
@@ -310,8 +309,8 @@ TEST_CASE("create, then reopen: every field round-trips", "[db]") {
   CHECK(winners[0].kernel == "vector_add");
   CHECK(winners[0].problem_key == "n=268435456");
   CHECK(winners[0].gpu_model == "NVIDIA H200/sm_90");
-  CHECK(winners[0].config_key == "128");
-  CHECK(winners[0].config_json == R"({"block_size_x":128})");
+  CHECK(winners[0].config.key() == "128");
+  CHECK(winners[0].config == config_of("128", R"({"block_size_x":128})"));
   CHECK(winners[0].median_ms == 1.0 / 3.0);
   CHECK(winners[0].default_ms == 0.7);
   CHECK(winners[0].run_id == run);
@@ -418,7 +417,7 @@ TEST_CASE("a run begins, adds, sets its winner and ends, and a second run on the
   CHECK(again.device_id() == device);
   const auto stored = again.measurements();
   REQUIRE(stored.size() == 3);
-  CHECK(stored[0].config_key == "64");  // oldest first
+  CHECK(stored[0].config.key() == "64");  // oldest first
   CHECK(stored[1].status == Status::Runtime);
   require_same_measurement(stored[2], measurement("256"));
   CHECK_FALSE(again.add(measurement("64")));  // stored by the first run
@@ -436,7 +435,7 @@ TEST_CASE("a run begins, adds, sets its winner and ends, and a second run on the
   w = store.winners();
   REQUIRE(w.size() == 1);
   CHECK(w[0].run_id == again.id());
-  CHECK(w[0].config_key == "512");
+  CHECK(w[0].config.key() == "512");
   CHECK(w[0].verdict == Verdict::Tie);
   // Another device is another target: nothing of the first is its own.
   DeviceIdentity other = h200();
@@ -448,25 +447,25 @@ TEST_CASE("a run begins, adds, sets its winner and ends, and a second run on the
   // But it is a GPU of the same model: what a tuning there reuses is the first GPU's.
   auto of_model = elsewhere.model_measurements();
   REQUIRE(of_model.size() == 4);
-  CHECK(of_model[0].config_key == "64");
+  CHECK(of_model[0].config.key() == "64");
   CHECK(of_model[0].device_id == device);
-  CHECK(of_model[3].config_key == "512");
+  CHECK(of_model[3].config.key() == "512");
   // Its own first, and a configuration both GPUs stored once, as its own GPU has it.
   CHECK(elsewhere.add(measurement("64", Status::Timeout)));
   CHECK(elsewhere.add(measurement("2048")));
   of_model = elsewhere.model_measurements();
   REQUIRE(of_model.size() == 5);
-  CHECK(of_model[0].config_key == "64");
+  CHECK(of_model[0].config.key() == "64");
   CHECK(of_model[0].status == Status::Timeout);
   CHECK(of_model[0].device_id == elsewhere.device_id());
-  CHECK(of_model[1].config_key == "2048");
-  CHECK(of_model[2].config_key == "128");
+  CHECK(of_model[1].config.key() == "2048");
+  CHECK(of_model[2].config.key() == "128");
   CHECK(of_model[2].device_id == device);
   // Seen from the first GPU: its own 64 (ok), then the other's 2048.
   const auto from_first = store.model_measurements(kernel, problem, device);
   REQUIRE(from_first.size() == 5);
   CHECK(from_first[0].status == Status::Ok);
-  CHECK(from_first[4].config_key == "2048");
+  CHECK(from_first[4].config.key() == "2048");
   CHECK(from_first[4].device_id == elsewhere.device_id());
   // Another model (same name, another architecture), or another problem: nothing.
   DeviceIdentity other_model = h200();
@@ -484,12 +483,12 @@ TEST_CASE("energy per launch reads back typed from the stored statistics, and on
   stats.summary.median = 1.0;
   stats.energy_mj_per_launch = 0.125;
   Measurement measured = measurement("64");
-  measured.stats_json = stats_json(stats);
-  measured.energy_mj_per_launch = stats.energy_mj_per_launch;
+  measured.origin = cutune::MeasuredOrigin{cutune::ResultStats::of(stats), std::nullopt};
   REQUIRE(f.run.add(measured));
-  Measurement unmeasured = measurement("128");
-  unmeasured.stats_json = R"({"energy_mj_per_launch":"not a number","mean_ms":1.0})";
-  REQUIRE(f.run.add(unmeasured));
+  REQUIRE(f.run.add(measurement("128")));
+  // A row whose statistics hold something else under the name (a file written by hand).
+  raw_exec(f.file.path(), R"(UPDATE measurements SET stats_json = '{"energy_mj_per_launch":"not a number",)"
+                          R"("mean_ms":1.0}' WHERE config_key = '128')");
   Measurement failed = measurement("256", Status::Runtime);
   REQUIRE(f.run.add(failed));
 
@@ -497,10 +496,11 @@ TEST_CASE("energy per launch reads back typed from the stored statistics, and on
   const auto b = f.store.find_measurement(f.kernel, f.problem, f.device, "128");
   const auto c = f.store.find_measurement(f.kernel, f.problem, f.device, "256");
   REQUIRE((a && b && c));
-  REQUIRE(a->energy_mj_per_launch.has_value());
-  CHECK(*a->energy_mj_per_launch == 0.125);
-  CHECK_FALSE(b->energy_mj_per_launch.has_value());
-  CHECK_FALSE(c->energy_mj_per_launch.has_value());
+  REQUIRE(a->energy_mj_per_launch().has_value());
+  CHECK(*a->energy_mj_per_launch() == 0.125);
+  CHECK_FALSE(b->energy_mj_per_launch().has_value());
+  CHECK(b->mean_ms() == 1.0);
+  CHECK_FALSE(c->energy_mj_per_launch().has_value());
 }
 
 TEST_CASE("bad references, NaN and writes after the end are errors that say what", "[db]") {
@@ -557,7 +557,7 @@ TEST_CASE("winners: replace, filter and order", "[db]") {
   CHECK(all[1].gpu_model == "NVIDIA GeForce RTX 4090/sm_89");
   CHECK(all[2].gpu_model == "NVIDIA H100 80GB HBM3/sm_90");
   CHECK(all[3].gpu_model == "NVIDIA H200/sm_90");
-  CHECK(all[3].config_key == "128");
+  CHECK(all[3].config.key() == "128");
   CHECK(all[3].median_ms == 1.5);
   CHECK(all[3].run_id == f.run.id());
 
@@ -741,14 +741,23 @@ TEST_CASE("kill -9 while adding measurements loses nothing committed", "[db]") {
 namespace {
 
 /// A fresh store's first device, kernel, problem and run (ids 1), one measurement "128"
-/// with `stats_json`, and a tied winner over one finalist. Returns the run.
+/// whose row holds `stats_json`, and a tied winner over one finalist whose row holds
+/// [{"config":"128"}] (rows as older versions wrote them). Returns the run.
 Run store_one_winner(Store& store, const std::string& stats_json) {
   Run run = store.begin_run(spec(h200(), "vector_add", "n=1"));
   Measurement m = measurement("128", Status::Ok);
-  m.stats_json = stats_json;
   REQUIRE(run.add(m));
-  run.set_winner(winner("128", 0.5, 0.6, Objective::time(), 0, Verdict::Tie, R"([{"config":"128"}])"));
+  run.set_winner(winner("128", 0.5, 0.6, Objective::time(), 0, Verdict::Tie));
+  raw_exec(store.path(), "UPDATE measurements SET stats_json = '" + stats_json + "'; UPDATE winners SET "
+                         R"(finalists_json = '[{"config":"128"}]')");
   return run;
+}
+
+/// The finalists of a row holding [{"config":"128"}]: one, keyed by nothing, with no values.
+void require_old_finalist(const std::vector<cutune::Finalist>& finalists) {
+  REQUIRE(finalists.size() == 1);
+  CHECK(finalists[0].config.key().empty());
+  CHECK(finalists[0].config.values().empty());
 }
 
 }  // namespace
@@ -776,12 +785,13 @@ TEST_CASE("a version-1 DB is migrated to the current version and keeps its data"
   CHECK(store.integrity_ok());
   const auto all = store.measurements(1, 1, 1);
   REQUIRE(all.size() == 1);
-  CHECK(all[0].config_key == "128");
-  CHECK(all[0].stats_json == "{}");
+  CHECK(all[0].config.key() == "128");
+  CHECK(all[0].provenance() == cutune::Provenance::Measured);
+  CHECK(all[0].stats() == nullptr);
   const auto w = store.winners();
   REQUIRE(w.size() == 1);
   CHECK(w[0].verdict == Verdict::Screening);
-  CHECK(w[0].finalists_json == "[]");
+  CHECK(w[0].finalists.empty());
   CHECK(w[0].objective == Objective::time());
   CHECK(w[0].run_id == 0);  // the version-1 row had none
   CHECK(w[0].objective_value == 0.5);
@@ -793,11 +803,14 @@ TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
   Store store = Store::open(file.path(), true);
   const std::string stats = R"({"mean_ms":0.5,"stop_reason":"converged"})";
   Run run = store_one_winner(store, stats);
-  CHECK(store.find_measurement(1, 1, 1, "128")->stats_json == stats);
+  const auto m = store.find_measurement(1, 1, 1, "128");
+  REQUIRE(m->stats());
+  CHECK(m->stats()->summary.mean == 0.5);
+  CHECK(m->stats()->stop_reason == cutune::StopReason::converged);
   const auto w = store.winners();
   REQUIRE(w.size() == 1);
   CHECK(w[0].verdict == Verdict::Tie);
-  CHECK(w[0].finalists_json == R"([{"config":"128"}])");
+  require_old_finalist(w[0].finalists);
   CHECK(w[0].run_id == run.id());
   // A metric needs a name (the schema's CHECK): an empty one is refused, nothing replaced.
   CHECK_THROWS(run.set_winner(winner("256", 0.5, 0.6, Objective::of_metric("", false))));
@@ -807,10 +820,10 @@ TEST_CASE("statistics and the winner's verdict round-trip", "[db]") {
   const auto both = store.winners();
   REQUIRE(both.size() == 2);
   CHECK(both[0].objective == Objective::energy());
-  CHECK(both[0].config_key == "256");
+  CHECK(both[0].config.key() == "256");
   CHECK(both[0].objective_value == 9.5);
   CHECK(both[1].objective == Objective::time());
-  CHECK(both[1].config_key == "128");
+  CHECK(both[1].config.key() == "128");
   CHECK(both[1].objective_value == 0.5);
   CHECK(store.winners({"", "", "", "energy"}).size() == 1);
 }
@@ -843,24 +856,24 @@ TEST_CASE("a version-2 DB is migrated to the current version and keeps its measu
   CHECK(store.integrity_ok());
   const auto all = store.measurements(1, 1, 1);
   REQUIRE(all.size() == 1);
-  CHECK(all[0].config_key == "128");
-  CHECK(all[0].stats_json == R"({"mean_ms":0.5})");
+  CHECK(all[0].config.key() == "128");
+  CHECK(all[0].mean_ms() == 0.5);
   CHECK(all[0].metrics.empty());
   const auto w = store.winners();
   REQUIRE(w.size() == 2);
   CHECK(w[0].objective == Objective::energy());
-  CHECK(w[0].config_key == "256");
+  CHECK(w[0].config.key() == "256");
   CHECK(w[0].objective_value == 9.5);
   CHECK_FALSE(w[0].objective.higher_is_better);
   CHECK(w[1].objective == Objective::time());
   CHECK(w[1].verdict == Verdict::Tie);
-  CHECK(w[1].finalists_json == R"([{"config":"128"}])");
+  require_old_finalist(w[1].finalists);
   // The migrated table takes a metric's winner, with its direction, beside the others.
   Run later = store.begin_run(spec(h200(), "vector_add", "n=1"));
   later.set_winner(winner("64", 0.8, 0.6, Objective::of_metric("GFLOP/s", true), 812.5, Verdict::Separated));
   const auto three = store.winners({"", "", "", "GFLOP/s"});
   REQUIRE(three.size() == 1);
-  CHECK(three[0].config_key == "64");
+  CHECK(three[0].config.key() == "64");
   CHECK(three[0].objective_value == 812.5);
   CHECK(three[0].objective == Objective::of_metric("GFLOP/s", true));
   CHECK(three[0].verdict == Verdict::Separated);

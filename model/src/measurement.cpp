@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 namespace cutune {
 
 std::string_view to_string(StopReason r) {
@@ -58,6 +60,18 @@ std::string to_string(const L2Method& m) {
     case L2Method::Kind::Warm: return "warm";
   }
   return "unknown";
+}
+
+std::optional<L2Method> parse_l2_method(std::string_view name) {
+  if (name == "flush") return L2Method{L2Method::Kind::Flush, 1};
+  if (name == "warm") return L2Method{L2Method::Kind::Warm, 1};
+  constexpr std::string_view rotate = "rotate ";
+  if (name.substr(0, rotate.size()) != rotate) return std::nullopt;
+  const std::string_view n = name.substr(rotate.size());
+  std::size_t sets = 0;
+  const auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), sets);
+  if (ec != std::errc() || end != n.data() + n.size()) return std::nullopt;
+  return L2Method{L2Method::Kind::Rotate, sets};
 }
 
 const std::vector<double>& GpuEvaluation::samples_ms() const {

@@ -47,55 +47,49 @@ std::optional<double> parse_utc_s(const std::string& iso) {
 
 namespace {
 
-double number_or(const json& obj, const char* field, double fallback = 0.0) {
-  if (!obj.is_object()) return fallback;
-  const auto it = obj.find(field);
-  return it != obj.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::optional<double> number_in(const json& obj, const char* field) {
-  if (!obj.is_object()) return std::nullopt;
-  const auto it = obj.find(field);
-  if (it != obj.end() && it->is_number()) return it->get<double>();
-  return std::nullopt;
-}
-
-// A stored row as the charts need it: its statistics' JSON is read here, once.
+// A stored result as the charts need it.
 Evaluation evaluation_of(const db::Measurement& m) {
   Evaluation e;
-  e.key = m.config_key;
+  e.key = m.config.key();
   e.status = m.status;
   e.median_ms = m.median_ms;
   e.samples = m.samples_ms.size();
   e.run_id = m.run_id;
-  e.energy_mj = m.energy_mj_per_launch;
-  const json config = json::parse(m.config_json, nullptr, /*allow_exceptions=*/false);
-  if (config.is_object())
-    for (auto it = config.begin(); it != config.end(); ++it)
-      e.parameters.emplace_back(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
-  const json stats = json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
-  e.ci_low_ms = number_in(stats, "ci_low_ms");
-  e.ci_high_ms = number_in(stats, "ci_high_ms");
-  if (const auto sim = number_in(stats, "simulated_cost_s")) {
-    // The recording's parts where the simulation stored them; what they leave of the cost
-    // (all of it for a DB made before they were stored) is the recorded cost, not split.
-    e.simulated = true;
-    e.compile_s = m.compile_ms / 1e3;
-    e.verify_s = m.verify_ms / 1e3;
-    e.sampling_s = number_or(stats, "simulated_benchmark_s");
-    const double rest = *sim - e.compile_s - e.verify_s - e.sampling_s;
-    e.recorded_s = rest > 1e-9 * *sim ? rest : 0.0;
-    return e;
+  e.energy_mj = m.energy_mj_per_launch();
+  // Each value as the DB's JSON writes it (strings bare).
+  const json config = m.config.to_json();
+  for (auto it = config.begin(); it != config.end(); ++it)
+    e.parameters.emplace_back(it.key(), it->is_string() ? it->get<std::string>() : it->dump());
+  if (const ResultStats* s = m.stats()) {
+    e.ci_low_ms = s->summary.ci_low;
+    e.ci_high_ms = s->summary.ci_high;
+  } else if (const ImportedOrigin* i = m.imported()) {
+    e.ci_low_ms = i->ci_low_ms;
+    e.ci_high_ms = i->ci_high_ms;
   }
   e.compile_s = m.compile_ms / 1e3;
   e.verify_s = m.verify_ms / 1e3;
-  e.load_s = number_or(stats, "load_ms") / 1e3;
+  if (const SimulatedOrigin* sim = m.simulated()) {
+    // The recording's parts where the simulation stored them; what they leave of the cost
+    // (all of it for a DB made before they were stored) is the recorded cost, not split.
+    e.simulated = true;
+    e.sampling_s = sim->benchmark_s.value_or(0.0);
+    const double rest = sim->cost_s - e.compile_s - e.verify_s - e.sampling_s;
+    e.recorded_s = rest > 1e-9 * sim->cost_s ? rest : 0.0;
+    return e;
+  }
   // The timed samples: the sampling's wall time (cutune), else Kernel Tuner's
   // benchmark_time (imports), else the samples themselves.
-  if (const auto wall = number_in(stats, "measure_ms")) e.sampling_s = *wall / 1e3;
-  else if (const auto kt = stats.is_object() ? stats.find("kt") : stats.end(); kt != stats.end() && kt->is_object()) {
-    e.sampling_s = number_or(*kt, "benchmark_time") / 1e3;
-    e.overhead_s = (number_or(*kt, "framework_time") + number_or(*kt, "strategy_time")) / 1e3;
+  if (const MeasuredOrigin* measured = m.measured()) {
+    e.load_s = measured->load_ms.value_or(0.0) / 1e3;
+    if (measured->stats) e.sampling_s = measured->stats->measure_ms / 1e3;
+  } else if (const ImportedOrigin* i = m.imported(); i && !i->file_fields.empty()) {
+    const auto field = [&](const char* name) {
+      const auto it = i->file_fields.find(name);
+      return it != i->file_fields.end() && it->is_number() ? it->get<double>() : 0.0;
+    };
+    e.sampling_s = field("benchmark_time") / 1e3;
+    e.overhead_s = (field("framework_time") + field("strategy_time")) / 1e3;
   }
   if (e.sampling_s == 0)
     for (double s : m.samples_ms)
@@ -237,13 +231,13 @@ std::vector<ModelMedians> medians_by_model(const db::Store& store, const std::st
       it = std::prev(out.end());
     }
     for (const auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {
-      if (it->median(m.config_key) || it->failure(m.config_key)) continue;  // another device of the model has it
+      if (it->median(m.config.key()) || it->failure(m.config.key())) continue;  // another device of the model has it
       if (m.status == Status::Ok && m.median_ms > 0) {
-        it->ok.emplace(m.config_key, m.median_ms);
+        it->ok.emplace(m.config.key(), m.median_ms);
         const Evaluation e = evaluation_of(m);
-        if (e.ci_low_ms && e.ci_high_ms) it->intervals.emplace(m.config_key, std::pair{*e.ci_low_ms, *e.ci_high_ms});
+        if (e.ci_low_ms && e.ci_high_ms) it->intervals.emplace(m.config.key(), std::pair{*e.ci_low_ms, *e.ci_high_ms});
       } else {
-        it->failed.emplace(m.config_key, status_name(m.status));
+        it->failed.emplace(m.config.key(), status_name(m.status));
       }
     }
   }

@@ -434,11 +434,7 @@ std::string top_table(const TargetView& t, const ReportOptions& options, json& d
   });
   std::set<std::string> finalists;
   if (t.winner) {
-    const json f = json::parse(t.winner->finalists_json, nullptr, false);
-    if (f.is_array())
-      for (const auto& x : f)
-        if (x.is_object() && x.contains("config_key") && x["config_key"].is_string())
-          finalists.insert(x["config_key"].get<std::string>());
+    for (const auto& f : t.winner->finalists) finalists.insert(f.config.key());
   }
   const double default_ms = t.winner && t.winner->default_ms > 0 ? t.winner->default_ms : 0.0;
   std::string out = "<table class=\"top\">\n<tr><th>#</th><th>configuration</th><th>median (ms)</th><th>95% interval "
@@ -447,7 +443,7 @@ std::string top_table(const TargetView& t, const ReportOptions& options, json& d
   for (std::size_t i = 0; i < std::min(options.top, ok.size()); ++i) {
     const Evaluation& e = *ok[i];
     std::string verdict = "screening";
-    if (t.winner && e.key == t.winner->config_key) verdict = std::string("winner, ") + verdict_name(t.winner->verdict);
+    if (t.winner && e.key == t.winner->config.key()) verdict = std::string("winner, ") + verdict_name(t.winner->verdict);
     else if (finalists.count(e.key)) verdict = "finalist";
     std::string params;
     for (const auto& [n, v] : e.parameters) params += (params.empty() ? "" : ", ") + n + "=" + v;
@@ -556,7 +552,7 @@ std::string target_section(const TargetView& t, const ReportOptions& options, js
   data["device"] = t.device_name;
   data["configurations"] = t.evaluations.size();
   if (t.winner)
-    data["winner"] = {{"key", t.winner->config_key},
+    data["winner"] = {{"key", t.winner->config.key()},
                       {"median_ms", t.winner->median_ms},
                       {"verdict", verdict_name(t.winner->verdict)},
                       {"run", t.winner->run_id}};

@@ -18,13 +18,18 @@
 
 namespace kt = cutune::db::kt;
 
+namespace {
+/// An entry's configuration as `cutune import` takes it without a kernel's space.
+cutune::ResultConfig config_of(const kt::KtEntry& e) { return {e.key, cutune::parameter_values(e.params)}; }
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
     const kt::KtCache cache = kt::parse_cache(text, "fuzz.json");
     std::string again = kt::format_cache_header(cache);
     for (const auto& e : cache.entries) {
-      (void)kt::measurement_of_entry(e, e.key, kt::store_json(e.params), "2026-01-01T00:00:00.000Z");
+      (void)kt::measurement_of_entry(e, config_of(e), "2026-01-01T00:00:00.000Z");
       try {
         again += kt::format_cache_line(e);
       } catch (const std::invalid_argument&) {
@@ -39,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     const kt::T4Results t4 = kt::parse_t4(text, "fuzz_t4.json");
-    for (const auto& e : t4.entries) (void)kt::entry_of_measurement(kt::measurement_of_entry(e, e.key, kt::store_json(e.params), ""));
+    for (const auto& e : t4.entries) (void)kt::entry_of_measurement(kt::measurement_of_entry(e, config_of(e), ""));
   } catch (const cutune::InputError&) {
   }
   return 0;

@@ -128,7 +128,7 @@ std::vector<db::Measurement> measurements_of(const ImportArgs& a, const db::kt::
   out.reserve(rf.entries.size());
   for (const auto& e : rf.entries) {
     const std::string where = fmt::format("{}: configuration \"{}\"", a.file, e.key);
-    std::string key, config_json;
+    ResultConfig config;
     if (t.problem) {
       const Space& space = t.problem->space();
       Config c;
@@ -142,12 +142,11 @@ std::vector<db::Measurement> measurements_of(const ImportArgs& a, const db::kt::
           throw InputError(fmt::format("{}: {} of {}", where, err.what(), t.kernel));
         }
       }
-      const Configuration config(space, std::move(c));
+      const Configuration of_space(space, std::move(c));
       if (e.status == Status::Ok)
-        if (std::string r = config.violated_restriction(); !r.empty())
+        if (std::string r = of_space.violated_restriction(); !r.empty())
           throw InputError(fmt::format("{}: measured, but violates {}'s restriction \"{}\"", where, t.kernel, r));
-      key = config.key();
-      config_json = config.json();
+      config = of_space;
     } else {
       json params = json::object();
       for (const auto& name : rf.param_names) {
@@ -155,10 +154,9 @@ std::vector<db::Measurement> measurements_of(const ImportArgs& a, const db::kt::
         if (v == e.params.end()) throw InputError(fmt::format("{}: no value for {}", where, name));
         params[name] = *v;
       }
-      key = db::kt::config_key(params, rf.param_names);
-      config_json = db::kt::store_json(params);
+      config = ResultConfig(db::kt::config_key(params, rf.param_names), parameter_values(params));
     }
-    out.push_back(db::kt::measurement_of_entry(e, key, config_json, now));
+    out.push_back(db::kt::measurement_of_entry(e, std::move(config), now));
   }
   return out;
 }
@@ -249,8 +247,7 @@ int cmd_import(const ImportArgs& a) {
       has_winner = has_winner || w.gpu_model == device.model_key();
     if (best && !has_winner) {
       db::WinnerChoice w;
-      w.config_key = best->config_key;
-      w.config_json = best->config_json;
+      w.config = best->config;
       w.median_ms = best->median_ms;
       run.set_winner(w);  // time, screening: nothing was re-measured
     }

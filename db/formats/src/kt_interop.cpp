@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Fields of a cache entry that measurement_of_entry maps to columns, not to stats_json.kt.
+/// Fields of a cache entry that measurement_of_entry maps to the median and its interval, not
+/// to the file fields it keeps.
 bool is_interval_field(const std::string& k) {
   return k == kMedianField || k == kCiLowField || k == kCiHighField || k == kSampleCountField;
 }
@@ -244,24 +245,22 @@ std::string kernel_function(const KtCacheHeader& header) {
   return it != header.extra.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-Measurement measurement_of_entry(const KtEntry& e, const std::string& key, const std::string& config_json,
-                                 const std::string& imported_at) {
+Measurement measurement_of_entry(const KtEntry& e, ResultConfig config, const std::string& imported_at) {
   Measurement m;
-  m.config_key = key;
-  m.config_json = config_json;
+  m.config = std::move(config);
   m.status = e.status;
   if (e.status != Status::Ok) m.error = e.error.empty() ? kt_error_name(e.status) : e.error;
   m.samples_ms = e.times_ms;
-  ordered_json stats = ordered_json::object();
+  ImportedOrigin imported;
   if (e.status == Status::Ok) {
     const auto median = number_in(e.extra, kMedianField);
     m.median_ms = median ? *median
                   : !e.times_ms.empty() ? median_of(e.times_ms)
                   : std::isnan(e.time_ms) ? 0.0
                                           : e.time_ms;
-    if (!std::isnan(e.time_ms)) stats["mean_ms"] = e.time_ms;
-    if (const auto lo = number_in(e.extra, kCiLowField)) stats["ci_low_ms"] = *lo;
-    if (const auto hi = number_in(e.extra, kCiHighField)) stats["ci_high_ms"] = *hi;
+    if (!std::isnan(e.time_ms)) imported.mean_ms = e.time_ms;
+    imported.ci_low_ms = number_in(e.extra, kCiLowField);
+    imported.ci_high_ms = number_in(e.extra, kCiHighField);
   }
   if (!std::isfinite(m.median_ms)) m.median_ms = 0.0;
   m.compile_ms = e.compile_time_ms.value_or(0.0);
@@ -270,7 +269,7 @@ Measurement measurement_of_entry(const KtEntry& e, const std::string& key, const
   if (std::isnan(m.verify_ms)) m.verify_ms = 0.0;
   m.started_at = m.finished_at = iso_of_kt_timestamp(e.timestamp).value_or(imported_at);
   // Everything else the file said, so an export gives it back.
-  ordered_json kt = ordered_json::object();
+  ordered_json& kt = imported.file_fields;
   auto keep = [&](const char* field, const std::optional<double>& v) {
     if (v) kt[field] = *v;
   };
@@ -280,9 +279,7 @@ Measurement measurement_of_entry(const KtEntry& e, const std::string& key, const
   if (!e.timestamp.empty()) kt["timestamp"] = e.timestamp;
   for (auto it = e.extra.begin(); it != e.extra.end(); ++it)
     if (!is_interval_field(it.key())) kt[it.key()] = it.value();
-  stats["imported"] = true;
-  if (!kt.empty()) stats["kt"] = std::move(kt);
-  m.stats_json = store_json(stats);
+  m.origin = std::move(imported);
   return m;
 }
 
@@ -290,26 +287,27 @@ namespace {
 
 KtEntry entry_of(const Measurement& m, ordered_json params) {
   KtEntry e;
-  e.key = m.config_key;
+  e.key = m.config.key();
   e.params = std::move(params);
   e.status = m.status;
-  const ordered_json stats = ordered_json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
-  const ordered_json none = ordered_json::object();
-  const ordered_json& s = stats.is_object() ? stats : none;
+  const ImportedOrigin* imported = m.imported();
   if (m.status == Status::Ok) {
     e.times_ms = m.samples_ms;
-    e.time_ms = !e.times_ms.empty() ? kt_mean(e.times_ms) : number_in(s, "mean_ms").value_or(m.median_ms);
+    e.time_ms = !e.times_ms.empty() ? kt_mean(e.times_ms) : m.mean_ms().value_or(m.median_ms);
     e.extra[kMedianField] = m.median_ms;
-    if (const auto lo = number_in(s, "ci_low_ms")) e.extra[kCiLowField] = *lo;
-    if (const auto hi = number_in(s, "ci_high_ms")) e.extra[kCiHighField] = *hi;
+    std::optional<double> lo, hi;
+    if (const ResultStats* s = m.stats()) lo = s->summary.ci_low, hi = s->summary.ci_high;
+    else if (imported) lo = imported->ci_low_ms, hi = imported->ci_high_ms;
+    if (lo) e.extra[kCiLowField] = *lo;
+    if (hi) e.extra[kCiHighField] = *hi;
     e.extra[kSampleCountField] = m.samples_ms.size();
     for (const auto& [name, v] : m.metrics)
       if (!e.params.contains(name)) e.extra[name] = v;
   }
   e.compile_time_ms = m.compile_ms;
   e.verification_time_ms = m.verify_ms;
-  const auto kt = s.find("kt");
-  if (kt != s.end() && kt->is_object()) {  // imported: the file's own fields, as they were
+  if (imported && !imported->file_fields.empty()) {  // the file's own fields, as they were
+    const ordered_json* kt = &imported->file_fields;
     e.benchmark_time_ms = number_in(*kt, "benchmark_time");
     e.strategy_time_ms = number_in(*kt, "strategy_time");
     e.framework_time_ms = number_in(*kt, "framework_time");
@@ -333,7 +331,7 @@ KtEntry entry_of(const Measurement& m, ordered_json params) {
 
 }  // namespace
 
-KtEntry entry_of_measurement(const Measurement& m) { return entry_of(m, ordered_json::parse(m.config_json)); }
+KtEntry entry_of_measurement(const Measurement& m) { return entry_of(m, m.config.to_json()); }
 
 KtEntry entry_of_measurement(const Measurement& m, const Configuration& config) {
   return entry_of(m, config.to_json());

@@ -80,7 +80,7 @@ std::vector<WisdomEntry> wisdom_from_store(const Store& store, const WinnerFilte
     WisdomEntry e;
     if (w.run_id > 0)
       if (auto run = store.run(w.run_id)) e.device = store.device(run->device_id);
-    w.finalists_json = "[]";
+    w.finalists.clear();
     e.winner = std::move(w);
     out.push_back(std::move(e));
   }
@@ -98,7 +98,7 @@ ojson wisdom_json(const std::vector<WisdomEntry>& entries) {
                             {"problem", w.problem_key},
                             {"objective", w.objective.name()},
                             {"gpu", device_json(w, device)},
-                            {"config", ojson::parse(w.config_json)},
+                            {"config", w.config.to_json()},
                             {"provenance", std::move(provenance)}});
   }
   return ojson{{"format", kFormat}, {"version", kVersion}, {"generated_at", utc_now_iso()}, {"winners", winners}};
@@ -158,7 +158,8 @@ std::vector<WisdomEntry> read_wisdom(const std::filesystem::path& path) {
     if (objective.empty()) r.fail(at + ".objective", "must not be empty");
     const ojson& config = r.require(j, "config", at);
     if (!config.is_object()) r.fail(at + ".config", "must be an object");
-    w.config_json = config.dump();
+    // Only the values: the file keeps no key (the loader checks them against the space).
+    w.config = ResultConfig("", parameter_values(config));
     const ojson& gpu = r.require(j, "gpu", at);
     if (!gpu.is_object()) r.fail(at + ".gpu", "must be an object");
     w.gpu_model = r.text(gpu, "model", at + ".gpu");

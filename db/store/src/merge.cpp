@@ -153,9 +153,10 @@ std::optional<Best> best_measurement(sqlite3* db, const std::filesystem::path& p
     const auto v = objective_value(m, objective);
     if (!v) continue;
     const bool better = !best || objective.better(*v, best->value) ||
-                        (*v == best->value && m.config_key < best->config_key);
+                        (*v == best->value && m.config.key() < best->config_key);
     if (!better) continue;
-    best = Best{m.run_id, m.device_id, m.config_key, m.config_json, m.median_ms, *v};
+    // The configuration's text as the row has it: a winner made of it says the same.
+    best = Best{m.run_id, m.device_id, m.config.key(), st.column_text(2), m.median_ms, *v};
   }
   return best;
 }

@@ -23,6 +23,7 @@
 
 #include "cutune/model/errors.hpp"
 #include "measurement_rows.hpp"
+#include "result_rows.hpp"
 #include "sqlite_handle.hpp"
 
 namespace cutune::db {
@@ -32,6 +33,12 @@ using detail::Statement;
 using detail::Transaction;
 using detail::kMeasurementColumns;
 using detail::read_measurement;
+using detail::config_of_row;
+using detail::config_row;
+using detail::finalists_of_row;
+using detail::finalists_row;
+using detail::read_stats_row;
+using detail::stats_row;
 namespace fs = std::filesystem;
 
 namespace {
@@ -353,14 +360,11 @@ const char* const kMeasurementColumns =
 Measurement read_measurement(const Statement& st, const fs::path& path) {
   Measurement m;
   const std::int64_t id = st.column_int64(0);
-  m.config_key = st.column_text(1);
-  m.config_json = st.column_text(2);
+  const std::string where = fmt::format("{}: measurement {}", path.string(), id);
+  m.config = config_of_row(st.column_text(1), st.column_text(2), where);
   const std::string status = st.column_text(3);
   const auto parsed = parse_status(status);
-  if (!parsed) {
-    throw InputError(
-        fmt::format("{}: measurement {}: unknown status '{}'", path.string(), id, status));
-  }
+  if (!parsed) throw InputError(fmt::format("{}: unknown status '{}'", where, status));
   m.status = *parsed;
   m.error = st.column_text(4);
   m.median_ms = st.column_double(5);
@@ -369,10 +373,7 @@ Measurement read_measurement(const Statement& st, const fs::path& path) {
   m.verify_ms = st.column_double(8);
   m.started_at = st.column_text(9);
   m.finished_at = st.column_text(10);
-  m.stats_json = st.column_text(11);
-  const auto stats = nlohmann::json::parse(m.stats_json, nullptr, /*allow_exceptions=*/false);
-  if (stats.is_object() && stats.contains("energy_mj_per_launch") && stats["energy_mj_per_launch"].is_number())
-    m.energy_mj_per_launch = stats["energy_mj_per_launch"].get<double>();
+  read_stats_row(m, st.column_text(11));
   m.metrics = metrics_from_json(st.column_text(12), path, id);
   m.run_id = st.column_int64(13);  // NULL (imported without a run) reads as 0
   m.device_id = st.column_int64(14);
@@ -401,16 +402,7 @@ std::string utc_now_iso() {
 }
 
 std::optional<double> objective_value(const Measurement& m, const Objective& objective) {
-  if (m.status != Status::Ok) return std::nullopt;
-  switch (objective.kind) {
-    case ObjectiveKind::Time: return m.median_ms;
-    case ObjectiveKind::Energy: return m.energy_mj_per_launch;
-    case ObjectiveKind::Metric:
-      for (const auto& [name, v] : m.metrics)
-        if (name == objective.metric) return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-      return std::nullopt;
-  }
-  return std::nullopt;
+  return m.objective_value(objective);
 }
 
 Store::Store(sqlite3* db) : db_(db) {}
@@ -820,7 +812,7 @@ bool Store::insert_measurement(std::int64_t run_id, std::int64_t kernel_id,
                               std::pair{"verify_ms", m.verify_ms}}) {
     if (std::isnan(value)) {
       throw std::invalid_argument(fmt::format(
-          "cutune::db: a measurement's {} is NaN (config {})", field, m.config_key));
+          "cutune::db: a measurement's {} is NaN (config {})", field, m.config.key()));
     }
   }
   // One statement outside any explicit transaction is its own transaction: when step()
@@ -837,8 +829,8 @@ bool Store::insert_measurement(std::int64_t run_id, std::int64_t kernel_id,
   st.bind_int64(2, kernel_id)
       .bind_int64(3, problem_id)
       .bind_int64(4, device_id)
-      .bind_text(5, m.config_key)
-      .bind_text(6, m.config_json)
+      .bind_text(5, m.config.key())
+      .bind_text(6, config_row(m.config))
       .bind_text(7, status_name(m.status))
       .bind_text(8, m.error)
       .bind_double(9, m.median_ms)
@@ -847,7 +839,7 @@ bool Store::insert_measurement(std::int64_t run_id, std::int64_t kernel_id,
       .bind_double(12, m.verify_ms)
       .bind_text(13, m.started_at)
       .bind_text(14, m.finished_at)
-      .bind_text(15, m.stats_json.empty() ? std::string("{}") : m.stats_json)
+      .bind_text(15, stats_row(m))
       .bind_text(16, metrics_to_json(m.metrics));
   st.run();
   return sqlite3_changes(db_) == 1;
@@ -889,7 +881,7 @@ std::vector<Measurement> Store::model_measurements(std::int64_t kernel_id, std::
   std::set<std::string> seen;
   while (st.step()) {
     Measurement m = read_measurement(st, path_);
-    if (seen.insert(m.config_key).second) out.push_back(std::move(m));
+    if (seen.insert(m.config.key()).second) out.push_back(std::move(m));
   }
   return out;
 }
@@ -915,13 +907,13 @@ void Store::write_winner(std::int64_t kernel_id, std::int64_t problem_id, std::i
   bind_optional_id(st, 4, run_id);
   // The objective and the verdict become text here, and only here.
   st.bind_text(5, w.objective.name())
-      .bind_text(6, w.config_key)
-      .bind_text(7, w.config_json)
+      .bind_text(6, w.config.key())
+      .bind_text(7, config_row(w.config))
       .bind_double(8, w.median_ms)
       .bind_double(9, w.default_ms)
       .bind_double(10, w.objective.is_time() && w.objective_value == 0 ? w.median_ms : w.objective_value)
       .bind_text(11, verdict_name(w.verdict))
-      .bind_text(12, w.finalists_json)
+      .bind_text(12, finalists_row(w.finalists))
       .bind_text(13, utc_now_iso())
       .bind_int64(14, w.objective.higher_is_better ? 1 : 0);
   st.run();
@@ -949,8 +941,8 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
     if (!gpu_matches(w.gpu_model, filter.gpu)) continue;
     w.kernel = st.column_text(0);
     w.problem_key = st.column_text(1);
-    w.config_key = st.column_text(3);
-    w.config_json = st.column_text(4);
+    w.config = config_of_row(st.column_text(3), st.column_text(4),
+                             fmt::format("{}: winner of {} {}", path_.string(), w.kernel, w.problem_key));
     w.median_ms = st.column_double(5);
     w.default_ms = st.column_double(6);
     w.run_id = st.column_int64(7);  // NULL reads as 0
@@ -961,7 +953,7 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
       throw InputError(fmt::format("{}: winner of {} {}: unknown verdict '{}'", path_.string(), w.kernel,
                                    w.problem_key, verdict));
     w.verdict = *parsed;
-    w.finalists_json = st.column_text(10);
+    w.finalists = finalists_of_row(st.column_text(10));
     w.objective = Objective::from_name(st.column_text(11), st.column_int64(13) != 0);
     w.objective_value = st.column_double(12);
     out.push_back(std::move(w));

@@ -32,7 +32,7 @@ Row winner_row(const db::Winner& w) {
   return {{w.kernel, w.problem_key, gpu_label(w.gpu_model), objective, fmt::format("{:.4f}", w.median_ms),
            has_default ? fmt::format("{:.4f}", w.default_ms) : "-",
            has_default ? fmt::format("{:.3f}x", w.default_ms / w.median_ms) : "-", verdict_name(w.verdict)},
-          w.config_json};
+          w.config.to_json().dump()};
 }
 
 }  // namespace
@@ -41,11 +41,11 @@ json winners_json(const std::vector<db::Winner>& winners) {
   json arr = json::array();
   for (const auto& w : winners)
     arr.push_back(json{{"kernel", w.kernel}, {"problem", w.problem_key}, {"gpu", w.gpu_model},
-                       {"config_key", w.config_key}, {"config", json::parse(w.config_json)},
+                       {"config_key", w.config.key()}, {"config", w.config.to_json()},
                        {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
                        {"objective", w.objective.name()}, {"objective_value", w.objective_value},
                        {"objective_higher_is_better", w.objective.higher_is_better},
-                       {"verdict", verdict_name(w.verdict)}, {"finalists", json::parse(w.finalists_json)},
+                       {"verdict", verdict_name(w.verdict)}, {"finalists", db::finalists_array(w.finalists)},
                        {"run_id", w.run_id}, {"updated_at", w.updated_at}});
   return arr;
 }

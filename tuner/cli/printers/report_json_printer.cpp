@@ -58,7 +58,7 @@ json summary_json(const Summary& s) {
               {"rel_ci_half_width", s.rel_ci_half_width}};
 }
 
-json measured_config_json(const runner::MeasuredConfig& c) {
+json measured_config_entry(const runner::MeasuredConfig& c) {
   const auto& ev = c.evaluation;
   json j{{"config_key", c.config.key()},
          {"config", c.config.to_json()},
@@ -108,7 +108,7 @@ json tune_report_json(const TuneSummary& s) {
          {"objective_higher_is_better", r.objective.higher_is_better},
          {"winner_objective_value", r.winner_objective_value},
          {"verdict", verdict_name(r.verdict)},
-         {"finalists", json::parse(r.finalists_json())},
+         {"finalists", db::finalists_array(r.stored_finalists())},
          {"cost", {{"screening_ms_per_config", r.screening_ms_per_config},
                    {"thorough_ms_per_config", r.thorough_ms_per_config}}},
          {"copy_gbps", r.copy_gbps},
@@ -138,7 +138,7 @@ json tune_report_json(const TuneSummary& s) {
 json measure_json(const runner::MeasureSession& session, const std::string& kernel, const std::string& command,
                   const std::string& date) {
   json configs = json::array();
-  for (const auto& c : session.configs) configs.push_back(measured_config_json(c));
+  for (const auto& c : session.configs) configs.push_back(measured_config_entry(c));
   return {{"device", cutune::to_json(session.device)},
           {"date", date},
           {"command", command},

@@ -6,13 +6,14 @@
 #include <string>
 
 #include "cutune/model/problem.hpp"
+#include "cutune/model/result.hpp"
 
 namespace cutune::loader::detail {
 
-/// `config_json` ({"block_size_x": 256, ...}) checked against problem.space(). Throws
+/// A stored configuration's values checked against problem.space() (checked_configuration). Throws
 /// InputError naming the kernel, the parameter and the value, and `origin` (where the
 /// value came from), for a value not declared, a missing or unknown parameter, a value of
 /// another type, or a violated restriction.
-Config checked_config(const KernelProblem& problem, const std::string& config_json, const std::string& origin);
+Config checked_config(const KernelProblem& problem, const ResultConfig& config, const std::string& origin);
 
 }  // namespace cutune::loader::detail

@@ -129,7 +129,7 @@ std::pair<Selection, Config> Loader::State::select(const KernelProblem& p, const
   if (choice.entry) {
     const db::Winner& w = choice.entry->winner;
     config = detail::checked_config(
-        p, w.config_json, fmt::format("{} (winner for {} on {}, objective {})", source, w.problem_key, w.gpu_model, w.objective.name()));
+        p, w.config, fmt::format("{} (winner for {} on {}, objective {})", source, w.problem_key, w.gpu_model, w.objective.name()));
     s.rung = choice.rung;
     s.distance = choice.distance;
     s.source = source;

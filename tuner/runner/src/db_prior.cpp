@@ -26,15 +26,9 @@ bool prior_from_db(PriorMode mode) {
 
 namespace {
 
-// A value of a stored configuration's JSON object (Configuration::to_json: bools, ints and
-// floats as JSON values, anything else as its str()).
-std::optional<Value> value_of(const nlohmann::json& j) {
-  if (j.is_boolean()) return Value(j.get<bool>());
-  if (j.is_number_integer()) return Value(j.get<std::int64_t>());
-  if (j.is_number_float()) return Value(j.get<double>());
-  if (j.is_string()) return Value(j.get<std::string>());
-  return std::nullopt;
-}
+// A value a prior can learn from: what a configuration of a space is stored as (bools, ints,
+// floats, anything else as its str()); a file's null or array is none of those.
+bool learnable(const Value& v) { return v.is_bool() || v.is_int() || v.is_float() || v.is_string(); }
 
 // A stored problem's size: its JSON's ProblemSize (a tuning's and an import's; unknown where it has
 // none, a simulation's) and its variables where the JSON holds them beside it (a tuning's,
@@ -85,22 +79,21 @@ std::vector<search::Prior> priors_from_store(const db::Store& store, const searc
     std::vector<std::string> names;
     bool readable = true;
     for (const auto& m : store.measurements(t.kernel_id, t.problem_id, t.device_id)) {
-      const auto j = nlohmann::json::parse(m.config_json, nullptr, /*allow_exceptions=*/false);
-      if (!j.is_object()) continue;  // not a configuration object: nothing to learn from it
+      const ParameterValues& values = m.config.values();
       if (names.empty()) {
-        for (const auto& [name, v] : j.items()) names.push_back(name);
+        for (const auto& [name, v] : values) names.push_back(name);
         for (const auto& n : names) prior.parameters.push_back({n, {}});
       }
       search::PriorMeasurement pm;
       for (const auto& n : names) {
-        std::optional<Value> v = j.contains(n) ? value_of(j.at(n)) : std::nullopt;
-        if (!v) {
+        const auto it = std::find_if(values.begin(), values.end(), [&](const auto& nv) { return nv.first == n; });
+        if (it == values.end() || !learnable(it->second)) {
           readable = false;
           break;
         }
-        pm.values.push_back(std::move(*v));
+        pm.values.push_back(it->second);
       }
-      if (!readable || j.size() != names.size()) {
+      if (!readable || values.size() != names.size()) {
         readable = false;  // configurations of different parameters under one target: not a prior
         break;
       }

@@ -267,12 +267,13 @@ void Tuning::resume() {
     // outside the declared space cannot be proposed, compiled or re-measured: left out.
     std::optional<Configuration> c;
     try {
-      c = Configuration::from_key(space_, m.config_key);
+      c = Configuration::from_key(space_, m.config.key());
     } catch (const InputError&) {
       continue;
     }
     // Nor one the space's restrictions now reject (an edited problem; a key a recording lacks).
     if (!space_.is_valid(c->index())) continue;
+    m.config = *c;
     // Stored before the problem had its metrics (or by an older cutune): computed now, here only.
     if (m.status == Status::Ok && m.metrics.empty() && problem_ && !problem_->metrics().empty())
       m.metrics = metrics_of(*c, m.median_ms);
@@ -343,7 +344,7 @@ void Tuning::resume() {
   // Told in the order of the stored keys' text, as resumed sessions always were: an
   // adaptive strategy's state depends on the order it is told in.
   std::sort(resumed.begin(), resumed.end(),
-            [](const Result* a, const Result* b) { return a->second.config_key < b->second.config_key; });
+            [](const Result* a, const Result* b) { return a->second.config.key() < b->second.config.key(); });
   for (const Result* r : resumed) {
     if (const auto recorded = pipeline().recorded_result(r->first.index()))
       search_->add_stored(r->first.index(), recorded->observation, recorded->cost_s);
@@ -386,7 +387,7 @@ void Tuning::record(const Configuration& c, const db::Measurement& m, const Lane
   if (m.status != Status::Ok) ++report_.configs_failed;
   if (m.status == Status::Ok && m.median_ms < best_ms_) {
     best_ms_ = m.median_ms;
-    best_key_ = m.config_key;
+    best_key_ = m.config.key();
   }
   if (m.status == Status::Ok) report_.timed_ms_total += std::accumulate(m.samples_ms.begin(), m.samples_ms.end(), 0.0);
   if (!fresh) return;
@@ -398,7 +399,7 @@ void Tuning::record(const Configuration& c, const db::Measurement& m, const Lane
   p.best_ms = std::isfinite(best_ms_) ? best_ms_ : 0.0;
   p.best_key = best_key_;
   p.elapsed_s = clock_s();
-  p.line = fmt::format("[{}] {} {}{} {}", done_, m.config_key,
+  p.line = fmt::format("[{}] {} {}{} {}", done_, m.config.key(),
                        m.status == Status::Ok ? fmt::format("{:.4f} ms", m.median_ms)
                                               : fmt::format("{}: {}", status_name(m.status), m.error),
                        v ? fmt::format(" {:.6g} {}", *v, objective_.name()) : "",
@@ -419,11 +420,9 @@ void Tuning::progress_of_workers(TuneOptions::Progress& p) const {
                                     w.lost ? ", lost" : ""));
 }
 
-// A fresh result leaves the process: the row gets its configuration's key and JSON, and is
-// committed before the strategy hears of it.
+// A fresh result leaves the process: it is committed to the store before the strategy hears of it.
 void Tuning::store_and_record(const Configuration& c, db::Measurement& m, const LaneOutcome& outcome) {
-  m.config_key = c.key();
-  m.config_json = c.json();
+  m.config = c;
   m.finished_at = db::utc_now_iso();
   const auto t_store = Clock::now();
   run_->add(m);
@@ -494,7 +493,7 @@ void Tuning::take_recorded(const LaneOutcome& o, db::Measurement& m) {
   m.median_ms = r.observation.valid ? r.observation.objective : 0.0;
   m.compile_ms = r.compile_s * 1e3;
   m.verify_ms = r.verify_s * 1e3;
-  m.stats_json = fmt::format(R"({{"simulated_cost_s":{},"simulated_benchmark_s":{}}})", o.cost_s, r.benchmark_s);
+  m.origin = SimulatedOrigin{o.cost_s, r.benchmark_s};
 }
 
 // The worker's answer into the row, and into the report's sums (the run's and its worker's).
@@ -526,12 +525,9 @@ void Tuning::take_result(std::size_t lane, const Configuration& c, db::Measureme
   m.verify_ms = ev.verify_ms;
   if (m.status == Status::Ok) m.metrics = metrics_of(c, m.median_ms);
   if (ev.stats) {
-    auto stats = db::stats_object(*ev.stats);
-    // Loading the module is part of an evaluation's time that no other column holds:
+    // Loading the module is part of an evaluation's time that no other field holds:
     // `cutune report` stacks it beside compile, verification and the samples.
-    stats["load_ms"] = ev.load_ms;
-    m.stats_json = stats.dump();
-    m.energy_mj_per_launch = ev.stats->energy_mj_per_launch;
+    m.origin = MeasuredOrigin{ResultStats::of(*ev.stats), ev.load_ms};
     screening_wall_ms_ += ev.stats->set.wall_ms;
     ++screened_;
   }
@@ -639,7 +635,7 @@ Tuning::Ranking Tuning::rank() {
   // Equal values keep the order of their keys' text, as ranking has always broken ties, so
   // that a resumed session declares the same winner.
   std::sort(succeeded.begin(), succeeded.end(),
-            [](const Result* a, const Result* b) { return a->second.config_key < b->second.config_key; });
+            [](const Result* a, const Result* b) { return a->second.config.key() < b->second.config.key(); });
   Ranking ranking;
   for (const Result* r : succeeded)
     if (auto v = db::objective_value(r->second, objective_)) ranking.emplace_back(*v, r);
@@ -690,7 +686,7 @@ void Tuning::remeasure_finalists(const Ranking& ranking) {
   double thorough_wall_ms = 0.0;
   for (std::size_t i = 0; i < evs.size(); ++i) {
     if (!evs[i].stats) {
-      log(fmt::format("finalist {} failed on re-measurement: {}", measured[i]->second.config_key, evs[i].error));
+      log(fmt::format("finalist {} failed on re-measurement: {}", measured[i]->second.config.key(), evs[i].error));
       return;
     }
     summaries.push_back(evs[i].stats->summary);
@@ -760,14 +756,13 @@ void Tuning::store_winner() {
   if (!report_.winner) return;
   report_.winner_metrics = metrics_of(*report_.winner, report_.winner_ms);
   db::WinnerChoice w;
-  w.config_key = report_.winner->key();
-  w.config_json = report_.winner->json();
+  w.config = *report_.winner;
   w.median_ms = report_.winner_ms;
   w.default_ms = report_.default_ms;
   w.objective = objective_;
   w.objective_value = report_.winner_objective_value;
   w.verdict = report_.verdict;
-  w.finalists_json = report_.finalists_json();
+  w.finalists = report_.stored_finalists();
   run_->set_winner(w);
 }
 
@@ -847,22 +842,20 @@ Summary metric_cost_summary(Summary time_ms, const std::function<double(double)>
   return time_ms;
 }
 
-std::string TuneReport::finalists_json() const {
-  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+std::vector<cutune::Finalist> TuneReport::stored_finalists() const {
+  std::vector<cutune::Finalist> out;
   for (const auto& f : finalists) {
-    nlohmann::ordered_json j;
-    j["config_key"] = f.config.key();
-    j["config"] = f.config.to_json();
-    j["is_default"] = f.is_default;
-    j["tied_with_winner"] = f.tied;
-    j["screening_median_ms"] = f.screening_ms;
-    j["median_ms"] = f.stats.summary.median;
-    if (std::isfinite(f.objective_value)) j["objective_value"] = f.objective_value;
-    j["stats"] = db::stats_object(f.stats);
-    j["samples_ms"] = f.stats.set.samples_ms;
-    arr.push_back(std::move(j));
+    cutune::Finalist s;
+    s.config = f.config;
+    s.is_default = f.is_default;
+    s.tied = f.tied;
+    s.screening_ms = f.screening_ms;
+    if (std::isfinite(f.objective_value)) s.objective_value = f.objective_value;
+    s.stats = ResultStats::of(f.stats);
+    s.samples_ms = f.stats.set.samples_ms;
+    out.push_back(std::move(s));
   }
-  return arr.dump();
+  return out;
 }
 
 TuneReport tune(TuningSession session) {

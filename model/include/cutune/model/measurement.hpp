@@ -84,6 +84,7 @@ struct L2Method {
 };
 /// "flush", "rotate N" or "warm".
 std::string to_string(const L2Method& m);
+std::optional<L2Method> parse_l2_method(std::string_view name);
 
 /// Statistics and conditions of one measured configuration.
 struct MeasuredStats {

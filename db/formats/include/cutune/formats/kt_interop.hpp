@@ -114,21 +114,19 @@ KtCacheHeader cache_header(const std::string& kernel_name, const Space& space,
 /// first (a replay of the file then does the same).
 void set_default_field(KtCacheHeader& header, const Space& space);
 
-/// A file entry as a stored measurement. median_ms: "time_median" when the entry has it,
-/// else the median of "times", else "time"; 0 for a failure. stats_json keeps Kernel
-/// Tuner's mean ("mean_ms"), the interval when given, and every other field of the entry
-/// under "kt" (observers, metrics, benchmark/strategy/framework times). `key` and
-/// `config_json` are the caller's (the space's canonical forms).
-Measurement measurement_of_entry(const KtEntry& entry, const std::string& key,
-                                 const std::string& config_json, const std::string& imported_at);
+/// A file entry as an imported result. median_ms: "time_median" when the entry has it,
+/// else the median of "times", else "time"; 0 for a failure. Its ImportedOrigin keeps Kernel
+/// Tuner's mean, the interval when given, and every other field of the entry (observers,
+/// metrics, benchmark/strategy/framework times). `config` is the caller's (of the space where
+/// it knows one).
+Measurement measurement_of_entry(const KtEntry& entry, ResultConfig config, const std::string& imported_at);
 
 /// A stored measurement as a cache/T4 entry: "time" is Kernel Tuner's mean of the samples
 /// (kt_mean), "times" the samples; the metrics as fields of their own names, as Kernel
 /// Tuner's process_metrics adds them to a result (so a T4 file lists them as measurements); cutune's median, interval and sample count in the fields
-/// above; params from config_json in its order. Failures carry their status.
+/// above; params from the result's configuration in its order. Failures carry their status.
 KtEntry entry_of_measurement(const Measurement& m);
-/// The same for a measurement made in this process: params from `config` itself (its
-/// to_json(), what config_json holds), not parsed back from the row's text.
+/// The same with params from `config` itself (its to_json()).
 KtEntry entry_of_measurement(const Measurement& m, const Configuration& config);
 
 }  // namespace cutune::db::kt

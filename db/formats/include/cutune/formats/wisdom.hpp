@@ -23,7 +23,7 @@
 namespace cutune::db {
 
 struct WisdomEntry {
-  Winner winner;                         ///< finalists_json is not kept (compactness)
+  Winner winner;                         ///< its finalists are not kept (compactness)
   std::optional<DeviceIdentity> device;  ///< the GPU that measured it, when known
 };
 

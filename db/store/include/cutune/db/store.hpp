@@ -16,6 +16,7 @@
 #include "cutune/model/device_identity.hpp"
 #include "cutune/model/measurement.hpp"
 #include "cutune/model/objective.hpp"
+#include "cutune/model/result.hpp"
 #include "cutune/model/status.hpp"
 
 struct sqlite3;
@@ -26,78 +27,37 @@ namespace cutune::db {
 /// store writes has this form, so timestamps sort as text.
 std::string utc_now_iso();
 
-struct Measurement {
-  std::string config_key;          ///< "128,4,1"
-  std::string config_json;         ///< {"block_size_x":128,...}
-  Status status = Status::Ok;
-  std::string error;               ///< one line for failures ("" if ok)
-  double median_ms = 0.0;          ///< NaN-free: 0 when not measured
-  std::vector<double> samples_ms;  ///< every timed launch (a NaN/inf sample reads back as NaN)
-  double compile_ms = 0.0;
-  double verify_ms = 0.0;
-  std::string started_at, finished_at;  ///< ISO 8601 UTC
-  /// Statistics and conditions of the samples as a JSON object (mean_ms, min_ms, stddev_ms,
-  /// ci_low_ms, ci_high_ms, stop_reason, sm_clock_mhz, temperature_c, power_w, ...);
-  /// "{}" when there are none (failures, imported data).
-  std::string stats_json = "{}";
-  /// Energy per launch (NVML) when it was measured: the statistics' "energy_mj_per_launch",
-  /// typed. Read from stats_json by the store, so that nothing else parses the row's JSON
-  /// to rank by energy; a writer sets both (stats_json(MeasuredStats) writes the field).
-  std::optional<double> energy_mj_per_launch;
-  /// The problem's metrics (cutune.Metrics, Kernel Tuner's `metrics`) evaluated for this
-  /// configuration and its median, in declaration order; empty for failures. A metric that
-  /// could not be evaluated for it is absent.
-  std::vector<std::pair<std::string, double>> metrics;
-  /// The run that stored it, as read back (0: none, e.g. data imported before runs had
-  /// one); Run::add ignores it and records its own.
-  std::int64_t run_id = 0;
-  /// The device that measured it, as read back (0 before it is stored); Run::add ignores
-  /// it and records its run's device.
-  std::int64_t device_id = 0;
-};
+/// A stored measurement is a Result (model/result.hpp): the store turns it into a row of
+/// `measurements` and back, and is the only place that knows the row's columns and their JSON.
+using Measurement = Result;
 
-/// The figure a stored measurement ranks by for `objective`: its median (time), its energy
-/// per launch (energy) or the metric's value; none for a failure, a missing energy reading
-/// or a metric that could not be evaluated or is not finite. What tune ranks by and what
-/// merge recomputes winners by.
+/// The figure a stored measurement ranks by for `objective` (Result::objective_value): what
+/// tune ranks by and what merge recomputes winners by.
 std::optional<double> objective_value(const Measurement& m, const Objective& objective);
 
-/// The JSON object stored with a measurement (Measurement::stats_json) and with each
-/// finalist of a winner: the statistics of its samples and the conditions they were taken
-/// in ("level", "samples", "mean_ms", ..., "stop_reason", "l2", "timer", "sm_clock_mhz",
-/// "temperature_c", "power_w", "energy_mj_per_launch" when measured).
-std::string stats_json(const MeasuredStats& stats);
-/// The same object, for a document that embeds it (reports, finalists).
+/// The statistics as the store keeps them with a measurement and with each finalist of a
+/// winner ("level", "samples", "mean_ms", ..., "stop_reason", "l2", "timer", "sm_clock_mhz",
+/// "temperature_c", "power_w", "energy_mj_per_launch" when measured), for a document that
+/// embeds the same object (tune --report).
+nlohmann::ordered_json stats_object(const ResultStats& stats);
 nlohmann::ordered_json stats_object(const MeasuredStats& stats);
+/// stats_object as text.
+std::string stats_json(const MeasuredStats& stats);
+/// The finalists as the store keeps them with a winner (each: config_key, config, is_default,
+/// tied_with_winner, screening_median_ms, median_ms, objective_value, stats, samples_ms), for a
+/// document that embeds the same array (tune --report).
+nlohmann::ordered_json finalists_array(const std::vector<Finalist>& finalists);
 
-struct Winner {
+/// What set_winner stores for one (kernel, problem, GPU model, objective).
+using WinnerChoice = TunedWinner;
+
+/// A stored winner: what was declared, and for which kernel, problem and GPU model, by which run.
+struct Winner : TunedWinner {
   std::string kernel;
   std::string problem_key;   ///< "n=268435456"
   std::string gpu_model;     ///< DeviceIdentity::model_key()
-  std::string config_key;
-  std::string config_json;
-  double median_ms = 0.0;
-  double default_ms = 0.0;   ///< the template default's median in the same run (0 if failed)
   std::int64_t run_id = 0;
   std::string updated_at;
-  /// How it was declared (Verdict: separated, tie, or screening for no re-measurement: a
-  /// single candidate, or imported); finalists_json says with whom it tied.
-  Verdict verdict = Verdict::Screening;
-  std::string finalists_json = "[]";  ///< the re-measured finalists, winner first
-  /// What it won for, in which direction; one winner per objective.
-  Objective objective;
-  double objective_value = 0.0;       ///< ms for time, mJ per launch for energy, the metric's value
-};
-
-/// What set_winner stores for one (kernel, problem, GPU model, objective).
-struct WinnerChoice {
-  std::string config_key, config_json;
-  double median_ms = 0.0;
-  double default_ms = 0.0;            ///< the default's median in the same run (0 if failed)
-  Objective objective;                ///< with its direction
-  double objective_value = 0.0;       ///< 0 with objective time: the median
-  Verdict verdict = Verdict::Screening;
-  std::string finalists_json = "[]";
 };
 
 struct WinnerFilter {

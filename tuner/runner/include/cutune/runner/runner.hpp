@@ -15,6 +15,7 @@
 #include "cutune/model/measurement.hpp"
 #include "cutune/model/objective.hpp"
 #include "cutune/model/problem.hpp"
+#include "cutune/model/result.hpp"
 #include "cutune/model/status.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/tuning_session.hpp"
@@ -130,8 +131,8 @@ struct TuneReport {
     bool lost = false;                ///< stopped answering; its evaluations went to the others
   };
   std::vector<Worker> workers;
-  /// The JSON array stored with the winner (db::Winner::finalists_json).
-  std::string finalists_json() const;
+  /// The finalists as the winner keeps them (TunedWinner::finalists).
+  std::vector<cutune::Finalist> stored_finalists() const;
 };
 
 /// Runs a tuning session on the GPUs `session.options().devices` (and the lanes of other
