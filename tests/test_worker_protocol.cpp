@@ -116,7 +116,8 @@ std::string error_of(const Envelope& e) {
 
 TEST_CASE("worker protocol: every message round-trips, in memory and through a pipe", "[worker][protocol]") {
   jit::CompileRequest request{"extern \"C\" __global__ void k() {}", "k.cu", {"k", "ns::k<4>"},
-                              {"-DN=4", "-std=c++17"}, "sm_90", {{"a.h", "#define A 1\n"}, {"b.h", ""}}};
+                              {"-DN=4", "-std=c++17"}, "sm_90", {{"a.h", "#define A 1\n"}, {"b.h", ""}},
+                              Compiler::Nvcc, "/src/kernels"};
   round_trip(Compile{request});
   jit::CompileResult result{true, bytes(100000, 'c'), {"k", "_ZN2ns1kILi4EEEvv"}, "warning: x", "", 12.5,
                             {"--gpu-architecture=sm_90"}, false};
