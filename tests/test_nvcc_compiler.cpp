@@ -87,7 +87,7 @@ TEST_CASE("auto: a plain kernel stays with NVRTC, without a compile to decide it
   CHECK(jit::compile_request(p, p.space().default_config(), "sm_90").compiler == Compiler::Nvrtc);
 }
 
-TEST_CASE("auto: -O3, which NVRTC rejects, goes to nvcc; cutune.Compiler names one", "[jit][nvcc]") {
+TEST_CASE("auto: -O3, which NVRTC rejects, goes to nvcc, and cutune.Compiler names one", "[jit][nvcc]") {
   testing::TempDir dir;
   const KernelProblem p = KernelProblem::load(write_problem(dir, kPlain, R"(["-O3"])"));
   const jit::CompilerDecision d = jit::decide_compiler(p, "sm_90");
@@ -167,7 +167,7 @@ TEST_CASE("a compile failure names the compiler used and the switch to the other
   CHECK_THAT(nvcc.log, Contains("k.cu("));  // the user's file, not the temporary copy's path
 }
 
-TEST_CASE("cutune compile --compiler nvcc; a bad --compiler value is one line, exit 2", "[cli][nvcc]") {
+TEST_CASE("cutune compile --compiler nvcc works, and a bad --compiler value is one line, exit 2", "[cli][nvcc]") {
   testing::TempDir dir;
   const std::string json = write_problem(dir, kPlain).string();
   const std::vector<std::string> args{"compile", json, "--compiler", "nvcc", "--config", "block_size_x=128"};
