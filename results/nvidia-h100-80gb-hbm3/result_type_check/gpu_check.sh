@@ -1,0 +1,27 @@
+#!/bin/bash
+# One device call: the gpu-labelled tests of the merged build, then a throughput A/B of the
+# binaries before the typed result and the one tuning loop (old, 668a507) and of main with them (new), alternated.
+set -uo pipefail
+OUT=$1
+scripts/unstage_gpu.sh
+mkdir -p .gpu-old/bin && for f in .gpu-old/bin.gz/*.gz; do gunzip -c "$f" > ".gpu-old/bin/$(basename "$f" .gz)"; done
+chmod +x .gpu-old/bin/*; ln -sfn ../.gpu/lib .gpu-old/lib
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm --format=csv | tee $OUT/gpu.txt
+export PYTHONUNBUFFERED=1
+timeout 300 scripts/gpu_results.sh $OUT/r tests 2>&1 | tee $OUT/tests.txt
+cp $OUT/r/results.tar.gz $OUT/gpu_tests.tar.gz 2>/dev/null
+mkdir -p $OUT/ab
+for round in 1 2; do
+  for side in old new; do
+    bin=.gpu/bin; [ $side = old ] && bin=.gpu-old/bin
+    timeout 100 python3 -m studies.bench_throughput --bin $bin --out $OUT/ab/$side$round --skip-kt --skip-compile > $OUT/ab/$side$round.log 2>&1
+    python3 - "$OUT/ab/$side$round/throughput.json" "$side$round" <<'PY'
+import json,sys
+try:
+    d=json.load(open(sys.argv[1])); h=d.get("headline",{})
+    print(sys.argv[2], "configs", h.get("configs"), "cutune_wall_s", h.get("cutune_wall_s"), "overhead_ms_per_config", h.get("overhead_ms_per_config"))
+except Exception as e: print(sys.argv[2], "no result:", e)
+PY
+  done
+done | tee $OUT/ab/summary.txt
+(cd $OUT && tar czf ab.tar.gz ab && rm -rf ab/old* ab/new*)
