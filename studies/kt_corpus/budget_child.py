@@ -4,7 +4,8 @@
 
 PARAMS: {"tool": "kernel_tuner" | "cutune", "script", "args", "out", "budget_s", "max_calls",
 "cutune_python" (the folder holding the package), "cutune_strategy" ("default" or "same"),
-"cutune_default_strategy"}.
+"cutune_default_strategy", "kt_cuda_lang" (null, or the backend Kernel Tuner gets for lang CUDA or
+none: "NVCUDA", "cupy")}.
 
 The script runs unchanged as __main__. Its `import kernel_tuner` gives the real Kernel Tuner
 (PYTHONPATH holds it) or, for cutune, the package standing in for it (as `python -m cutune`
@@ -40,6 +41,8 @@ import traceback
 P = json.load(open(sys.argv[1]))
 calls = []
 state = {}
+# The caller's own options for `cutune tune` (the package reads them), kept under ours.
+BASE_TUNE_OPTIONS = os.environ.get("CUTUNE_TUNE_OPTIONS", "")
 
 
 def dump():
@@ -85,16 +88,16 @@ def budget(kw, call):
     call["script_strategy"] = asked if isinstance(asked, (str, type(None))) else type(asked).__name__
     call["script_strategy_options"] = {k: v for k, v in options.items() if isinstance(v, (int, float, str))}
     options["time_limit"] = P["budget_s"]
-    os.environ.pop("CUTUNE_TUNE_OPTIONS", None)
+    os.environ["CUTUNE_TUNE_OPTIONS"] = BASE_TUNE_OPTIONS
     if asked in (None, "brute_force"):
         if P["tool"] == "kernel_tuner" or P["cutune_strategy"] == "same":
             kw["strategy"] = "random_sample"
             options["fraction"] = 1.0
         else:
             kw["strategy"] = None  # the package's own choice, overridden below
-            os.environ["CUTUNE_TUNE_OPTIONS"] = f"--strategy {P['cutune_default_strategy']}"
+            os.environ["CUTUNE_TUNE_OPTIONS"] = f"{BASE_TUNE_OPTIONS} --strategy {P['cutune_default_strategy']}"
     kw["strategy_options"] = options
-    call["strategy"] = kw["strategy"] or os.environ.get("CUTUNE_TUNE_OPTIONS")
+    call["strategy"] = kw["strategy"] or P["cutune_default_strategy"]
     call["strategy_options"] = {k: v for k, v in options.items() if isinstance(v, (int, float, str))}
 
 
@@ -113,6 +116,9 @@ def make_wrapper(real, space_sizes):
             call["skipped"] = f"only the first {P['max_calls']} tune_kernel calls of a script are run"
             dump()
             raise SystemExit(0)
+        lang = kw.get("lang")
+        if P["tool"] == "kernel_tuner" and P.get("kt_cuda_lang") and (lang is None or str(lang).upper() == "CUDA"):
+            kw["lang"] = call["lang"] = P["kt_cuda_lang"]
         budget(kw, call)
         objective = kw.get("objective") or "time"
         higher = kw.get("objective_higher_is_better")
