@@ -185,6 +185,10 @@ def install():
 
 def main():
     dump()
+    # This file's folder (studies/kt_corpus, first on sys.path) holds modules a script must not
+    # import in place of its own (report.py, features.py).
+    if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+        del sys.path[0]
     module = install()
     state["version"] = getattr(module, "__version__", None)
     script = os.path.abspath(P["script"])
