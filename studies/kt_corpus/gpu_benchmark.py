@@ -183,6 +183,10 @@ class Bench:
         env = self.kt_env() if tool == "kernel_tuner" else self.cutune_env(os.path.join(root, "cutune-runs"))
         if tool == "cutune":
             os.makedirs(env["CUTUNE_RUN_DIR"], exist_ok=True)
+            # A database and cubin cache of this run alone: what an earlier run on the same machine
+            # stored would be reused, not measured, and Kernel Tuner starts with nothing.
+            env["CUTUNE_DB"] = os.path.join(root, "cutune.db")
+            env["CUTUNE_CACHE_DIR"] = os.path.join(root, "cubins")
         log = os.path.join(self.tmp, "logs", f"{entry['id']}.{tool}.log")
         rc, out, wall = self.run([sys.executable, CHILD, pfile], timeout, env=env, cwd=cwd, log=log)
         try:
