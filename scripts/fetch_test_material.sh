@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fetches the test material (tests/material/manifest.txt: real kernels by others with their
 # tuning scripts, Kernel Tuner's format files, recorded search spaces) from the public
-# repositories it was copied from, at the pinned commits, and checks every file's sha256.
+# repositories it was copied from, at the pinned commits, and checks every file's sha256; then the
+# Kernel Tuner script corpus (scripts/fetch_kt_corpus.py) into DIR/kt_corpus.
 #
 #   scripts/fetch_test_material.sh [DIR]
 #
@@ -74,6 +75,12 @@ for key in "${!todo[@]}"; do
     fetched=$((fetched + 1))
   done <<<"$rows"
 done
+
+# The corpus of third-party Kernel Tuner scripts (studies/kt_corpus/manifest.json, its own pins:
+# GitHub tarballs of each commit), for the kt-corpus tests, into DIR/kt_corpus.
+if ! python3 "$root/scripts/fetch_kt_corpus.py" --dest "$dir/kt_corpus"; then
+  failed+=("kt_corpus (scripts/fetch_kt_corpus.py said which files above)")
+fi
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fetch_test_material: ${#failed[@]} of $total files missing from $dir:" >&2

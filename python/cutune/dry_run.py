@@ -2,7 +2,8 @@
 folder, nothing is compiled or timed; for checking a script without a GPU. Each call's folder
 gets space.json (the valid configurations as Kernel Tuner's cache keys, and the seconds the
 construction took) and, when the real Kernel Tuner 1.5 is importable, kt_space.json: the keys
-of its Searchspace for the same tune_params, restrictions and block_size_names."""
+of its Searchspace for the same tune_params, restrictions and block_size_names (not with
+CUTUNE_DRY_RUN_KT_SPACE=0)."""
 import importlib
 import json
 import math
@@ -43,6 +44,8 @@ def record(run_dir, space, seconds, tune_params, restrictions, block_size_names)
     keys = sorted(space.keys())
     with open(os.path.join(run_dir, "space.json"), "w") as f:
         json.dump({"size": len(keys), "seconds": seconds, "keys": keys}, f)
+    if os.environ.get("CUTUNE_DRY_RUN_KT_SPACE") == "0":  # keys recorded elsewhere: spare the second build
+        return
     try:
         Searchspace = real_kt_searchspace()
     except ImportError:

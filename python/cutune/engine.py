@@ -40,8 +40,11 @@ def tune(t1_file, cache_file, report_file, options, quiet=False):
     """Runs `cutune tune`; returns the report (a dict). Raises NoGpuError when the engine says
     there is no GPU, RuntimeError naming the command otherwise."""
     # $CUTUNE_TUNE_OPTIONS: more `cutune tune` options (e.g. "--compile-mode thread --samples 20").
+    # One the package also sets (--strategy, --time-budget, ...) replaces the package's: the CLI
+    # refuses an option given twice.
     extra = shlex.split(os.environ.get("CUTUNE_TUNE_OPTIONS", ""))
-    cmd = [find_binary(), "tune", t1_file, "--cache", cache_file, "--report", report_file] + list(options) + extra
+    cmd = [find_binary(), "tune", t1_file, "--cache", cache_file, "--report", report_file]
+    cmd += _without(list(options), {x for x in extra if x.startswith("--")}) + extra
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if not quiet and proc.stdout:
         print(proc.stdout, end="")
@@ -56,6 +59,17 @@ def tune(t1_file, cache_file, report_file, options, quiet=False):
             return json.load(f)
     except (OSError, ValueError):
         return {}
+
+
+def _without(options, names):
+    """options (["--flag", "value", "--switch", ...]) less the options named, with their values."""
+    out, skip = [], False
+    for x in options:
+        if x.startswith("--"):
+            skip = x in names
+        if not skip:
+            out.append(x)
+    return out
 
 
 def read_cache(cache_file):

@@ -272,6 +272,14 @@ def _metrics(metrics, result):
             raise ValueError("metric dicts values should be strings or callable")
 
 
+def _plain(value):
+    """numpy scalars (in tuples and lists) as Python numbers: scripts json.dump the env, which Kernel
+    Tuner keeps serialisable (expdist's tune script dumps (results, env) with a numpy.int32 size)."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    return value.item() if isinstance(value, numpy.generic) else value
+
+
 def _results(cache_file, space, o, objective, higher, report, t1_file):
     doc = engine.read_cache(cache_file)
     names = list(space.names)
@@ -294,7 +302,7 @@ def _results(cache_file, space, o, objective, higher, report, t1_file):
     valid = [r for r in results if not isinstance(r.get(objective), util.ErrorConfig)]
     best = (max if higher else min)(valid, key=lambda r: r[objective]) if valid else None
     env = {"device_name": doc.get("device_name", ""), "kernel_name": o["kernel_name"],
-           "problem_size": o["problem_size"], "iterations": o.get("iterations"),
+           "problem_size": _plain(o["problem_size"]), "iterations": o.get("iterations"),
            "compiler_options": o.get("compiler_options"), "best_config": best,
            "cutune": {"t1": t1_file, "cache": cache_file, "report": report}}
     if not o.get("quiet") and best is not None:
