@@ -83,8 +83,36 @@ TEST_CASE("auto: a plain kernel stays with NVRTC, without a compile to decide it
   const KernelProblem p = KernelProblem::load(write_problem(dir, kPlain));
   const jit::CompilerDecision d = jit::decide_compiler(p, "sm_90");
   CHECK(d.compiler == Compiler::Nvrtc);
-  CHECK_THAT(d.reason, Contains("nothing in the kernel needs nvcc"));
-  CHECK(jit::compile_request(p, p.space().default_config(), "sm_90").compiler == Compiler::Nvrtc);
+  CHECK_THAT(d.reason, Contains("nothing in the kernel names a need for nvcc"));
+  // NVRTC first, nvcc only for a refusal: the request says auto.
+  CHECK(d.nvcc_on_refusal);
+  CHECK(jit::compile_request(p, p.space().default_config(), "sm_90").compiler == Compiler::Auto);
+  CHECK(jit::compile(jit::compile_request(p, p.space().default_config(), "sm_90")).ok);
+}
+
+TEST_CASE("auto: a function without an execution space, host code to NVRTC, is compiled by nvcc", "[jit][nvcc]") {
+  // As pnpoly's kernel file in a Kernel Tuner script holds its CPU reference: no text rule sees
+  // it, NVRTC refuses it in JIT mode, Kernel Tuner's PyCUDA backend (nvcc) compiles it.
+  testing::TempDir dir;
+  const KernelProblem p = KernelProblem::load(write_problem(dir, R"(float reference_sum(const float* x, int n) {
+  float s = 0;
+  for (int i = 0; i < n; i++) s += x[i];
+  return s;
+}
+)" + kPlain));
+  const jit::CompilerDecision d = jit::decide_compiler(p, "sm_90");
+  CHECK(d.compiler == Compiler::Nvrtc);
+  REQUIRE(d.nvcc_on_refusal);
+  const jit::CompileResult r = jit::compile(jit::compile_request(p, p.space().default_config(), "sm_90"));
+  INFO(r.error);
+  CHECK(r.ok);
+  CHECK_FALSE(r.cubin.empty());
+  // Named NVRTC, the refusal stands, naming the switch.
+  KernelProblem named = KernelProblem::load(write_problem(dir, R"(float h(float v) { return v; }
+)" + kPlain, "[]", R"({"Compiler": "nvrtc"})"));
+  const jit::CompileResult refused = jit::compile(jit::compile_request(named, named.space().default_config(), "sm_90"));
+  CHECK_FALSE(refused.ok);
+  CHECK_THAT(refused.error, Contains("--compiler nvcc"));
 }
 
 TEST_CASE("auto: -O3, which NVRTC rejects, goes to nvcc, and cutune.Compiler names one", "[jit][nvcc]") {

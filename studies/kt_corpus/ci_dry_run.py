@@ -35,12 +35,10 @@ RECORDED = os.path.join(REPO, "results", "kt_corpus")
 # that closes is reported ("now behaves as Kernel Tuner": remove it here); a new difference fails.
 KNOWN_GAPS = {
     "kernel_float_vector_add": "kernel_tuner.accuracy.TunablePrecision arguments are refused (NotImplementedError)",
-    "tuning_kernels_pnpoly": "the kernel file holds an unannotated host function: NVRTC refuses it under "
-                             "--compiler auto, which does not fall back to nvcc",
     "gausstransform": 'its first call has lang="C" (a CPU function): cutune compiles CUDA only',
     "su3_bench_cuda": 'lang="cupy": the kernel includes cupy/complex.cuh, found only where CuPy is installed',
     "rte_sw_2stream": "the default does not compile: <float.h> sends auto to nvcc, where loop_unroll_factor_nlay "
-                      "(declared under #ifndef kernel_tuner) is undefined",
+                      "(declared under #ifndef kernel_tuner; Kernel Tuner 1.5 defines kernel_tuner as cutune does) is undefined",
     "rte_lw_solver_noscat": "the default does not compile: -Wno-deprecated-gpu-targets is an nvcc option NVRTC "
                             "refuses, and nvcc finds loop_unroll_factor_nlay undefined",
     "rte_apply_bc": "the default does not compile: -Wno-deprecated-gpu-targets is an nvcc option NVRTC refuses, "

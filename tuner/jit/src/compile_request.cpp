@@ -69,7 +69,7 @@ std::string cupy_include_dir() {
 
 CompileRequest compile_request(const KernelProblem& problem, const Config& config, const std::string& arch) {
   const Compiler compiler =
-      problem.compiler() == Compiler::Auto ? decide_compiler(problem, arch).compiler : problem.compiler();
+      problem.compiler() == Compiler::Auto ? decide_compiler(problem, arch).request_compiler() : problem.compiler();
   return compile_request_with(problem, config, arch, compiler);
 }
 

@@ -138,8 +138,10 @@ CompilerDecision decide_compiler(const KernelProblem& problem, const std::string
     return {problem.compiler(), "named by --compiler or cutune.Compiler"};
   const std::string hint = nvcc_hint(problem);
   if (hint.empty())
-    return {Compiler::Nvrtc, "nothing in the kernel needs nvcc: no host or standard header, no __host__ code, "
-                             "NVRTC's options only"};
+    return {Compiler::Nvrtc,
+            "nothing in the kernel names a need for nvcc: no host or standard header, no __host__ code, NVRTC's "
+            "options only; a configuration NVRTC refuses as host code is compiled by nvcc",
+            true};
   CompileRequest request = compile_request_with(problem, problem.space().default_config(), arch, Compiler::Auto);
   request.arch.clear();  // the decision is the source's, whatever the target
   const std::string key = compile_key(request, 0);

@@ -15,6 +15,13 @@ struct CompilerDecision {
   /// Why, for the run's banner and report: "named by --compiler or cutune.Compiler", or
   /// what the default configuration's NVRTC compile said and that nvcc compiles it.
   std::string reason;
+  /// Decided NVRTC from the kernel's text alone: a configuration NVRTC refuses for a reason
+  /// nvcc does not have is compiled again by nvcc (compile requests carry Compiler::Auto). A
+  /// function without __host__/__device__ is host code that no text rule sees; Kernel Tuner's
+  /// PyCUDA backend compiles such files with nvcc.
+  bool nvcc_on_refusal = false;
+  /// The compiler compile requests name: Auto where nvcc_on_refusal, else `compiler`.
+  Compiler request_compiler() const { return nvcc_on_refusal ? Compiler::Auto : compiler; }
   /// "nvcc (NVRTC: cannot open source file "stdio.h"; nvcc compiles it)": one line for people.
   std::string describe() const;
 };
@@ -24,7 +31,7 @@ struct CompilerDecision {
 /// NVRTC compile fails for a reason nvcc does not have (a header NVRTC cannot open, an option
 /// it does not know, __host__ code in JIT mode) and nvcc compiles it. A kernel whose text has
 /// none of these (no #include <...> beyond the toolkit's device headers, no __host__, only
-/// options NVRTC takes) is decided NVRTC without compiling. `arch` is that compile's target.
+/// options NVRTC takes) is decided NVRTC without compiling, with nvcc on a refusal. `arch` is that compile's target.
 CompilerDecision decide_compiler(const KernelProblem& problem, const std::string& arch);
 
 /// Whether an NVRTC failure is one nvcc may not have: its log or error shows a header NVRTC
