@@ -790,6 +790,18 @@ TEST_CASE("bad cache files: one-line InputError naming the file and the field", 
 // ---------------------------------------------------------------------------------------
 // Writing
 
+TEST_CASE("nested times lists of older Kernel Tuner versions read as runs, in order", "[kt_formats]") {
+  const std::string text =
+      "{\n\"device_name\": \"d\",\n\"kernel_name\": \"k\",\n\"tune_params_keys\": [\n\"x\"\n],\n"
+      "\"tune_params\": {\n\"x\": [\n1,\n2\n]\n},\n\"cache\": {\n"
+      "\"1\": {\"x\": 1, \"time\": 2.0, \"times\": [[1.0, 2.0], [3.0], 4.0]}}\n}";
+  const auto cache = parse_cache(text, "old_cache.json");
+  REQUIRE(cache.entries.size() == 1);
+  CHECK(cache.entries[0].times_ms == std::vector<double>{1.0, 2.0, 3.0, 4.0});
+  CHECK_THAT(input_error([&] { parse_cache(text.substr(0, text.find("[3.0]")) + "[\"3\"], 4.0]}}\n}", "old.json"); }),
+             Catch::Matchers::Contains("cache[\"1\"].times[1][0]"));
+}
+
 TEST_CASE("a written cache reads back equal", "[kt_formats]") {
   cutune::testing::TempPath tmp("cutune-test-kt-roundtrip.json");
   const auto header = test_header();

@@ -303,6 +303,18 @@ std::optional<double> entry_number(const ordered_json& v, const std::string& whe
                                where, v.is_string() ? json_quoted(v.get<std::string>()) : type_name(v)));
 }
 
+// The runs of "times". Older Kernel Tuner versions wrote one list per kernel launch of a
+// configuration (nested lists), which Kernel Tuner 1.5 reads without looking inside: every
+// number is one run, in the order written.
+void append_times(const ordered_json& v, const std::string& where, std::vector<double>& out) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string at = fmt::format("{}[{}]", where, i);
+    if (v[i].is_array()) append_times(v[i], at, out);
+    else if (v[i].is_number()) out.push_back(v[i].get<double>());
+    else throw InputError(fmt::format("{}: expected a number or a list of numbers, got {}", at, type_name(v[i])));
+  }
+}
+
 KtEntry entry_from_json(std::string key, const ordered_json& obj, const KtCacheHeader& header,
                         std::string_view name) {
   const std::string at = fmt::format("{}: cache[{}]", name, json_quoted(key));
@@ -329,12 +341,7 @@ KtEntry entry_from_json(std::string key, const ordered_json& obj, const KtCacheH
     } else if (k == "times") {
       if (!v.is_array())
         throw InputError(fmt::format("{}: expected a list of numbers, got {}", where, type_name(v)));
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        if (!v[i].is_number())
-          throw InputError(fmt::format("{}[{}]: expected a number, got {}", where, i,
-                                       type_name(v[i])));
-        e.times_ms.push_back(v[i].get<double>());
-      }
+      append_times(v, where, e.times_ms);
     } else if (k == "compile_time") {
       e.compile_time_ms = entry_number(v, where, error_elsewhere);
     } else if (k == "verification_time") {
