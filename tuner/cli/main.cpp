@@ -124,7 +124,8 @@ void add_measure_options(CLI::App* cmd, MeasureArgs& m) {
       ->expected(1);
   cmd->add_option("--verifier", m.verifier,
                   "Unix socket of a verifier outside cutune (the Python package's, for verify= functions): each "
-                  "configuration that passes cutune's own checks is also checked there, before it is timed");
+                  "configuration that passes cutune's own checks is also checked there, before it is timed (default: "
+                  "none)");
 }
 
 /// `tune`; `device` is set to its --device option (whether it was given decides --gpus).
