@@ -59,7 +59,8 @@ class GpuStage {
 
   /// Kernel Tuner's run_kernel: one launch sequence on the arguments' initial data (as
   /// uploaded, whatever earlier runs left), unverified and untimed; every argument's bytes
-  /// after it.
+  /// after it. The arguments stay as the run left them: for a stage that does nothing else
+  /// (`cutune run`), not between evaluations.
   RanOnce run_once(const Config& config, const std::vector<char>& cubin,
                    const std::vector<std::string>& lowered_names);
 
