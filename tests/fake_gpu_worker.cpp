@@ -18,20 +18,28 @@
 // FAKE_GPU_WORKER_DIE_AFTER=N: the worker process exits without answering its N+1-th
 // evaluation (a GPU worker dying mid-run, whichever configuration it holds).
 // Each evaluation it starts is appended to FAKE_GPU_WORKER_LOG as "pid config_key".
+// RunOnce runs nothing: every argument comes back as the problem's data made it (the action
+// "die" of its configuration exits instead), so that `cutune run` and the package's
+// run_kernel are tested up to the files without a GPU. With a verifier (MeasureOptions::
+// verifier) every configuration that would pass is sent there too, with the arguments as the
+// problem's data made them, and a rejection makes it a correctness failure.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <variant>
 
+#include "cutune/model/host_data.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/model/verification.hpp"
+#include "cutune/worker/external_verifier.hpp"
 #include "cutune/worker/protocol.hpp"
 
 using namespace cutune;
@@ -121,10 +129,30 @@ int main() {
   ready.verification = plan_verification(problem, setup.measure.verify);
   if (!reply(ready)) return 0;
   bool expected_known = !ready.verification.any(VerifyMode::Default);
+  std::optional<ExternalVerifier> verifier;
+  std::vector<process::Frame> verified_contents;  // the same every time: nothing runs
+  if (!setup.measure.verifier.empty()) {
+    std::vector<std::string> names;
+    for (const ArgumentSpec& a : problem.arguments()) names.push_back(a.name);
+    verifier.emplace(setup.measure.verifier, names);
+    const auto data = make_host_arguments(problem, problem.instantiate(setup.problem), setup.data_seed);
+    for (std::size_t i : verifier->arguments())
+      verified_contents.emplace_back(reinterpret_cast<const char*>(data[i].bytes.data()), data[i].bytes.size());
+  }
   long evaluations = 0;
   while (const auto message = read_message(STDIN_FILENO)) {
-    const auto request = decode_one_of<Evaluate, Remeasure, CopyBandwidth, Shutdown>(*message);
+    const auto request = decode_one_of<Evaluate, Remeasure, CopyBandwidth, RunOnce, Shutdown>(*message);
     if (std::holds_alternative<Shutdown>(request)) return 0;
+    if (const auto* r = std::get_if<RunOnce>(&request)) {
+      const auto it = actions.find(problem.space().key(r->candidate.config));
+      if (it != actions.end() && it->second == "die") std::_Exit(1);
+      RanOnce out;
+      for (const HostArgument& a : make_host_arguments(problem, problem.instantiate(setup.problem), setup.data_seed))
+        out.arguments.emplace_back(reinterpret_cast<const char*>(a.bytes.data()),
+                                   reinterpret_cast<const char*>(a.bytes.data()) + a.bytes.size());
+      if (!reply(out)) return 0;
+      continue;
+    }
     if (std::holds_alternative<CopyBandwidth>(request)) {
       if (!reply(CopyBandwidthMeasured{1000.0})) return 0;
       continue;
@@ -154,6 +182,14 @@ int main() {
     } else if (action == "names") {
       ev.error.clear();
       for (const auto& n : evaluate.candidate.lowered_names) ev.error += (ev.error.empty() ? "" : " ") + n;
+    }
+    if (ev.status == Status::Ok && verifier) {
+      const ExternalVerifier::Verdict v = verifier->check(key, verified_contents);
+      if (!v.ok) {
+        ev = GpuEvaluation{};
+        ev.status = Status::Correctness;
+        ev.error = v.error;
+      }
     }
     if (ev.status == Status::Ok && !expected_known) ev.defined_expected = expected_known = true;
     if (!reply(Evaluated{ev})) return 0;

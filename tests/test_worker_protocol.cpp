@@ -41,6 +41,7 @@ MeasureOptions options() {
   o.screening = {3, 7, 1.25, 0.02, 0.5, 0.9};
   o.thorough = {11, 222, 0.0025, 2.5, 33, 0.0625, 0.99};
   o.finalists = 5;
+  o.verifier = "/tmp/cutune-v-x/verify.sock";
   o.energy_every_config = true;
   o.energy_window_s = 0.375;
   o.verify = {"out=none", "default"};
@@ -155,7 +156,32 @@ TEST_CASE("worker protocol: every message round-trips, in memory and through a p
   round_trip(BackToBackTimed{0.015625});
   round_trip(CopyBandwidth{std::size_t{256} << 20});
   round_trip(CopyBandwidthMeasured{3012.5});
+  round_trip(RunOnce{candidate(5, 4000)});
+  RanOnce ran;
+  ran.arguments = {bytes(4000, 'a'), bytes(0, 'b'), bytes(4, 'c')};  // a vector, an empty one, a scalar
+  round_trip(ran);
+  ran = RanOnce{};
+  ran.status = Status::Runtime;
+  ran.error = "an illegal memory access was encountered";
+  ran.context_lost = true;
+  round_trip(ran);
   round_trip(Shutdown{});
+}
+
+TEST_CASE("worker protocol: run_once's arguments travel as frames of the announced sizes", "[worker][protocol]") {
+  RanOnce ran;
+  ran.arguments = {bytes(300, 'x'), bytes(8, 'y')};
+  Envelope e = encode(ran);
+  REQUIRE(e.frames.size() == 2);
+  CHECK(e.frames[0].size() == 300);
+  CHECK(e.header.dump().size() < 300);
+  e.frames[1].pop_back();  // a frame shorter than its header says
+  try {
+    (void)decode<RanOnce>(e);
+    FAIL("a short argument read as a whole one");
+  } catch (const ProtocolError& x) {
+    CHECK_THAT(std::string(x.what()), Contains("arguments[1]") && Contains("7 bytes where 8 were announced"));
+  }
 }
 
 TEST_CASE("worker protocol: cubins travel as frames, not inside the JSON header", "[worker][protocol]") {
@@ -188,7 +214,7 @@ TEST_CASE("worker protocol: one of several replies is told apart by its type", "
   const auto error = decode_one_of<Ready, WorkerError>(encode(WorkerError{true, false, "bad"}));
   REQUIRE(std::holds_alternative<WorkerError>(error));
   CHECK(std::get<WorkerError>(error).input_error);
-  const GpuRequest request = decode_one_of<Evaluate, Remeasure, BackToBack, CopyBandwidth, Shutdown>(
+  const GpuRequest request = decode_one_of<Evaluate, Remeasure, BackToBack, CopyBandwidth, RunOnce, Shutdown>(
       encode(CopyBandwidth{1024}));
   REQUIRE(std::holds_alternative<CopyBandwidth>(request));
   CHECK(std::get<CopyBandwidth>(request).bytes == 1024);

@@ -72,6 +72,20 @@ def _without(options, names):
     return out
 
 
+def run(t1_file, out_dir, options, quiet=False):
+    """Runs `cutune run` (one configuration once, its arguments written to out_dir). Raises
+    NoGpuError without a GPU, RuntimeError naming the command and saying why otherwise (a
+    configuration that does not compile or run: Kernel Tuner's run_kernel raises there too)."""
+    cmd = [find_binary(), "run", t1_file, "--outputs", out_dir] + list(options)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode == 3:
+        raise NoGpuError(f"cutune: no GPU to run on: {proc.stderr.strip()}")
+    if proc.returncode != 0:
+        raise RuntimeError(f"cutune: `{' '.join(cmd)}` failed (exit {proc.returncode}): {proc.stderr.strip()}")
+    if not quiet and proc.stderr:
+        print(proc.stderr, end="")
+
+
 def read_cache(cache_file):
     """Kernel Tuner's cache file as cutune writes it (closed or still open)."""
     with open(cache_file) as f:

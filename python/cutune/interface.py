@@ -7,6 +7,7 @@ defines). The T1 writing itself is the capture's (cutune_capture.session).
 """
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -17,8 +18,9 @@ import numpy
 from cutune_capture import session as capture
 from cutune_capture.translate import Call, Unsupported, resolve_block_size_names
 
-from . import dry_run, engine, util
+from . import dry_run, engine, run_outputs, util
 from .searchspace import Space
+from .verifier import Verifier, synced_arguments
 
 # Kernel Tuner 1.5's strategies by name -> cutune's (None: no counterpart, cutune's default).
 STRATEGIES = {"brute_force": "brute_force", "random_sample": "random", "greedy_ils": "greedy_ils",
@@ -69,28 +71,49 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     cache_file = _cache_path(cache, run_dir)
     report_file = os.path.join(run_dir, "report.json")
     cli = _options(strategy, strategy_options, objective, higher, metric_names, seed, device, verbose)
-    report = engine.tune(t1_file, cache_file, report_file, cli, quiet=quiet)
+    if verify is None:
+        report = engine.tune(t1_file, cache_file, report_file, cli, quiet=quiet)
+    else:
+        with Verifier(verify, answer, arguments, atol) as v:
+            report = engine.tune(t1_file, cache_file, report_file, cli + ["--verifier", v.path], quiet=quiet)
+        if v.errors:
+            warnings.warn(f"cutune.tune_kernel: the verify function raised on {len(v.errors)} configuration(s), "
+                          f"each counted as failing verification; the first: {v.errors[0]}", stacklevel=2)
     return _results(cache_file, space, opts, objective, higher, report, t1_file)
 
 
 def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid_div_x=None, grid_div_y=None,
                grid_div_z=None, lang=None, device=0, platform=0, smem_args=None, cmem_args=None, texmem_args=None,
                compiler=None, compiler_options=None, defines=None, block_size_names=None, quiet=False, log=None):
+    opts = dict(locals())
     util.check_user_input(kernel_name, kernel_source, arguments, block_size_names, lang)
     if dry_run.OUT is not None:  # nothing runs: the arguments as they went in
         return [numpy.array(a, copy=True) if isinstance(a, numpy.ndarray) else a for a in arguments]
-    raise NotImplementedError("cutune.run_kernel: running one configuration and returning its outputs is not "
-                              "provided yet (use kernel_tuner.run_kernel, or cutune.tune_kernel with one "
-                              "configuration and answer= to verify it)")
+    _refuse_unsupported(opts, "run_kernel")
+    tune_params = {k: [v] for k, v in dict(params).items()}
+    bsn = resolve_block_size_names(block_size_names, tune_params)
+    space = Space(tune_params, None, bsn)
+    if len(space) == 0:  # the block is larger than any CUDA GPU allows: Kernel Tuner's words
+        raise RuntimeError("cannot create kernel instance, too many threads per block")
+    run_dir = tempfile.mkdtemp(prefix="cutune-run-kernel-", dir=os.environ.get("CUTUNE_RUN_DIR"))
+    try:
+        o = dict(opts, tune_params=tune_params, restrictions=None, metrics=None)
+        t1_file, _ = _write_problem(run_dir, "run_kernel", o, space, bsn, "time", False)
+        out_dir = os.path.join(run_dir, "outputs")
+        engine.run(t1_file, out_dir, ["--device", str(int(device or 0))], quiet=quiet)
+        return run_outputs.read(out_dir, list(arguments))
+    finally:
+        if not os.environ.get("CUTUNE_KEEP_RUN_DIR"):
+            shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def _refuse_unsupported(o):
+def _refuse_unsupported(o, fn="tune_kernel"):
     if o.get("texmem_args"):
-        raise UnsupportedOption("cutune.tune_kernel: texmem_args (texture memory) is not provided by cutune")
+        raise UnsupportedOption(f"cutune.{fn}: texmem_args (texture memory) is not provided by cutune")
     src = o["kernel_source"]
     first = src[0] if isinstance(src, (list, tuple)) and src else src
     if callable(first):
-        raise UnsupportedOption("cutune.tune_kernel: kernel_source as a code-generator function is not provided "
+        raise UnsupportedOption(f"cutune.{fn}: kernel_source as a code-generator function is not provided "
                                 "by cutune")
     if o.get("simulation_mode"):
         raise UnsupportedOption("cutune.tune_kernel: simulation_mode is not provided by the package; replay the "
@@ -99,9 +122,6 @@ def _refuse_unsupported(o):
         names = ", ".join(type(x).__name__ for x in o["observers"])
         warnings.warn(f"cutune.tune_kernel: observers ({names}) are not run by cutune: it measures time (and "
                       "energy with `cutune tune --energy`)", stacklevel=3)
-    if o.get("verify") is not None:
-        warnings.warn("cutune.tune_kernel: verify= (a custom verification function) is not run by cutune: the "
-                      "outputs its answer names are not verified", stacklevel=3)
 
 
 def write_evaluated_t1(out_dir, base, kind, o, session, call):
@@ -203,7 +223,7 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
         t["compiler_options"] = [_absolute_include(x) for x in (o.get("compiler_options") or [])]
         doc, _ = s.translate(call, base, t)
     except Unsupported as e:
-        raise UnsupportedOption(f"cutune.tune_kernel: {e}") from None
+        raise UnsupportedOption(f"cutune.{kind}: {e}") from None
     if t["metrics"]:
         metric_names = list(t["metrics"])
     if objective != "time" and objective in metric_names:
@@ -215,6 +235,12 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
         rows = numpy.array([_evaluate_launch(o, c, bsn) for c in space.configs()], dtype="<u4")
         rows.tofile(os.path.join(run_dir, f"{base}.launch.bin"))
         table["Launch"] = f"{base}.launch.bin"
+    if o.get("verify") is not None:
+        # What verify is given (Kernel Tuner's result_host) gets its initial contents before
+        # each configuration's verification run, as Kernel Tuner re-copies it: ReadWrite.
+        spec_args = doc["KernelSpecification"]["Arguments"]
+        for i in synced_arguments(list(o["arguments"]), o.get("answer")):
+            spec_args[i]["AccessType"] = "ReadWrite"
     if o.get("defines"):
         table["DefineNames"] = list(o["defines"])
         table["Defines"] = [_defines_row(o["defines"], c) for c in space.configs()]

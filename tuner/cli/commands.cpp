@@ -99,6 +99,7 @@ worker::MeasureOptions measure_options(const MeasureArgs& a) {
   o.sampler.timer = *timer;
   o.sampler.flush_l2_multiple = a.flush_size;
   o.verify = a.verify;
+  o.verifier = a.verifier;
   return o;
 }
 

@@ -59,6 +59,7 @@ struct MeasureArgs {
   std::string timer = "events";       ///< "events" or "activity" (CUPTI)
   double flush_size = 1.5;            ///< the flush reads this many L2 sizes (SamplerSettings)
   std::vector<std::string> verify;    ///< --verify MODE | OUTPUT=MODE (plan_verification)
+  std::string verifier;               ///< --verifier SOCKET (worker/external_verifier.hpp)
 };
 struct TuneArgs {
   std::string kernel, problem, strategy = search::kDefaultStrategy;

@@ -11,6 +11,7 @@
 #include "option_checks.hpp"
 #include "replay_commands.hpp"
 #include "report_command.hpp"
+#include "run_command.hpp"
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/search/strategy.hpp"
@@ -121,6 +122,10 @@ void add_measure_options(CLI::App* cmd, MeasureArgs& m) {
                   "cutune.Verification)")
       ->take_all()
       ->expected(1);
+  cmd->add_option("--verifier", m.verifier,
+                  "Unix socket of a verifier outside cutune (the Python package's, for verify= functions): each "
+                  "configuration that passes cutune's own checks is also checked there, before it is timed (default: "
+                  "none)");
 }
 
 /// `tune`; `device` is set to its --device option (whether it was given decides --gpus).
@@ -231,7 +236,7 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
     std::cerr << "cutune: unknown subcommand '" << argv[1]
-              << "' (devices, kernels, space, compile, tune, measure, query, import, export, merge, score, report; see --help)\n";
+              << "' (devices, kernels, space, compile, tune, measure, run, query, import, export, merge, score, report; see --help)\n";
     return kBadInput;
   }
   try {
@@ -277,6 +282,8 @@ int main(int argc, char** argv) {
 
   MeasureConfigArgs ma;
   auto* measure = add_measure(app, ma);
+  RunArgs rua;
+  auto* run = add_run(app, rua);
   QueryArgs qa;
   auto* query = add_query(app, qa);
   ImportArgs ia;
@@ -320,6 +327,7 @@ int main(int argc, char** argv) {
       ta.device_given = tune_device->count() > 0;
       return cmd_tune(ta);
     }
+    if (*run) return cmd_run(rua);
     if (*query) return cmd_query(qa);
     if (*import_cmd) {
       ia.command = command_line(argc, argv);

@@ -224,6 +224,18 @@ double GpuWorker::back_to_back_ms(const worker::Candidate& candidate, std::size_
   return answer ? answer->ms_per_launch : 0.0;
 }
 
+worker::RanOnce GpuWorker::run_once(const worker::Candidate& candidate) {
+  GpuEvaluation failure;
+  auto answer = call<worker::RanOnce>(worker::encode(worker::RunOnce{candidate}), timeout_, failure);
+  if (!answer) {  // the worker died (a crash, a sticky error) or timed out: a status, as for evaluate
+    worker::RanOnce out;
+    out.status = failure.status;
+    out.error = failure.error;
+    return out;
+  }
+  return std::move(*answer);
+}
+
 double GpuWorker::copy_bandwidth_gbps(std::size_t bytes) {
   GpuEvaluation failure;
   auto answer = call<worker::CopyBandwidthMeasured>(worker::encode(worker::CopyBandwidth{bytes}),

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cmath>
 #include <deque>
 #include <future>
@@ -142,6 +143,11 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   if (!read_write_.empty()) sampler_->set_before_sample([this] { restore_read_write(); });
   if (nvml_.available()) nvml_monitor_.emplace(nvml_, std::chrono::milliseconds(50));
   phase("sampler");
+  if (!options_.verifier.empty()) {
+    std::vector<std::string> names;
+    for (const ArgumentSpec& a : problem_.arguments()) names.push_back(a.name);
+    verifier_.emplace(options_.verifier, names);
+  }
 }
 
 void GpuStage::set_up_rotation(std::size_t l2_bytes) {
@@ -313,6 +319,26 @@ void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
   ev.verify_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void GpuStage::verify_externally(const Config& config, GpuEvaluation& ev) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<process::Frame> contents;
+  for (std::size_t i : verifier_->arguments()) {
+    const HostArgument& a = initial_.at(i);
+    process::Frame bytes(a.bytes.size(), '\0');
+    if (!bytes.empty() && a.spec->is_vector)
+      CUTUNE_CU(CU_FN(cuMemcpyDtoH)(bytes.data(), buffers_[i].get(), bytes.size()));
+    else if (!bytes.empty())
+      std::memcpy(bytes.data(), a.bytes.data(), bytes.size());
+    contents.push_back(std::move(bytes));
+  }
+  const ExternalVerifier::Verdict verdict = verifier_->check(problem_.space().key(config), contents);
+  if (!verdict.ok) {
+    ev.status = Status::Correctness;
+    ev.error = verdict.error.empty() ? "the external verifier rejected the outputs" : verdict.error;
+  }
+  ev.verify_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 std::optional<double> GpuStage::energy_mj_per_launch(const measure::LaunchSequence& seq, double median_ms) {
   if (!nvml_.available() || median_ms <= 0) return std::nullopt;
   const auto launches = static_cast<std::size_t>(
@@ -368,6 +394,7 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
     ev.load_ms = since(t0);
     if (!loaded) return ev;
     verify(loaded->rotation.front(), ev);
+    if (ev.status == Status::Ok && verifier_) verify_externally(config, ev);
     if (ev.status != Status::Ok) return ev;
     restore_arguments(/*poison_outputs=*/false);
     restore_rotated_scratch();
@@ -416,6 +443,47 @@ double GpuStage::back_to_back_ms(const Config& config, const std::vector<char>& 
   stop.synchronize();
   CUTUNE_CU(CU_FN(cuCtxSynchronize)());
   return stop.elapsed_ms_since(start) / static_cast<double>(std::max<std::size_t>(launches, 1));
+}
+
+RanOnce GpuStage::run_once(const Config& config, const std::vector<char>& cubin,
+                          const std::vector<std::string>& lowered_names) {
+  RanOnce out;
+  GpuEvaluation ev;
+  try {
+    auto loaded = load(config, cubin, lowered_names, ev);
+    if (!loaded) {
+      out.status = ev.status;
+      out.error = std::move(ev.error);
+      return out;
+    }
+    // Every argument from its initial contents, as Kernel Tuner uploads them for the call.
+    for (std::size_t i = 0; i < initial_.size(); ++i)
+      if (initial_[i].spec->is_vector && !initial_[i].bytes.empty())
+        CUTUNE_CU(CU_FN(cuMemcpyHtoD)(buffers_[i].get(), initial_[i].bytes.data(), initial_[i].bytes.size()));
+    measure::launch(loaded->rotation.front());
+    CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+    out.arguments.resize(initial_.size());
+    for (std::size_t i = 0; i < initial_.size(); ++i) {
+      const HostArgument& a = initial_[i];
+      auto& bytes = out.arguments[i];
+      bytes.resize(a.bytes.size());
+      if (bytes.empty()) continue;
+      if (a.spec->is_vector)
+        CUTUNE_CU(CU_FN(cuMemcpyDtoH)(bytes.data(), buffers_[i].get(), bytes.size()));
+      else
+        std::memcpy(bytes.data(), a.bytes.data(), bytes.size());
+    }
+  } catch (const cuda::DriverError& e) {
+    out = RanOnce{};
+    out.status = Status::Runtime;
+    out.error = e.what();
+    out.context_lost = e.sticky();
+  } catch (const InputError& e) {
+    out = RanOnce{};
+    out.status = Status::Runtime;
+    out.error = e.what();
+  }
+  return out;
 }
 
 std::vector<GpuEvaluation> GpuStage::remeasure(const std::vector<Candidate>& candidates) {

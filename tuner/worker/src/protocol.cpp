@@ -81,6 +81,7 @@ void fields(S& s, F&& f) {
   f("energy_every_config", s.energy_every_config);
   f("energy_window_s", s.energy_window_s);
   f("verify", s.verify);
+  f("verifier", s.verifier);
 }
 
 template <Is<Summary> S, class F>
@@ -722,6 +723,63 @@ template <>
 CopyBandwidthMeasured decode<CopyBandwidthMeasured>(const Envelope& e) {
   return plain_decode<CopyBandwidthMeasured>(e);
 }
+Envelope encode(const RunOnce& m) {
+  std::vector<process::Frame> frames;
+  json h{{"candidate", candidate_header(m.candidate, frames)}};
+  return envelope_of(m, std::move(h), std::move(frames));
+}
+template <>
+RunOnce decode<RunOnce>(const Envelope& e) {
+  return read_message_as<RunOnce>(e, [&](RunOnce& m) { m.candidate = candidate_field(e.header, "candidate", e.frames); });
+}
+
+// The arguments' bytes travel as frames, never inside the JSON; the header gives each one's
+// frame and size, so that a reply cut short is told from a short argument.
+Envelope encode(const RanOnce& m) {
+  std::vector<process::Frame> frames;
+  json args = json::array();
+  for (const std::vector<char>& a : m.arguments) {
+    args.push_back(json{{"frame", frames.size()}, {"bytes", a.size()}});
+    frames.emplace_back(a.begin(), a.end());
+  }
+  json h{{"status", to_j(m.status)}, {"error", m.error}, {"context_lost", m.context_lost},
+         {"arguments", std::move(args)}};
+  return envelope_of(m, std::move(h), std::move(frames));
+}
+template <>
+RanOnce decode<RanOnce>(const Envelope& e) {
+  return read_message_as<RanOnce>(e, [&](RanOnce& m) {
+    field(e.header, "status", m.status);
+    field(e.header, "error", m.error);
+    field(e.header, "context_lost", m.context_lost);
+    const auto it = e.header.find("arguments");
+    if (it == e.header.end()) throw FieldError{"arguments", "missing"};
+    if (!it->is_array()) throw FieldError{"arguments", "not an array: " + it->dump()};
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const std::string path = fmt::format("arguments[{}]", i);
+      const json& a = (*it)[i];
+      if (!a.is_object()) throw FieldError{path, "not an object: " + a.dump()};
+      std::size_t bytes = 0;
+      try {
+        field(a, "bytes", bytes);
+      } catch (FieldError& x) {
+        x.path = join_path(path, x.path);
+        throw;
+      }
+      const process::Frame* frame = nullptr;
+      try {
+        frame = &frame_at(a, "frame", e.frames);
+      } catch (FieldError& x) {
+        x.path = join_path(path, x.path);
+        throw;
+      }
+      if (frame->size() != bytes)
+        throw FieldError{path, fmt::format("a frame of {} bytes where {} were announced", frame->size(), bytes)};
+      m.arguments.emplace_back(frame->begin(), frame->end());
+    }
+  });
+}
+
 Envelope encode(const Shutdown& m) { return plain_envelope(m); }
 template <>
 Shutdown decode<Shutdown>(const Envelope& e) {

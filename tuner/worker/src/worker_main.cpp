@@ -156,7 +156,7 @@ int gpu_worker() {
     try {
       const auto message = read_message(in_fd);
       if (!message) return 0;
-      const GpuRequest request = decode_one_of<Evaluate, Remeasure, BackToBack, CopyBandwidth, Shutdown>(*message);
+      const GpuRequest request = decode_one_of<Evaluate, Remeasure, BackToBack, CopyBandwidth, RunOnce, Shutdown>(*message);
       // Anything that returns here ends the worker: a lost context (sticky error) or Shutdown.
       const std::optional<int> exit_code = std::visit(
           [&](const auto& r) -> std::optional<int> {
@@ -180,6 +180,12 @@ int gpu_worker() {
             } else if constexpr (std::is_same_v<R, BackToBack>) {
               const Candidate& c = r.candidate;
               reply(BackToBackTimed{stage.back_to_back_ms(checked(space, c.config), c.cubin, c.lowered_names, r.launches)});
+            } else if constexpr (std::is_same_v<R, RunOnce>) {
+              const Candidate& c = r.candidate;
+              RanOnce out = stage.run_once(checked(space, c.config), c.cubin, c.lowered_names);
+              const bool lost = out.context_lost;
+              reply(out);
+              if (lost) return 3;
             } else if constexpr (std::is_same_v<R, CopyBandwidth>) {
               reply(CopyBandwidthMeasured{measure::copy_bandwidth_gbps(r.bytes)});
             } else {

@@ -76,6 +76,9 @@ class GpuWorker {
   std::vector<GpuEvaluation> remeasure(const std::vector<worker::Candidate>& candidates);
   /// As GpuStage::back_to_back_ms, in the worker; 0 when the worker failed.
   double back_to_back_ms(const worker::Candidate& candidate, std::size_t launches);
+  /// As GpuStage::run_once, in the worker, bounded by timeout(); a worker that dies or times
+  /// out gives a RanOnce with that status and no arguments.
+  worker::RanOnce run_once(const worker::Candidate& candidate);
   /// Device-to-device copy bandwidth in GB/s (measure::copy_bandwidth_gbps), in the worker.
   double copy_bandwidth_gbps(std::size_t bytes);
 

@@ -22,6 +22,7 @@
 #include "cutune/model/measurement.hpp"
 #include "cutune/model/status.hpp"
 #include "cutune/model/verification.hpp"
+#include "cutune/worker/external_verifier.hpp"
 #include "cutune/worker/measure_options.hpp"
 #include "cutune/worker/messages.hpp"
 
@@ -55,6 +56,13 @@ class GpuStage {
   /// on the same (warm) data, after a warm-up; milliseconds per sequence.
   double back_to_back_ms(const Config& config, const std::vector<char>& cubin,
                          const std::vector<std::string>& lowered_names, std::size_t launches);
+
+  /// Kernel Tuner's run_kernel: one launch sequence on the arguments' initial data (as
+  /// uploaded, whatever earlier runs left), unverified and untimed; every argument's bytes
+  /// after it. The arguments stay as the run left them: for a stage that does nothing else
+  /// (`cutune run`), not between evaluations.
+  RanOnce run_once(const Config& config, const std::vector<char>& cubin,
+                   const std::vector<std::string>& lowered_names);
 
   /// What each output is checked against.
   const VerificationPlan& verification() const { return plan_; }
@@ -90,6 +98,9 @@ class GpuStage {
                              const std::vector<std::string>& lowered_names, GpuEvaluation& ev);
   /// Runs once on fresh, poisoned outputs and compares; fills ev.status/error/verify_ms.
   void verify(const measure::LaunchSequence& seq, GpuEvaluation& ev);
+  /// After verify() passed: the outputs it left to the external verifier; a rejection
+  /// fills ev.status/error, the time counts in ev.verify_ms.
+  void verify_externally(const Config& config, GpuEvaluation& ev);
   void restore_arguments(bool poison_outputs);
   /// Queues the copies that give read-write arguments their initial data again (before
   /// every sample, ahead of the L2 flush).
@@ -115,6 +126,7 @@ class GpuStage {
   std::vector<HostArgument> initial_;   ///< inputs as generated
   std::vector<HostArgument> expected_;  ///< outputs the reference computed (freed once on the device)
   std::optional<cuda::OutputComparator> comparator_;
+  std::optional<ExternalVerifier> verifier_;  ///< MeasureOptions::verifier, connected at set-up
   /// Per argument: the expected output on the device (reference outputs from the start,
   /// default-mode outputs once the first configuration defined them); empty when unchecked.
   std::vector<cuda::DeviceBuffer> expected_dev_;

@@ -32,6 +32,9 @@ struct MeasureOptions {
   /// `tune --verify` entries: "reference|default|none" for every output, or "NAME=MODE"
   /// (plan_verification); they override the problem file's cutune.Verification.
   std::vector<std::string> verify;
+  /// A Unix socket where a verifier outside cutune listens (external_verifier.hpp): every
+  /// configuration that passes cutune's own checks is also checked there. "": none.
+  std::string verifier;
   friend bool operator==(const MeasureOptions&, const MeasureOptions&) = default;
 };
 

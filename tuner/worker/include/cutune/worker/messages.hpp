@@ -4,7 +4,8 @@
 // The GPU worker (`cutune-worker gpu`) answers Setup with Identified, then Ready (or a
 // WorkerError instead of either), then
 // each request with its one reply: Evaluate -> Evaluated, Remeasure -> Remeasured,
-// BackToBack -> BackToBackTimed, CopyBandwidth -> CopyBandwidthMeasured, and any of them
+// BackToBack -> BackToBackTimed, CopyBandwidth -> CopyBandwidthMeasured, RunOnce -> RanOnce,
+// and any of them
 // with a WorkerError when it can go on no more; Shutdown has no reply.
 //
 // A request is self-contained (the configuration as indices, its cubin and kernel symbols,
@@ -151,6 +152,25 @@ struct CopyBandwidthMeasured {
   static constexpr std::string_view kType = "copy_bandwidth_measured";
   double gbps = 0.0;
   friend bool operator==(const CopyBandwidthMeasured&, const CopyBandwidthMeasured&) = default;
+};
+
+/// Run one configuration once on the arguments' initial data, unverified and untimed, and
+/// send back every argument's contents after it (Kernel Tuner's run_kernel).
+struct RunOnce {
+  static constexpr std::string_view kType = "run_once";
+  Candidate candidate;
+  friend bool operator==(const RunOnce&, const RunOnce&) = default;
+};
+
+struct RanOnce {
+  static constexpr std::string_view kType = "ran_once";
+  Status status = Status::Ok;  ///< Ok, or Runtime / Constraints (error says why): then no outputs
+  std::string error;
+  bool context_lost = false;  ///< a sticky error: the worker exits after this reply
+  /// Per argument of the problem, in order: its bytes after the run (a scalar's as given).
+  /// Each travels as a binary frame of its own.
+  std::vector<std::vector<char>> arguments;
+  friend bool operator==(const RanOnce&, const RanOnce&) = default;
 };
 
 /// How long one evaluation may take before the worker is killed; no reply. For the tuner

@@ -46,6 +46,8 @@ Envelope encode(const BackToBack& m);
 Envelope encode(const BackToBackTimed& m);
 Envelope encode(const CopyBandwidth& m);
 Envelope encode(const CopyBandwidthMeasured& m);
+Envelope encode(const RunOnce& m);
+Envelope encode(const RanOnce& m);
 Envelope encode(const SetTimeout& m);
 Envelope encode(const AdoptReference& m);
 Envelope encode(const Shutdown& m);
@@ -69,6 +71,8 @@ template <> BackToBack decode<BackToBack>(const Envelope& e);
 template <> BackToBackTimed decode<BackToBackTimed>(const Envelope& e);
 template <> CopyBandwidth decode<CopyBandwidth>(const Envelope& e);
 template <> CopyBandwidthMeasured decode<CopyBandwidthMeasured>(const Envelope& e);
+template <> RunOnce decode<RunOnce>(const Envelope& e);
+template <> RanOnce decode<RanOnce>(const Envelope& e);
 template <> SetTimeout decode<SetTimeout>(const Envelope& e);
 template <> AdoptReference decode<AdoptReference>(const Envelope& e);
 template <> Shutdown decode<Shutdown>(const Envelope& e);
@@ -91,7 +95,7 @@ std::variant<Ms...> decode_one_of(const Envelope& e) {
 }
 
 /// The requests a GPU worker reads after its Setup.
-using GpuRequest = std::variant<Evaluate, Remeasure, BackToBack, CopyBandwidth, Shutdown>;
+using GpuRequest = std::variant<Evaluate, Remeasure, BackToBack, CopyBandwidth, RunOnce, Shutdown>;
 
 /// A whole message as one buffer (header length, header, then each frame with its length),
 /// for a transport of whole buffers (MPI); from_bytes throws ProtocolError for a buffer
