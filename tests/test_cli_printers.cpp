@@ -255,7 +255,8 @@ TEST_CASE("query printer: the winner's resources beside its time, '-' where none
   std::ostringstream out;
   cutune::cli::print_winner_table(out, {measured, imported});
   std::vector<std::string> lines;
-  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  std::istringstream text(out.str());
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
   REQUIRE(lines.size() == 3);
   const auto words = [](const std::string& line) {
     std::vector<std::string> w;
