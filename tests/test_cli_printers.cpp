@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cutune/model/status.hpp"
+#include "printers/query_printer.hpp"
 #include "printers/report_json_printer.hpp"
 #include "printers/terminal_printer.hpp"
 #include "printers/tune_summary.hpp"
@@ -228,4 +229,57 @@ TEST_CASE("tune printers: the --report JSON's keys, in order, and the values the
   CHECK(none["speedup_over_default"] == 0.0);
   CHECK(none["learnt_budget"].is_null());
   CHECK(keys(none).size() == top.size() - 2);  // no metrics without a winner
+}
+
+TEST_CASE("query printer: the winner's resources beside its time, '-' where none were kept", "[cli][resources]") {
+  cutune::db::Winner measured;
+  measured.kernel = "reduction";
+  measured.problem_key = "n=1024";
+  measured.gpu_model = "NVIDIA H100 80GB HBM3/sm_90";
+  measured.config = cutune::ResultConfig("128", {{"block_size_x", cutune::Value(128)}});
+  measured.median_ms = 0.25;
+  measured.default_ms = 0.5;
+  cutune::KernelResources r;
+  r.registers = 40;
+  r.local_bytes = 16;
+  r.static_shared_bytes = 4096;
+  r.dynamic_shared_bytes = 512;
+  r.block_threads = 128;
+  r.active_blocks_per_sm = 12;
+  r.occupancy = 0.75;
+  measured.resources = r;
+  cutune::db::Winner imported = measured;  // an import: no resources
+  imported.problem_key = "n=2048";
+  imported.resources.reset();
+
+  std::ostringstream out;
+  cutune::cli::print_winner_table(out, {measured, imported});
+  std::vector<std::string> lines;
+  std::istringstream text(out.str());
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 3);
+  const auto words = [](const std::string& line) {
+    std::vector<std::string> w;
+    std::istringstream in(line);
+    for (std::string x; in >> x;) w.push_back(x);
+    return w;
+  };
+  const auto head = words(lines[0]);
+  const auto row = words(lines[1]);
+  const auto bare = words(lines[2]);
+  // kernel, problem, GPU name (4 words), objective, median, then the resources.
+  REQUIRE(head.size() >= 9);
+  CHECK(std::vector<std::string>(head.begin() + 4, head.begin() + 9) ==
+        std::vector<std::string>{"median_ms", "regs", "local_B", "smem_B", "occupancy"});
+  REQUIRE(row.size() >= 12);
+  CHECK(std::vector<std::string>(row.begin() + 7, row.begin() + 12) ==
+        std::vector<std::string>{"0.2500", "40", "16", "4608", "75%"});
+  REQUIRE(bare.size() >= 12);
+  CHECK(std::vector<std::string>(bare.begin() + 8, bare.begin() + 12) ==
+        std::vector<std::string>{"-", "-", "-", "-"});
+
+  const json j = cutune::cli::winners_json({measured, imported});
+  CHECK(j[0]["resources"]["registers"] == 40);
+  CHECK(j[0]["resources"]["occupancy"] == 0.75);
+  CHECK(j[1]["resources"].is_null());
 }

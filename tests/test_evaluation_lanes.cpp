@@ -114,6 +114,30 @@ TEST_CASE("lanes: 1, 2, 4 and 8 GPU workers evaluate every configuration exactly
   }
 }
 
+TEST_CASE("lanes: each configuration's resources are stored with its measurement and shown with the winner",
+          "[runner][lanes][resources]") {
+  const KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
+  TempPath db("cutune-lanes-resources.db"), log("cutune-lanes-resources.log");
+  FakeGpus fake(log.path());
+  const runner::TuneReport r = runner::tune(p, options_for(db.path(), 2));
+  const auto rows = stored(db.path(), r.run_id);
+  REQUIRE(rows.size() == p.space().count_valid());
+  for (const auto& [key, m] : rows) {
+    INFO(key);
+    REQUIRE(m.measured() != nullptr);
+    REQUIRE(m.measured()->resources.has_value());
+    // The fake worker's registers are 16 + the key's length: this row holds its own.
+    CHECK(m.measured()->resources->registers == 16 + static_cast<int>(key.size()));
+    CHECK(m.measured()->resources->shared_bytes() == 1024);
+    CHECK(m.measured()->resources->occupancy == 0.5);
+  }
+  db::Store store = db::Store::open(db.path(), false);
+  const auto winners = store.winners({});
+  REQUIRE(winners.size() == 1);
+  REQUIRE(winners.front().resources.has_value());
+  CHECK(winners.front().resources->registers == 16 + static_cast<int>(winners.front().config.key().size()));
+}
+
 TEST_CASE("lanes: a GPU worker that dies mid-run loses nothing", "[runner][lanes]") {
   const KernelProblem p = KernelProblem::load(testing::template_json("vector_add"));
   TempPath db("cutune-lanes-die.db"), log("cutune-lanes-die.log");

@@ -271,7 +271,7 @@ Measurement measured(int block, double median_ms, double half_width_ms, double e
   stats.summary.ci_high = median_ms + half_width_ms;
   stats.measure_ms = 30.0;
   stats.energy_mj_per_launch = energy_mj;
-  m.origin = cutune::MeasuredOrigin{stats, 5.0};
+  m.origin = cutune::MeasuredOrigin{stats, 5.0, std::nullopt};
   m.started_at = "2026-01-01T00:00:00.000Z";
   m.finished_at = fmt::format("2026-01-01T00:00:{:06.3f}Z", end_s);
   return m;
@@ -291,7 +291,16 @@ TEST_CASE("report: energy's Pareto front, the breakdown of a tuned run, --compar
     Store s = Store::open(t.path("a.db"), true);
     Run run = s.begin_run(spec());
     // (time, energy): 64 and 128 and 512 are on the front; 256 is beaten by 128 on both.
-    run.add(measured(64, 1.0, 0.005, 1.0, 5.0));
+    Measurement fastest = measured(64, 1.0, 0.005, 1.0, 5.0);
+    cutune::KernelResources used;
+    used.registers = 32;
+    used.local_bytes = 8;
+    used.static_shared_bytes = 1024;
+    used.block_threads = 64;
+    used.active_blocks_per_sm = 32;
+    used.occupancy = 1.0;
+    std::get<cutune::MeasuredOrigin>(fastest.origin).resources = used;
+    run.add(fastest);
     run.add(measured(128, 2.0, 0.005, 2.0, 3.0));
     run.add(measured(256, 3.0, 0.005, 3.0, 4.0));
     run.add(measured(512, 4.0, 0.005, 4.0, 1.0));
@@ -351,6 +360,12 @@ TEST_CASE("report: energy's Pareto front, the breakdown of a tuned run, --compar
   CHECK(tg["top"][2]["verdict"] == "screening");
   CHECK(tg["top"][0]["speedup_over_default"].get<double>() == Approx(3.0));
   CHECK(tg["top"][1]["ci_ms"][0].get<double>() == Approx(1.995));
+  // Beside the time, what each costs the GPU; none kept for the others (older rows): "-".
+  CHECK(tg["top"][0]["resources"]["registers"] == 32);
+  CHECK(tg["top"][0]["resources"]["occupancy"] == 1.0);
+  CHECK(tg["top"][1]["resources"].is_null());
+  CHECK(page.find("<td>32</td><td>8</td><td>1024</td><td>100%</td>") != std::string::npos);
+  CHECK(page.find("<td>-</td><td>-</td><td>-</td><td>-</td>") != std::string::npos);
 
   const json& c = d["compare"]["targets"][0];
   CHECK(c["here"]["key"] == "64");

@@ -132,7 +132,17 @@ Result measured(const Configuration& c) {
   r.verify_ms = 3.5;
   r.started_at = "2026-11-21T23:59:01.123Z";
   r.finished_at = "2026-11-21T23:59:02.456Z";
-  r.origin = MeasuredOrigin{thorough_stats(r.median_ms), 0.75};
+  KernelResources res;
+  res.registers = 40;
+  res.local_bytes = 16;
+  res.static_shared_bytes = 4096;
+  res.dynamic_shared_bytes = 512;
+  res.const_bytes = 8;
+  res.max_threads_per_block = 1024;
+  res.block_threads = 256;
+  res.active_blocks_per_sm = 6;
+  res.occupancy = 0.75;
+  r.origin = MeasuredOrigin{thorough_stats(r.median_ms), 0.75, res};
   r.metrics = {{"GFLOP/s", 812.5}, {"GB/s", 31.25}};
   return r;
 }
@@ -184,8 +194,20 @@ TEST_CASE("a result goes through the store unchanged, whatever its provenance", 
   failed.status = Status::Runtime;
   failed.error = "launch failed: too many resources requested";
   failed.compile_ms = 90;
-  failed.origin = MeasuredOrigin{std::nullopt, 0.5};
+  failed.origin = MeasuredOrigin{std::nullopt, 0.5, std::nullopt};
   written.push_back(failed);
+
+  // Refused by a resource restriction: no statistics, no load time, what it would cost kept
+  // (the occupancy unknown: not asked of a launch refused before it).
+  Result refused;
+  refused.config = Configuration::from_key(space, "128,0.5,a,True");
+  refused.status = Status::Constraints;
+  refused.error = "registers=72 violates the resource restriction \"registers <= 64\"";
+  KernelResources many;
+  many.registers = 72;
+  many.block_threads = 128;
+  refused.origin = MeasuredOrigin{std::nullopt, std::nullopt, many};
+  written.push_back(refused);
 
   for (const Result& r : written) REQUIRE(run.add(r));
   const auto back = store.measurements(run.kernel_id(), run.problem_id(), run.device_id());
@@ -195,6 +217,13 @@ TEST_CASE("a result goes through the store unchanged, whatever its provenance", 
     CHECK(back[i] == as_read(written[i], run));
     CHECK(back[i].provenance() == written[i].provenance());
   }
+  REQUIRE(back[0].measured()->resources);
+  CHECK(back[0].measured()->resources->shared_bytes() == 4608);
+  CHECK_FALSE(back[3].measured()->resources);
+  CHECK_FALSE(back[4].stats());
+  REQUIRE(back[4].measured()->resources);
+  CHECK(back[4].measured()->resources->registers == 72);
+  CHECK_FALSE(back[4].measured()->resources->occupancy);
   CHECK(back[0].energy_mj_per_launch() == 0.125);
   CHECK(back[0].objective_value(Objective::energy()) == 0.125);
   CHECK(back[0].objective_value(Objective::of_metric("GB/s", true)) == 31.25);
@@ -292,6 +321,7 @@ TEST_CASE("rows in the JSON form cutune writes read back typed, and are written 
   CHECK(m.stats()->stop_reason == StopReason::time_cap);
   CHECK(m.stats()->sm_clock_min_mhz == 1965.0);
   CHECK(m.measured()->load_ms == 1.5);
+  CHECK_FALSE(m.measured()->resources);  // a row stored before resources were kept
   CHECK(m.energy_mj_per_launch() == 0.25);
   CHECK(m.objective_value(Objective::of_metric("GFLOP/s", true)) == 2.5);
   const ParameterValues values = m.config.values();
@@ -315,6 +345,7 @@ TEST_CASE("rows in the JSON form cutune writes read back typed, and are written 
   CHECK(w[0].finalists[0].tied);
   CHECK(w[0].finalists[0].stats.summary.ci_high == 1.0);
   CHECK(w[0].finalists[0].samples_ms == std::vector<double>{0.25, 0.5, 1.0});
+  CHECK_FALSE(w[0].resources);  // its measurement's row keeps none: query shows "-"
 
   // Written again (another target), each row has the same text as before.
   db::RunSpec other = spec();

@@ -70,6 +70,20 @@ GpuEvaluation evaluation(bool with_stats) {
     s.nvml_sm_clock_mhz = 1980.0;  // power_w left empty: an optional that travels as none
     e.stats = s;
   }
+  // A failure after loading keeps its resources too; its occupancy was not asked (none travels).
+  KernelResources r;
+  r.registers = 72;
+  r.local_bytes = 24;
+  r.static_shared_bytes = 4096;
+  r.dynamic_shared_bytes = 49152;
+  r.const_bytes = 16;
+  r.max_threads_per_block = 768;
+  r.block_threads = 256;
+  if (with_stats) {
+    r.active_blocks_per_sm = 3;
+    r.occupancy = 0.375;
+  }
+  e.resources = r;
   return e;
 }
 

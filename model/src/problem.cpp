@@ -361,4 +361,27 @@ std::vector<std::pair<std::string, double>> KernelProblem::evaluate_metrics(
   return out;
 }
 
+std::string KernelProblem::violated_resource_restriction(const ProblemInstance& instance, const Config& config,
+                                                         const KernelResources& resources) const {
+  if (resource_restrictions_.empty()) return "";
+  MapScope scope = problem_scope(instance);
+  for (auto& [name, value] : space_->assignments(config)) scope.values[name] = std::move(value);
+  for (auto& [name, value] : resource_values(resources)) scope.values[name] = std::move(value);
+  for (const Expression& r : resource_restrictions_) {
+    std::string read;  // the resources it read, as the message shows them
+    for (const std::string& n : r.names()) {
+      const auto& all = resource_names();
+      if (std::find(all.begin(), all.end(), n) == all.end()) continue;
+      read += fmt::format("{}{}={}", read.empty() ? "" : " ", n, scope.values.at(n).repr());
+    }
+    try {
+      if (!r.evaluate(scope).truthy())
+        return fmt::format("{} violates the resource restriction \"{}\"", read, r.text());
+    } catch (const std::exception& e) {
+      return fmt::format("the resource restriction \"{}\" could not be evaluated ({}): {}", r.text(), read, e.what());
+    }
+  }
+  return "";
+}
+
 }  // namespace cutune

@@ -2,6 +2,9 @@
 // of the sections is the order in which faults are found, so a file with several reports
 // the same one from run to run.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include <fstream>
 #include <optional>
@@ -139,6 +142,35 @@ std::vector<Metric> read_metrics(const Loader& L, const json& cut) {
   return out;
 }
 
+// cutune.ResourceRestrictions: each name must be a resource, a tuning parameter or a problem
+// variable, and no parameter or variable may take a resource's name (which would it read?).
+std::vector<Expression> read_resource_restrictions(const Loader& L, const json& cut, const Space& space,
+                                                   const std::vector<ProblemVariable>& variables) {
+  std::vector<Expression> out;
+  if (!cut.contains("ResourceRestrictions")) return out;
+  const auto& list = L.list_of(cut["ResourceRestrictions"], "cutune.ResourceRestrictions");
+  const auto& resources = resource_names();
+  auto is_resource = [&](const std::string& n) { return std::find(resources.begin(), resources.end(), n) != resources.end(); };
+  auto is_variable = [&](const std::string& n) {
+    return std::any_of(variables.begin(), variables.end(), [&](const ProblemVariable& v) { return v.name == n; });
+  };
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string field = fmt::format("cutune.ResourceRestrictions[{}]", i);
+    if (!list[i].is_string()) L.fail(field, "must be a string (a Python expression)");
+    Expression e = L.expression_of(list[i], field);
+    for (const std::string& n : e.names()) {
+      const bool other = space.has_parameter(n) || is_variable(n);
+      if (is_resource(n) && other)
+        L.fail(field, fmt::format("'{}' is both a resource and a parameter or problem variable", n));
+      if (!is_resource(n) && !other)
+        L.fail(field, fmt::format("'{}' is not a resource ({}), a tuning parameter or a problem variable", n,
+                                  fmt::join(resources, ", ")));
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 // cutune.Compiler ("auto", "nvrtc", "nvcc") and cutune.Lang (Kernel Tuner's lang).
 void read_compile_choice(const Loader& L, const json& cut, Compiler& compiler, KernelLang& lang) {
   if (cut.contains("Compiler")) {
@@ -250,6 +282,7 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   p.reference_arguments_ = detail::read_reference_arguments(L, spec, p.tolerance_, p.arguments_);
   p.verification_ = detail::read_verification(L, cut, !p.reference_.empty(), p.reference_arguments_, p.arguments_);
   p.metrics_ = read_metrics(L, cut);
+  p.resource_restrictions_ = read_resource_restrictions(L, cut, *p.space_, p.variables_);
   read_compile_choice(L, cut, p.compiler_, p.lang_);
 
   check_default_instance(L, p);

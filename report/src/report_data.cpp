@@ -82,6 +82,7 @@ Evaluation evaluation_of(const db::Measurement& m) {
   // benchmark_time (imports), else the samples themselves.
   if (const MeasuredOrigin* measured = m.measured()) {
     e.load_s = measured->load_ms.value_or(0.0) / 1e3;
+    e.resources = measured->resources;
     if (measured->stats) e.sampling_s = measured->stats->measure_ms / 1e3;
   } else if (const ImportedOrigin* i = m.imported(); i && !i->file_fields.empty()) {
     const auto field = [&](const char* name) {

@@ -28,6 +28,7 @@ struct Evaluation {
   bool simulated = false;
   double end_s = 0.0;  ///< since its run's start, when it was stored (see RunView::clock)
   std::optional<double> energy_mj;
+  std::optional<KernelResources> resources;  ///< what it costs the GPU, where it was kept
   std::int64_t run_id = 0;
   double cost_s() const { return compile_s + load_s + verify_s + sampling_s + overhead_s + recorded_s; }
   bool ok() const { return status == Status::Ok && median_ms > 0; }

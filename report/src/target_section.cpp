@@ -438,7 +438,9 @@ std::string top_table(const TargetView& t, const ReportOptions& options, json& d
   }
   const double default_ms = t.winner && t.winner->default_ms > 0 ? t.winner->default_ms : 0.0;
   std::string out = "<table class=\"top\">\n<tr><th>#</th><th>configuration</th><th>median (ms)</th><th>95% interval "
-                    "(ms)</th><th>samples</th><th>verdict</th><th>speedup over default</th></tr>\n";
+                    "(ms)</th><th>samples</th><th title=\"registers per thread\">regs</th><th title=\"local memory per thread: "
+                    "spills and stack arrays\">local (B)</th><th title=\"shared memory per block, static plus dynamic\">"
+                    "shared (B)</th><th>occupancy</th><th>verdict</th><th>speedup over default</th></tr>\n";
   json rows = json::array();
   for (std::size_t i = 0; i < std::min(options.top, ok.size()); ++i) {
     const Evaluation& e = *ok[i];
@@ -451,12 +453,19 @@ std::string top_table(const TargetView& t, const ReportOptions& options, json& d
                                      ? fmt::format("{} .. {}", svg::number(*e.ci_low_ms, 5), svg::number(*e.ci_high_ms, 5))
                                      : "not stored";
     const std::string speedup = default_ms > 0 ? svg::number(default_ms / e.median_ms, 3) + "x" : "n/a";
-    out += fmt::format("<tr><td>{}</td><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                       i + 1, html(params), html(e.key), svg::number(e.median_ms, 5), interval, e.samples, verdict,
-                       speedup);
+    // Beside the time, what the configuration costs the GPU; "-" where its row kept none.
+    const auto& r = e.resources;
+    const std::string resources =
+        r ? fmt::format("<td>{}</td><td>{}</td><td>{}</td><td>{}</td>", r->registers, r->local_bytes,
+                        r->shared_bytes(), r->occupancy ? fmt::format("{:.0f}%", *r->occupancy * 100.0) : "-")
+          : "<td>-</td><td>-</td><td>-</td><td>-</td>";
+    out += fmt::format("<tr><td>{}</td><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td></tr>\n",
+                       i + 1, html(params), html(e.key), svg::number(e.median_ms, 5), interval, e.samples, resources,
+                       verdict, speedup);
     json row = {{"key", e.key}, {"median_ms", e.median_ms}};
     row["ci_ms"] = e.ci_low_ms && e.ci_high_ms ? json::array({*e.ci_low_ms, *e.ci_high_ms}) : json(nullptr);
     row["samples"] = e.samples;
+    row["resources"] = r ? json(to_json(*r)) : json(nullptr);
     row["verdict"] = verdict;
     row["speedup_over_default"] = default_ms > 0 ? json(default_ms / e.median_ms) : json(nullptr);
     rows.push_back(row);

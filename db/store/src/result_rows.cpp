@@ -167,6 +167,9 @@ std::string stats_row(const Result& r) {
   // Loading the module is part of an evaluation's time that no other column holds: `cutune
   // report` stacks it beside compile, verification and the samples.
   if (m.load_ms) j["load_ms"] = *m.load_ms;
+  // What the configuration costs the GPU, in the same column: rows written before it was
+  // kept read back without it ("-" in query and the report), and no migration is needed.
+  if (m.resources) j["resources"] = to_json(*m.resources);
   return dump(j);
 }
 
@@ -187,9 +190,19 @@ void read_stats_row(Result& r, const std::string& text) {
   }
   MeasuredOrigin m;
   m.load_ms = number(j, "load_ms");
-  // Anything but the load time is the statistics (rows of older versions hold fewer of them).
-  if (j.size() > (m.load_ms ? 1u : 0u)) m.stats = stats_of(j, r.median_ms);
+  const auto resources = j.find("resources");
+  if (resources != j.end()) m.resources = kernel_resources_of(*resources);
+  // Anything but the load time and the resources is the statistics (rows of older versions
+  // hold fewer of them).
+  if (j.size() > (m.load_ms ? 1u : 0u) + (resources != j.end() ? 1u : 0u)) m.stats = stats_of(j, r.median_ms);
   r.origin = std::move(m);
+}
+
+std::optional<KernelResources> resources_of_stats_row(const std::string& text) {
+  const auto j = ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return std::nullopt;
+  const auto it = j.find("resources");
+  return it == j.end() ? std::nullopt : kernel_resources_of(*it);
 }
 
 std::string finalists_row(const std::vector<Finalist>& finalists) { return dump(finalists_array(finalists)); }

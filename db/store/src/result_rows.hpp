@@ -3,6 +3,7 @@
 // statistics and provenance (stats_json), a winner's finalists (finalists_json). The one
 // place that writes or reads them. Private to cutune::db.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ std::string stats_row(const Result& result);
 /// The provenance and statistics of a row's stats_json, as stats_row writes them (rows of older
 /// versions too: what a row lacks keeps its default). `median_ms` is the row's median.
 void read_stats_row(Result& result, const std::string& json);
+
+/// The resources a measured row's stats_json keeps (stats_row); none where it keeps none or
+/// the text is not an object (a NULL column reads as "").
+std::optional<KernelResources> resources_of_stats_row(const std::string& json);
 
 /// finalists_json: finalists_array as text.
 std::string finalists_row(const std::vector<Finalist>& finalists);

@@ -38,6 +38,7 @@ using detail::config_row;
 using detail::finalists_of_row;
 using detail::finalists_row;
 using detail::read_stats_row;
+using detail::resources_of_stats_row;
 using detail::stats_row;
 namespace fs = std::filesystem;
 
@@ -926,7 +927,10 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
   Statement st(db_,
                "SELECT k.name, p.problem_key, w.gpu_model, w.config_key, w.config_json, "
                "w.median_ms, w.default_ms, w.run_id, w.updated_at, w.verdict, w.finalists_json, "
-               "w.objective, w.objective_value, w.higher_is_better "
+               "w.objective, w.objective_value, w.higher_is_better, "
+               // The winner's own measurement: its resources (stats_json) show beside its time.
+               "(SELECT m.stats_json FROM measurements m WHERE m.kernel_id = w.kernel_id AND "
+               "m.problem_id = w.problem_id AND m.device_id = w.device_id AND m.config_key = w.config_key) "
                "FROM winners w JOIN kernels k ON k.id = w.kernel_id "
                "JOIN problems p ON p.id = w.problem_id "
                "WHERE (?1 = '' OR k.name = ?1) AND (?2 = '' OR p.problem_key = ?2) "
@@ -956,6 +960,7 @@ std::vector<Winner> Store::winners(const WinnerFilter& filter) const {
     w.finalists = finalists_of_row(st.column_text(10));
     w.objective = Objective::from_name(st.column_text(11), st.column_int64(13) != 0);
     w.objective_value = st.column_double(12);
+    w.resources = resources_of_stats_row(st.column_text(14));
     out.push_back(std::move(w));
   }
   return out;

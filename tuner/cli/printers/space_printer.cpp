@@ -71,6 +71,11 @@ void print_space_overview(std::ostream& out, const KernelProblem& p, const Probl
   out << "parameters:\n";
   print_parameters(out, s);
   print_restrictions(out, s);
+  if (!p.resource_restrictions().empty()) {
+    // Not counted in the sizes below: they read what only the compile and load tell.
+    out << "resource restrictions (checked after compile and load, before launch):\n";
+    for (const auto& r : p.resource_restrictions()) out << "  " << r.text() << '\n';
+  }
   out << fmt::format("cartesian size: {}\nvalid size:     {} (enumerated in {:.1f} ms)\n", s.cartesian_size(),
                      o.valid, o.enumerate_ms);
   // Why a tuning does or does not evaluate it first: a nameless default that is evaluated first

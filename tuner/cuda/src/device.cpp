@@ -65,6 +65,7 @@ DeviceLimits limits(int ordinal) {
   l.max_threads_per_block = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   l.max_shared_per_block_optin = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   l.warp_size = attr(dev, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+  l.max_threads_per_sm = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
   return l;
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "cutune/cuda/function_resources.hpp"
+
 namespace cutune::cuda {
 namespace {
 
@@ -58,8 +60,14 @@ ResolvedLaunches resolve_launches(const Module& module, const KernelProblem& pro
       return out;
     }
     const std::uint64_t threads = std::uint64_t{g.block[0]} * g.block[1] * g.block[2];
+    KernelResources used = function_resources(f, static_cast<unsigned>(threads), g.dynamic_shared_bytes);
+    auto record = [&out](const KernelResources& r) {
+      if (out.resources) out.resources->combine(r);
+      else out.resources = r;
+    };
     const int max_threads = Module::attribute(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
     if (threads > static_cast<std::uint64_t>(max_threads)) {
+      record(used);
       // Refused before launching: the kernel's registers (or the device) allow fewer threads.
       out.refused = fmt::format("too many resources requested for launch of {}: {} threads per block, "
                                 "the kernel allows {} ({} registers per thread)",
@@ -73,6 +81,7 @@ ResolvedLaunches resolve_launches(const Module& module, const KernelProblem& pro
       const auto total = static_cast<std::uint64_t>(Module::attribute(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)) +
                          g.dynamic_shared_bytes;
       if (total > static_cast<std::uint64_t>(limits.max_shared_per_block_optin)) {
+        record(used);
         out.refused = fmt::format("too many resources requested for launch of {}: {} bytes of shared memory, "
                                   "the device allows {}",
                                   planned.spec->kernel_name, total, limits.max_shared_per_block_optin);
@@ -81,6 +90,7 @@ ResolvedLaunches resolve_launches(const Module& module, const KernelProblem& pro
       CUTUNE_CU(CU_FN(cuFuncSetAttribute)(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                           static_cast<int>(g.dynamic_shared_bytes)));
     }
+    record(with_occupancy(used, f, limits));
     out.launches.push_back({f, g, planned.spec});
   }
   return out;

@@ -527,10 +527,12 @@ void Tuning::take_result(std::size_t lane, const Configuration& c, db::Measureme
   if (ev.stats) {
     // Loading the module is part of an evaluation's time that no other field holds:
     // `cutune report` stacks it beside compile, verification and the samples.
-    m.origin = MeasuredOrigin{ResultStats::of(*ev.stats), ev.load_ms};
+    m.origin = MeasuredOrigin{ResultStats::of(*ev.stats), ev.load_ms, std::nullopt};
     screening_wall_ms_ += ev.stats->set.wall_ms;
     ++screened_;
   }
+  // Kept for failures too: a configuration refused for its resources shows what it asked for.
+  if (MeasuredOrigin* measured = std::get_if<MeasuredOrigin>(&m.origin)) measured->resources = ev.resources;
 }
 
 // The search: the session proposes, the pool compiles ahead, each GPU worker's lane takes

@@ -253,10 +253,21 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
     CUTUNE_CU(CU_FN(cuMemcpyHtoD)(symbol->first, a.bytes.data(), a.bytes.size()));
   }
   cuda::ResolvedLaunches resolved = cuda::resolve_launches(l.module, problem_, config, instance_, limits_, lowered_names);
+  ev.resources = resolved.resources;
   if (!resolved.refused.empty()) {
     ev.status = Status::Runtime;
     ev.error = std::move(resolved.refused);
     return std::nullopt;
+  }
+  // Known only now that the module is loaded, and checked before any launch: a configuration
+  // the user ruled out for its registers, spills or occupancy costs a compile and a load, no
+  // GPU time.
+  if (resolved.resources) {
+    if (std::string v = problem_.violated_resource_restriction(instance_, config, *resolved.resources); !v.empty()) {
+      ev.status = Status::Constraints;
+      ev.error = std::move(v);
+      return std::nullopt;
+    }
   }
   for (const cuda::ResolvedLaunch& r : resolved.launches) {
     const LaunchGeometry& g = r.geometry;

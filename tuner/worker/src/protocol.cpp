@@ -130,6 +130,19 @@ void fields(S& s, F&& f) {
   f("nvml_sm_clock_mhz", s.nvml_sm_clock_mhz);
 }
 
+template <Is<KernelResources> S, class F>
+void fields(S& s, F&& f) {
+  f("registers", s.registers);
+  f("local_bytes", s.local_bytes);
+  f("static_shared_bytes", s.static_shared_bytes);
+  f("dynamic_shared_bytes", s.dynamic_shared_bytes);
+  f("const_bytes", s.const_bytes);
+  f("max_threads_per_block", s.max_threads_per_block);
+  f("block_threads", s.block_threads);
+  f("active_blocks_per_sm", s.active_blocks_per_sm);
+  f("occupancy", s.occupancy);
+}
+
 template <Is<GpuEvaluation> S, class F>
 void fields(S& s, F&& f) {
   f("status", s.status);
@@ -139,6 +152,7 @@ void fields(S& s, F&& f) {
   f("stage_ms", s.stage_ms);
   f("idle_before_ms", s.idle_before_ms);
   f("stats", s.stats);
+  f("resources", s.resources);
   f("context_lost", s.context_lost);
   f("defined_expected", s.defined_expected);
 }

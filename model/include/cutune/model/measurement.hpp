@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cutune/model/kernel_resources.hpp"
 #include "cutune/model/status.hpp"
 
 namespace cutune {
@@ -107,6 +108,9 @@ struct GpuEvaluation {
   /// In a worker: how long it waited between its previous answer and this request.
   double idle_before_ms = 0.0;
   std::optional<MeasuredStats> stats;  ///< set when status is Ok
+  /// What the loaded configuration costs the GPU; set once its launches were resolved, for a
+  /// failure after that too (a launch refused for its resources, a resource restriction).
+  std::optional<KernelResources> resources;
   bool context_lost = false;  ///< a sticky error: this process can do no more GPU work
   /// Outputs verified against the default configuration's had no expected output yet, and
   /// this configuration's became it (the first that ran correctly: normally the default).

@@ -17,6 +17,7 @@
 
 #include "cutune/model/compiler.hpp"
 #include "cutune/model/expression.hpp"
+#include "cutune/model/kernel_resources.hpp"
 #include "cutune/model/space.hpp"
 
 namespace cutune {
@@ -205,6 +206,17 @@ class KernelProblem {
   /// KernelSpecification.ReferenceArguments (empty: none).
   const std::vector<ReferenceArgument>& reference_arguments() const { return reference_arguments_; }
   const std::vector<Metric>& metrics() const { return metrics_; }
+  /// cutune.ResourceRestrictions: Python expressions over the tuning parameters, the problem
+  /// variables and what the compiled configuration costs the GPU (resource_names():
+  /// registers, local_bytes, shared_bytes, occupancy...). Checked once the configuration is
+  /// compiled and loaded, before anything is launched; one that does not hold makes the
+  /// configuration a `constraints` failure, its resources recorded.
+  const std::vector<Expression>& resource_restrictions() const { return resource_restrictions_; }
+  /// "" when every resource restriction holds for `config` costing `resources`; else one line
+  /// naming the first that does not, with the values it read ("registers=72 local_bytes=0"),
+  /// or why it could not be evaluated.
+  std::string violated_resource_restriction(const ProblemInstance& instance, const Config& config,
+                                            const KernelResources& resources) const;
   /// cutune.Verification: (argument index, mode), in file order (empty: none given).
   const std::vector<std::pair<std::size_t, VerifyMode>>& verification() const { return verification_; }
   /// Things the file says that Kernel Tuner tolerates and cutune worked around (a Default
@@ -320,6 +332,7 @@ class KernelProblem {
   Tolerance tolerance_;
   std::vector<ReferenceArgument> reference_arguments_;
   std::vector<Metric> metrics_;
+  std::vector<Expression> resource_restrictions_;
   std::string general_objective_;
   std::optional<bool> general_minimize_;
   std::vector<std::pair<std::size_t, VerifyMode>> verification_;

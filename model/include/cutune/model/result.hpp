@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cutune/model/configuration.hpp"
+#include "cutune/model/kernel_resources.hpp"
 #include "cutune/model/measurement.hpp"
 #include "cutune/model/objective.hpp"
 #include "cutune/model/status.hpp"
@@ -103,6 +104,9 @@ struct MeasuredOrigin {
   std::optional<ResultStats> stats;  ///< none for a failure
   /// Loading the module and resolving its launches in the worker: a cost no other field holds.
   std::optional<double> load_ms;
+  /// What the configuration costs the GPU (registers, local and shared memory, occupancy);
+  /// none where it was not loaded or was stored before they were kept.
+  std::optional<KernelResources> resources;
   friend bool operator==(const MeasuredOrigin&, const MeasuredOrigin&) = default;
 };
 

@@ -58,6 +58,9 @@ struct Winner : TunedWinner {
   std::string gpu_model;     ///< DeviceIdentity::model_key()
   std::int64_t run_id = 0;
   std::string updated_at;
+  /// What the winning configuration costs the GPU, from its stored measurement on the device
+  /// that measured it; none for an import, a simulation, or a row stored before they were kept.
+  std::optional<KernelResources> resources;
 };
 
 struct WinnerFilter {

@@ -20,6 +20,7 @@ struct DeviceLimits {
   int max_threads_per_block = 0;
   int max_shared_per_block_optin = 0;
   int warp_size = 32;
+  int max_threads_per_sm = 0;  ///< resident threads per SM: the occupancy's denominator
 };
 DeviceLimits limits(int ordinal);
 

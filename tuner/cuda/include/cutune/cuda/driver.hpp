@@ -36,7 +36,8 @@ class DriverError : public std::runtime_error {
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async)              \
   X(cuMemsetD32Async) X(cuMemAllocHost) X(cuMemFreeHost) X(cuModuleGetGlobal)          \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)             \
-  X(cuEventElapsedTime) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)
+  X(cuEventElapsedTime) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                          \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 
 /// The driver's entry points. The macro names map to the versioned symbols of cuda.h
 /// (cuMemAlloc -> cuMemAlloc_v2), so each pointer has exactly the prototype we call.

@@ -3,10 +3,12 @@
 // (model) with their CUfunction, checked against the kernel's and the device's limits
 // before anything is launched. One definition for the tuner's GPU stage and the loader
 //, so an application launches a configuration exactly as it was measured.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cutune/cuda/device.hpp"
+#include "cutune/model/kernel_resources.hpp"
 #include "cutune/model/problem.hpp"
 
 namespace cutune::cuda {
@@ -22,6 +24,9 @@ struct ResolvedLaunches {
   /// Non-empty when a launch cannot run: more threads per block than the kernel allows,
   /// or more shared memory than the device's opt-in limit ("too many resources ...").
   std::string refused;
+  /// What the launches' kernels cost the GPU (KernelResources::combine over them), the one
+  /// refused included; none when no launch was looked up.
+  std::optional<KernelResources> resources;
 };
 
 /// Plans the launches whose Condition holds (KernelProblem::plan), looks their kernels up
