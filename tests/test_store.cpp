@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -591,11 +592,12 @@ TEST_CASE("the schema version and journal mode are set", "[db]") {
 TEST_CASE("a DB from a newer cutune is refused and left untouched", "[db]") {
   TempDb file;
   { Store store = Store::open(file.path(), true); }
-  raw_exec(file.path(), "PRAGMA user_version = 5");
+  raw_exec(file.path(), fmt::format("PRAGMA user_version = {}", Store::kSchemaVersion + 1));
   const std::string before = read_bytes(file.path());
   for (bool create : {false, true}) {
     const auto what = input_error_of([&] { Store::open(file.path(), create); });
-    CHECK(what == file.path().string() + ": schema version 5 is newer than this cutune (4)");
+    CHECK(what == file.path().string() + fmt::format(": schema version {} is newer than this cutune ({})",
+                                                     Store::kSchemaVersion + 1, Store::kSchemaVersion));
     CHECK(read_bytes(file.path()) == before);
   }
 }
@@ -943,7 +945,7 @@ TEST_CASE("a version-3 DB opened for writing gets the kernels' function column, 
     // Read-only (a query, an export): read through a migrated copy in memory; the file stays at 3.
     const Store reader = Store::open(file.path(), false);
     CHECK(reader.read_only());
-    CHECK(reader.schema_version() == 4);
+    CHECK(reader.schema_version() == Store::kSchemaVersion);
     const auto targets = reader.measurement_targets({});
     REQUIRE(targets.size() == 1);
     CHECK(targets[0].kernel_function.empty());
@@ -952,7 +954,7 @@ TEST_CASE("a version-3 DB opened for writing gets the kernels' function column, 
   CHECK(read_bytes(file.path()) == before);
   CHECK(raw_int(file.path(), "PRAGMA user_version") == 3);
   Store store = Store::open(file.path(), true);
-  CHECK(store.schema_version() == 4);
+  CHECK(store.schema_version() == Store::kSchemaVersion);
   const auto targets = store.measurement_targets({});
   REQUIRE(targets.size() == 1);
   CHECK(targets[0].kernel == "vector_add");

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cutune/model/result.hpp"
 
 namespace cutune {
@@ -41,5 +43,16 @@ struct ShapeSelector {
   /// reached once from the root; else what is wrong ("nodes[3].low: 9 is not a node").
   std::string check_tree() const;
 };
+
+/// The selector as the store and the wisdom file keep it:
+///   {"kernel": "reduction", "gpu_model": "NVIDIA H100/sm_90", "objective": "time", "bound": 0.05,
+///    "worst_slowdown": 0.021, "shapes": ["n=1024", ...], "created_at": "...",
+///    "configs": [{"block_size_x": 256, ...}, ...],
+///    "tree": [{"variable": "n", "at_most": 1448, "low": 1, "high": 2}, {"config": 0}, {"config": 1}]}
+nlohmann::ordered_json selector_json(const ShapeSelector& selector);
+/// Reads selector_json's form; throws InputError "<where>.<field>: <what>" for a missing or
+/// mistyped field or a malformed tree (check_tree). Configurations are returned as stored:
+/// checking them against a space is the reader's job.
+ShapeSelector selector_from_json(const nlohmann::ordered_json& j, const std::string& where);
 
 }  // namespace cutune
