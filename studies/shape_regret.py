@@ -17,8 +17,9 @@ Usage: python3 -m studies.shape_regret --bin build/tuner/cli --out DIR
            [--kernels reduction,scan,matmul,transpose] [--budget 16] [--time-cap 0.1] [--samples 5]
            [--bound 0.05] [--top-k 3]
 Device time is mostly (sweep shapes + held-out shapes) x budget evaluations per kernel: with the
-defaults, 4 swept and 3 held-out shapes of each of 4 templates at 16 evaluations each, about
-6 to 8 minutes on an H100 (each configuration compiles once: the cubin cache is shared by shapes).
+defaults, 15 swept and 11 held-out shapes over the 4 templates at 16 evaluations each (32 for the
+held-out shapes' direct tunings); estimated at 4 to 7 minutes on an H100 (not measured where this
+was written: no GPU there). Each configuration compiles once: the cubin cache is shared by shapes.
 """
 import argparse
 import json
@@ -28,13 +29,13 @@ import sys
 import time
 from pathlib import Path
 
-# Per template: the swept variable, its sweep (factor 4: every other power of two), the held-out
-# values (the powers of two between), and the other variables held fixed (small enough that a
+# Per template: the swept variable, its sweep (a factor of 4 or 16), the held-out values (midway
+# between swept ones in ratio), and the other variables held fixed (small enough that a
 # tuning at 16 evaluations takes seconds).
 PLANS = {
-    "reduction": {"var": "n", "sweep": "n=2**16..2**28:*4", "held": [2**17, 2**21, 2**25, 2**27], "fixed": ""},
-    "scan": {"var": "n", "sweep": "n=2**16..2**26:*4", "held": [2**17, 2**21, 2**25], "fixed": ""},
-    "matmul": {"var": "m", "sweep": "m=256..4096:*4", "held": [512, 2048], "fixed": "n=1024,k=1024"},
+    "reduction": {"var": "n", "sweep": "n=2**16..2**28:*16", "held": [2**18, 2**22, 2**26], "fixed": ""},
+    "scan": {"var": "n", "sweep": "n=2**16..2**28:*16", "held": [2**18, 2**22, 2**26], "fixed": ""},
+    "matmul": {"var": "m", "sweep": "m=256..4096:*4", "held": [512, 2048], "fixed": "n=512,k=512"},
     "transpose": {"var": "rows", "sweep": "rows=2**8..2**14:*4", "held": [2**9, 2**11, 2**13], "fixed": "cols=4096"},
 }
 EMPTY_WISDOM = {"format": "cutune-wisdom", "version": 1, "generated_at": "", "winners": []}
@@ -75,7 +76,7 @@ def held_out_shape(cutune, kernel, plan, value, wisdom, empty, work, a, log):
     """Tunes one held-out shape directly, then measures the three choices against its best."""
     problem = problem_text(plan, value)
     held_db = work / "held.db"
-    run([cutune, "tune", kernel, "--problem", problem, "--budget", str(a.budget), "--db", str(held_db),
+    run([cutune, "tune", kernel, "--problem", problem, "--budget", str(a.held_budget or 2 * a.budget), "--db", str(held_db),
          "--samples", str(a.samples), "--time-cap", str(a.time_cap), "--finalists", "2"], log)
     best = select(cutune, kernel, problem, held_db, log)  # its own winner: rung exact
     if best["rung_name"] != "exact":
@@ -142,6 +143,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--kernels", default="reduction,scan,matmul,transpose")
     ap.add_argument("--budget", type=int, default=16, help="evaluations per shape (sweep and held-out)")
+    ap.add_argument("--held-budget", type=int, default=0,
+                    help="evaluations of each held-out shape's direct tuning (default: twice --budget)")
     ap.add_argument("--samples", type=int, default=5, help="screening samples per configuration")
     ap.add_argument("--time-cap", type=float, default=0.1, help="seconds per configuration, thorough measurements")
     ap.add_argument("--bound", type=float, default=0.05)

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <set>
