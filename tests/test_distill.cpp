@@ -86,7 +86,7 @@ TEST_CASE("distill: greedy takes the column that covers most, then fills in", "[
   CHECK_THAT(loose.worst_slowdown, WithinRel(1.0, 1e-9));
 }
 
-TEST_CASE("distill: failed cells never cover; a shape without any measurement is left out", "[distill]") {
+TEST_CASE("distill: failed cells never cover, a shape without any measurement is left out", "[distill]") {
   const auto m = matrix_n({10, 20, 40}, {{1.0, kNone}, {kNone, 1.0}, {kNone, kNone}});
   const auto d = distill(m, 0.5);
   CHECK(d.uncovered == std::vector<std::size_t>{2});

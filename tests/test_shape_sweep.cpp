@@ -26,7 +26,7 @@ TEST_CASE("sweep: a range of powers of two doubles from the low end to the high 
   CHECK(sweep_shape_text(shapes.front()) == "n=1024");
 }
 
-TEST_CASE("sweep: step rules: a factor, an increment; the high end is kept only when reached", "[sweep]") {
+TEST_CASE("sweep: step rules: a factor, an increment, the high end kept only when reached", "[sweep]") {
   CHECK(values_of(parse_sweep("n=1000..64000:*4", kVars), "n") == std::vector<std::int64_t>{1000, 4000, 16000, 64000});
   CHECK(values_of(parse_sweep("n=1000..70000:*4", kVars), "n") == std::vector<std::int64_t>{1000, 4000, 16000, 64000});
   CHECK(values_of(parse_sweep("n=1024..4096:+1024", kVars), "n") == std::vector<std::int64_t>{1024, 2048, 3072, 4096});
