@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/db/store.hpp"
@@ -57,31 +58,26 @@ std::vector<std::string> distill_shapes(const db::Store& store, const KernelProb
 std::vector<Configuration> candidates(const db::Store& store, const KernelProblem& p, const std::string& model,
                                       const std::vector<std::string>& keys, std::size_t top_k) {
   std::vector<Configuration> out;
-  const auto add = [&](const ResultConfig& c, std::size_t& taken) {
-    try {
-      Configuration conf = c.configuration_in(p.space());
-      if (std::none_of(out.begin(), out.end(), [&](const Configuration& o) { return o.key() == conf.key(); }))
-        out.push_back(std::move(conf));
-      ++taken;
-    } catch (const InputError&) {
-    }
-  };
   for (const auto& key : keys) {
-    std::size_t taken = 0;
+    std::set<std::string> mine;  // this shape's candidates, `top_k` at most
+    const auto add = [&](const ResultConfig& c) {
+      try {
+        Configuration conf = c.configuration_in(p.space());
+        mine.insert(conf.key());
+        if (std::none_of(out.begin(), out.end(), [&](const Configuration& o) { return o.key() == conf.key(); }))
+          out.push_back(std::move(conf));
+      } catch (const InputError&) {
+      }
+    };
     for (const auto& w : store.winners({p.name(), "", key, "time"}))
-      if (w.gpu_model == model) add(w.config, taken);
+      if (w.gpu_model == model) add(w.config);
     std::vector<db::Measurement> ms;
     for (const auto& t : store.measurement_targets({p.name(), "", key, ""}))
       if (t.gpu_model == model)
         for (auto& m : store.model_measurements(t.kernel_id, t.problem_id, t.device_id))
           if (m.status == Status::Ok && m.median_ms > 0) ms.push_back(std::move(m));
     std::stable_sort(ms.begin(), ms.end(), [](const auto& x, const auto& y) { return x.median_ms < y.median_ms; });
-    for (std::size_t i = 0; i < ms.size() && taken < top_k; ++i) {
-      const std::size_t before = out.size();
-      std::size_t ignored = 0;
-      add(ms[i].config, ignored);
-      taken += out.size() > before;
-    }
+    for (std::size_t i = 0; i < ms.size() && mine.size() < top_k; ++i) add(ms[i].config);
   }
   return out;
 }
