@@ -36,7 +36,7 @@ LAYERS = {
     "tuner/cluster": ["model", "tuner/cuda", "tuner/jit", "tuner/process", "tuner/worker", "tuner/runner",
                       "search", "db/store", "db/formats", "kernel_templates", "tuner/measure"],
     "tuner/cli": ["model", "search", "db/store", "db/formats", "report", "kernel_templates", "tuner/jit",
-                  "tuner/cuda", "tuner/measure", "tuner/process", "tuner/worker", "tuner/runner", "tuner/cluster"],
+                  "tuner/cuda", "tuner/measure", "tuner/process", "tuner/worker", "tuner/runner", "tuner/cluster", "tuner/loader"],
 }
 # Users of everything: they are not layers, nothing includes them.
 TOP = ["bench", "tests", "examples"]

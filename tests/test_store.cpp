@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -591,11 +592,12 @@ TEST_CASE("the schema version and journal mode are set", "[db]") {
 TEST_CASE("a DB from a newer cutune is refused and left untouched", "[db]") {
   TempDb file;
   { Store store = Store::open(file.path(), true); }
-  raw_exec(file.path(), "PRAGMA user_version = 5");
+  raw_exec(file.path(), fmt::format("PRAGMA user_version = {}", Store::kSchemaVersion + 1));
   const std::string before = read_bytes(file.path());
   for (bool create : {false, true}) {
     const auto what = input_error_of([&] { Store::open(file.path(), create); });
-    CHECK(what == file.path().string() + ": schema version 5 is newer than this cutune (4)");
+    CHECK(what == file.path().string() + fmt::format(": schema version {} is newer than this cutune ({})",
+                                                     Store::kSchemaVersion + 1, Store::kSchemaVersion));
     CHECK(read_bytes(file.path()) == before);
   }
 }
@@ -740,6 +742,9 @@ TEST_CASE("kill -9 while adding measurements loses nothing committed", "[db]") {
 
 namespace {
 
+/// A current DB made to look older: the tables version 5 added, dropped.
+#define DROP_SWEEP_TABLES "DROP TABLE cross_measurements; DROP TABLE selectors; "
+
 /// A fresh store's first device, kernel, problem and run (ids 1), one measurement "128"
 /// whose row holds `stats_json`, and a tied winner over one finalist whose row holds
 /// [{"config":"128"}] (rows as older versions wrote them). Returns the run.
@@ -779,7 +784,7 @@ TEST_CASE("a version-1 DB is migrated to the current version and keeps its data"
            "default_ms REAL NOT NULL, updated_at TEXT NOT NULL, UNIQUE (kernel_id, problem_id, gpu_model)); "
            "CREATE INDEX winners_by_gpu_model ON winners (gpu_model); "
            "INSERT INTO winners VALUES (1, 1, 1, 'NVIDIA H200/sm_90', 1, NULL, '128', '{}', 0.5, 0.6, "
-           "'2026-11-21T00:00:00.000Z'); PRAGMA user_version = 1");
+           "'2026-11-21T00:00:00.000Z'); " DROP_SWEEP_TABLES "PRAGMA user_version = 1");
   Store store = Store::open(file.path(), true);
   CHECK(store.schema_version() == Store::kSchemaVersion);
   CHECK(store.integrity_ok());
@@ -850,7 +855,7 @@ TEST_CASE("a version-2 DB is migrated to the current version and keeps its measu
            "INSERT INTO winners_v2 SELECT id, kernel_id, problem_id, gpu_model, objective, device_id, run_id, "
            "config_key, config_json, median_ms, default_ms, objective_value, verdict, finalists_json, updated_at "
            "FROM winners; DROP TABLE winners; ALTER TABLE winners_v2 RENAME TO winners; "
-           "CREATE INDEX winners_by_gpu_model ON winners (gpu_model); PRAGMA user_version = 2");
+           "CREATE INDEX winners_by_gpu_model ON winners (gpu_model); " DROP_SWEEP_TABLES "PRAGMA user_version = 2");
   Store store = Store::open(file.path(), true);
   CHECK(store.schema_version() == Store::kSchemaVersion);
   CHECK(store.integrity_ok());
@@ -937,13 +942,13 @@ TEST_CASE("a version-3 DB opened for writing gets the kernels' function column, 
     Store store = Store::open(file.path(), true);
     store_one_winner(store, R"({"mean_ms":0.5})");
   }
-  raw_exec(file.path(), "ALTER TABLE kernels DROP COLUMN function; PRAGMA user_version = 3");
+  raw_exec(file.path(), "ALTER TABLE kernels DROP COLUMN function; " DROP_SWEEP_TABLES "PRAGMA user_version = 3");
   const std::string before = read_bytes(file.path());
   {
     // Read-only (a query, an export): read through a migrated copy in memory; the file stays at 3.
     const Store reader = Store::open(file.path(), false);
     CHECK(reader.read_only());
-    CHECK(reader.schema_version() == 4);
+    CHECK(reader.schema_version() == Store::kSchemaVersion);
     const auto targets = reader.measurement_targets({});
     REQUIRE(targets.size() == 1);
     CHECK(targets[0].kernel_function.empty());
@@ -952,7 +957,7 @@ TEST_CASE("a version-3 DB opened for writing gets the kernels' function column, 
   CHECK(read_bytes(file.path()) == before);
   CHECK(raw_int(file.path(), "PRAGMA user_version") == 3);
   Store store = Store::open(file.path(), true);
-  CHECK(store.schema_version() == 4);
+  CHECK(store.schema_version() == Store::kSchemaVersion);
   const auto targets = store.measurement_targets({});
   REQUIRE(targets.size() == 1);
   CHECK(targets[0].kernel == "vector_add");

@@ -7,6 +7,7 @@ signatures, tuned by cutune's engine (the `cutune` command underneath).
 from . import file_utils, integration, observers, util  # noqa: F401
 from .interface import UnsupportedOption, run_kernel, tune_kernel  # noqa: F401
 from .integration import create_device_targets, store_results  # noqa: F401
+from .selection import best_config  # noqa: F401
 
 __version__ = "1.5.0"  # the Kernel Tuner version whose interface this package takes
 
@@ -18,4 +19,4 @@ def tune_kernel_T1(*args, **kwargs):
 
 def __getattr__(name):
     raise AttributeError(f"cutune: kernel_tuner.{name} is not provided by cutune (tune_kernel, run_kernel, util, "
-                         "file_utils, integration, observers, accuracy are)")
+                         "file_utils, integration, observers, accuracy, best_config are)")

@@ -80,6 +80,8 @@ KernelProblem load_kernel(const std::string& kernel, const std::string& compiler
   return p;
 }
 
+}  // namespace
+
 worker::MeasureOptions measure_options(const MeasureArgs& a) {
   worker::MeasureOptions o;
   o.cold_l2 = a.l2 != "warm";
@@ -102,6 +104,8 @@ worker::MeasureOptions measure_options(const MeasureArgs& a) {
   o.verifier = a.verifier;
   return o;
 }
+
+namespace {
 
 runner::CompilePoolOptions pool_options(const CompilePoolArgs& a) {
   runner::CompilePoolOptions o;

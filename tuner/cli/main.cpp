@@ -12,6 +12,7 @@
 #include "replay_commands.hpp"
 #include "report_command.hpp"
 #include "run_command.hpp"
+#include "sweep_commands.hpp"
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
 #include "cutune/search/strategy.hpp"
@@ -236,7 +237,7 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
     std::cerr << "cutune: unknown subcommand '" << argv[1]
-              << "' (devices, kernels, space, compile, tune, measure, run, query, import, export, merge, score, report; see --help)\n";
+              << "' (devices, kernels, space, compile, tune, measure, run, query, select, distill, import, export, merge, score, report; see --help)\n";
     return kBadInput;
   }
   try {
@@ -277,6 +278,18 @@ int main(int argc, char** argv) {
   auto* tune = add_tune(app, ta, tune_device);
   SimulateArgs sa;
   add_simulate_options(tune, sa);
+  std::string sweep;
+  bool sweep_yes = false;
+  auto* sweep_option = tune->add_option(
+      "--sweep", sweep,
+      "Tune every shape of a sweep, one after the other into the DB: n=2**10..2**28 (doubling), n=1000..64000:*4 or "
+      "n=1024..8192:+1024 (a step), n=1000,2000,4000 (a list), n=2**10..2**20;m=64,128 (a grid); other variables "
+      "from --problem or their default");
+  tune->add_flag("--yes", sweep_yes, "Allow a sweep of more than 10^4 shapes")->needs(sweep_option);
+  DistillArgs da;
+  auto* distill = add_distill(app, da);
+  SelectArgs sla;
+  auto* select = add_select(app, sla);
   ScoreArgs sca;
   auto* score = add_score_command(app, sca);
 
@@ -314,6 +327,9 @@ int main(int argc, char** argv) {
       sa.lookahead = ta.lookahead;
       sa.first = ta.first;
       if (!sa.cache.empty()) {
+        if (sweep_option->count() > 0)
+          throw cutune::InputError(fmt::format("tune: --sweep with --simulate {}: a recording is of one problem",
+                                               sa.cache));
         if (!ta.kernel.empty())
           throw cutune::InputError(fmt::format("tune: KERNEL '{}' with --simulate {}: the recording is the kernel; "
                                                "give one of them",
@@ -325,10 +341,13 @@ int main(int argc, char** argv) {
       ta.prior = sa.prior;
       ta.priors = priors_from_files(sa);
       ta.device_given = tune_device->count() > 0;
+      if (sweep_option->count() > 0) return cmd_tune_sweep(ta, sweep, sweep_yes);
       return cmd_tune(ta);
     }
     if (*run) return cmd_run(rua);
     if (*query) return cmd_query(qa);
+    if (*distill) return cmd_distill(da);
+    if (*select) return cmd_select(sla);
     if (*import_cmd) {
       ia.command = command_line(argc, argv);
       return cmd_import(ia);

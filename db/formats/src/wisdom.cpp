@@ -87,7 +87,7 @@ std::vector<WisdomEntry> wisdom_from_store(const Store& store, const WinnerFilte
   return out;
 }
 
-ojson wisdom_json(const std::vector<WisdomEntry>& entries) {
+ojson wisdom_json(const std::vector<WisdomEntry>& entries, const std::vector<ShapeSelector>& selectors) {
   ojson winners = ojson::array();
   for (const auto& [w, device] : entries) {
     ojson provenance{{"run_id", w.run_id},         {"median_ms", w.median_ms}, {"default_ms", w.default_ms},
@@ -101,17 +101,30 @@ ojson wisdom_json(const std::vector<WisdomEntry>& entries) {
                             {"config", w.config.to_json()},
                             {"provenance", std::move(provenance)}});
   }
-  return ojson{{"format", kFormat}, {"version", kVersion}, {"generated_at", utc_now_iso()}, {"winners", winners}};
+  ojson doc{{"format", kFormat}, {"version", kVersion}, {"generated_at", utc_now_iso()}, {"winners", winners}};
+  if (!selectors.empty()) {
+    doc["selectors"] = ojson::array();
+    for (const auto& s : selectors) doc["selectors"].push_back(selector_json(s));
+  }
+  return doc;
 }
 
-void write_wisdom(const std::filesystem::path& path, const std::vector<WisdomEntry>& entries) {
-  // One line per winner: compact, and still readable in a diff.
-  const ojson doc = wisdom_json(entries);
+void write_wisdom(const std::filesystem::path& path, const std::vector<WisdomEntry>& entries,
+                  const std::vector<ShapeSelector>& selectors) {
+  // One line per winner (and per selector): compact, and still readable in a diff.
+  const ojson doc = wisdom_json(entries, selectors);
   std::string text = fmt::format("{{\"format\": \"{}\", \"version\": {}, \"generated_at\": {}, \"winners\": [",
                                  kFormat, kVersion, doc["generated_at"].dump());
   for (std::size_t i = 0; i < doc["winners"].size(); ++i)
     text += (i ? ",\n  " : "\n  ") + doc["winners"][i].dump();
-  text += "\n]}\n";
+  text += "\n]";
+  if (doc.contains("selectors")) {
+    text += ", \"selectors\": [";
+    for (std::size_t i = 0; i < doc["selectors"].size(); ++i)
+      text += (i ? ",\n  " : "\n  ") + doc["selectors"][i].dump();
+    text += "\n]";
+  }
+  text += "}\n";
   const std::filesystem::path tmp = path.string() + fmt::format(".tmp{}", ::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -131,7 +144,9 @@ void write_wisdom(const std::filesystem::path& path, const std::vector<WisdomEnt
   }
 }
 
-std::vector<WisdomEntry> read_wisdom(const std::filesystem::path& path) {
+std::vector<WisdomEntry> read_wisdom(const std::filesystem::path& path) { return read_wisdom_file(path).winners; }
+
+WisdomFile read_wisdom_file(const std::filesystem::path& path) {
   const Reader r{path};
   ojson doc;
   try {
@@ -192,7 +207,13 @@ std::vector<WisdomEntry> read_wisdom(const std::filesystem::path& path) {
     w.objective = Objective::from_name(objective, higher_is_better);
     out.push_back(std::move(e));
   }
-  return out;
+  WisdomFile file{std::move(out), {}};
+  if (const auto sel = doc.find("selectors"); sel != doc.end()) {
+    if (!sel->is_array()) r.fail("selectors", "must be a list");
+    for (std::size_t i = 0; i < sel->size(); ++i)
+      file.selectors.push_back(selector_from_json((*sel)[i], fmt::format("{}: selectors[{}]", path.string(), i)));
+  }
+  return file;
 }
 
 }  // namespace cutune::db

@@ -241,12 +241,41 @@ CREATE INDEX winners_by_gpu_model ON winners (gpu_model);
     R"sql(
 ALTER TABLE kernels ADD COLUMN function TEXT NOT NULL DEFAULT '';
 )sql",
+    // 4 -> 5: shape sweeps (cutune distill). cross_measurements: the best few configurations
+    // of each tuned problem, each measured at every other problem of the kernel (one row of
+    // the cross matrix per problem and device, measured together); median_ms NULL where the
+    // configuration failed there. selectors: the configurations kept and the decision tree
+    // over the problem variables, per kernel name, GPU model and objective (JSON:
+    // shape_selector.hpp).
+    R"sql(
+CREATE TABLE cross_measurements (
+  id          INTEGER PRIMARY KEY,
+  kernel_id   INTEGER NOT NULL REFERENCES kernels (id),
+  problem_id  INTEGER NOT NULL REFERENCES problems (id),
+  device_id   INTEGER NOT NULL REFERENCES devices (id),
+  config_key  TEXT    NOT NULL,
+  config_json TEXT    NOT NULL,
+  median_ms   REAL,
+  status      TEXT    NOT NULL,
+  measured_at TEXT    NOT NULL,
+  UNIQUE (kernel_id, problem_id, device_id, config_key)
+);
+CREATE TABLE selectors (
+  id            INTEGER PRIMARY KEY,
+  kernel        TEXT NOT NULL,
+  gpu_model     TEXT NOT NULL,
+  objective     TEXT NOT NULL DEFAULT 'time',
+  selector_json TEXT NOT NULL,
+  created_at    TEXT NOT NULL,
+  UNIQUE (kernel, gpu_model, objective)
+);
+)sql",
 };
 
 /// The tables a cutune DB of the current version must have.
-constexpr std::array<std::string_view, 6> kTables = {"devices",      "kernels", "problems",
+constexpr std::array<std::string_view, 8> kTables = {"devices",      "kernels", "problems",
                                                      "runs",         "measurements",
-                                                     "winners"};
+                                                     "winners",      "cross_measurements", "selectors"};
 
 std::int64_t pragma_int(sqlite3* db, const char* name) {
   Statement st(db, fmt::format("PRAGMA {}", name));

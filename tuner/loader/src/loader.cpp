@@ -21,6 +21,7 @@
 #include "cutune/model/problem.hpp"
 #include "cutune/templates/catalog.hpp"
 #include "ladder.hpp"
+#include "selector_choice.hpp"
 #include "tuned_kernel_impl.hpp"
 #include "verify_borrowed.hpp"
 
@@ -32,6 +33,7 @@ const char* rung_name(Rung rung) {
     case Rung::NearestProblem: return "nearest problem";
     case Rung::SameComputeCapability: return "same compute capability";
     case Rung::TemplateDefault: return "template default";
+    case Rung::Selector: return "selector";
   }
   return "?";
 }
@@ -39,7 +41,9 @@ const char* rung_name(Rung rung) {
 std::string Selection::describe() const {
   std::string s = fmt::format("{} {} on {}: rung {} ({}), config {}", kernel, problem, gpu_model,
                               static_cast<int>(rung), rung_name(rung), config_key);
-  if (rung != Rung::TemplateDefault || run_id != 0)
+  if (rung == Rung::Selector)
+    s += fmt::format(", {}, distilled on {} ({})", selector, tuned_gpu, source);
+  else if (rung != Rung::TemplateDefault || run_id != 0)
     s += fmt::format(", tuned for {} on {} (run {}, median {:.4g} ms, default {:.4g} ms, {}, distance {:.3g}, {})",
                      tuned_problem, tuned_gpu, run_id, median_ms, default_ms, verdict, distance, source);
   if (check != "not checked") s += ", check " + check;
@@ -69,6 +73,8 @@ bool is_sqlite_file(const std::filesystem::path& p) {
 
 struct Loader::State {
   std::vector<db::WisdomEntry> winners;
+  std::vector<ShapeSelector> selectors;
+  bool use_selectors = true;
   std::string source;  ///< "db:<path>", "wisdom:<path>" or ""
   std::optional<jit::CubinCache> cache;
   int nvrtc_version = 0;
@@ -126,7 +132,13 @@ std::pair<Selection, Config> Loader::State::select(const KernelProblem& p, const
   const detail::Choice choice =
       default_only ? detail::Choice{} : detail::choose(winners, p.name(), s.problem, gpu, wanted);
   Config config;
-  if (choice.entry) {
+  const ShapeSelector* selector =
+      default_only || choice.rung == Rung::Exact || !use_selectors
+          ? nullptr
+          : detail::find_selector(selectors, p.name(), s.gpu_model, wanted);
+  if (selector) {
+    config = detail::select_by(p, *selector, instance, source, s);
+  } else if (choice.entry) {
     const db::Winner& w = choice.entry->winner;
     config = detail::checked_config(
         p, w.config, fmt::format("{} (winner for {} on {}, objective {})", source, w.problem_key, w.gpu_model, w.objective.name()));
@@ -219,12 +231,16 @@ Loader::Loader(LoaderOptions options) : options_(std::move(options)), state_(std
     if (is_sqlite_file(w)) {
       const db::Store store = db::Store::open(w, /*create=*/false);
       state_->winners = db::wisdom_from_store(store);
+      state_->selectors = store.selectors();
       state_->source = "db:" + w.string();
     } else {
-      state_->winners = db::read_wisdom(w);
+      db::WisdomFile file = db::read_wisdom_file(w);
+      state_->winners = std::move(file.winners);
+      state_->selectors = std::move(file.selectors);
       state_->source = "wisdom:" + w.string();
     }
   }
+  state_->use_selectors = options_.use_selectors;
   if (options_.use_cache)
     state_->cache.emplace(options_.cache_dir.empty() ? jit::CubinCache::default_dir() : options_.cache_dir);
   state_->nvrtc_version = jit::nvrtc_version();
@@ -334,8 +350,9 @@ std::shared_ptr<const TunedKernel> Loader::load(const std::string& kernel, const
       if (selection.rung == Rung::TemplateDefault)
         throw std::runtime_error(fmt::format("cutune::loader: {}: the template default cannot launch: {}", p->name(), refused));
       result = use_default("refused on this GPU: " + refused);
-    } else if (options_.verify_borrowed &&
-               (selection.rung == Rung::NearestProblem || selection.rung == Rung::SameComputeCapability)) {
+    } else if (options_.verify_borrowed && (selection.rung == Rung::NearestProblem ||
+                                            selection.rung == Rung::SameComputeCapability ||
+                                            selection.rung == Rung::Selector)) {
       auto reference = make_tuned(p, instance, fallback, default_index, nullptr);
       const VerifyResult check = detail::compare_with_default(*p, instance, *reference, *result);
       if (check.ok) result->selection_.check = fmt::format("passed (max error {:.3g})", check.max_error);

@@ -19,6 +19,7 @@
 #include "cutune/cuda/device.hpp"
 #include "cutune/formats/kt_interop.hpp"
 #include "cutune/jit/compiler_choice.hpp"
+#include "cutune/jit/cubin_cache.hpp"
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
@@ -883,13 +884,20 @@ MeasureSession measure_configs(const KernelProblem& problem, const std::string& 
   session.problem_key = instance.key();
   session.compiler = compiler_name(jit::decide_compiler(problem, session.device.arch()).compiler);
   worker::GpuStage gpu(problem, instance, device, options, data_seed);
+  const jit::CubinCache cache(jit::CubinCache::default_dir());
   session.l2_method = to_string(gpu.l2_method());
   session.verification = gpu.verification_source();
   std::vector<worker::Candidate> candidates;
   std::vector<std::size_t> index;  // session.configs entry of each candidate
   for (const Configuration& c : configs) {
     MeasuredConfig mc(c);
-    jit::CompileResult compiled = jit::compile(compile_request(problem, c.index(), session.device.arch()));
+    // Through the tuner's cubin cache: distill measures the same configurations at every shape
+    // of a sweep, and a tuning has compiled them already.
+    const jit::CompileRequest request = compile_request(problem, c.index(), session.device.arch());
+    const std::string key = jit::compile_key(request, session.device.nvrtc_version);
+    std::optional<jit::CompileResult> hit = cache.get(key);
+    jit::CompileResult compiled = hit ? std::move(*hit) : jit::compile(request);
+    if (!hit) cache.put(key, compiled);
     mc.compile_ms = compiled.compile_ms;
     if (!compiled.ok) {
       mc.evaluation.status = Status::Compile;

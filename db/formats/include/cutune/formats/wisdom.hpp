@@ -10,7 +10,12 @@
 //                         "nvrtc_version": 13000},
 //                 "config": {"block_size_x": 256, ...},
 //                 "provenance": {"run_id": 7, "median_ms": 1.21, "default_ms": 1.93,
-//                                "verdict": "separated", "updated_at": "..."}}]}
+//                                "verdict": "separated", "updated_at": "..."}}],
+//    "selectors": [...]}
+//
+// "selectors" (optional; readers before it ignore it): per kernel, GPU model and objective, the
+// configurations `cutune distill` kept and the decision tree over the problem variables that
+// picks one (model/shape_selector.hpp has the form).
 //
 // Values read from it are data, not code: the loader checks every configuration against
 // the kernel's declared space before compiling it (ARCHITECTURE.md, decision 9).
@@ -31,12 +36,23 @@ struct WisdomEntry {
 /// (none for imported winners, which have no run).
 std::vector<WisdomEntry> wisdom_from_store(const Store& store, const WinnerFilter& filter = {});
 
-/// The document above.
-nlohmann::ordered_json wisdom_json(const std::vector<WisdomEntry>& entries);
+/// The document above ("selectors" only when there are some).
+nlohmann::ordered_json wisdom_json(const std::vector<WisdomEntry>& entries,
+                                   const std::vector<ShapeSelector>& selectors = {});
 
 /// Writes the document atomically (a temporary file renamed into place). Throws
 /// InputError naming the path when it cannot be written.
-void write_wisdom(const std::filesystem::path& path, const std::vector<WisdomEntry>& entries);
+void write_wisdom(const std::filesystem::path& path, const std::vector<WisdomEntry>& entries,
+                  const std::vector<ShapeSelector>& selectors = {});
+
+/// A wisdom file's winners and selectors.
+struct WisdomFile {
+  std::vector<WisdomEntry> winners;
+  std::vector<ShapeSelector> selectors;
+};
+/// Reads a wisdom file as read_wisdom does, with its selectors (errors name
+/// "selectors[i].<field>").
+WisdomFile read_wisdom_file(const std::filesystem::path& path);
 
 /// Reads a wisdom file. Throws InputError naming the file and the field (e.g.
 /// "w.json: winners[2].config: must be an object") for anything malformed. Configurations

@@ -17,6 +17,7 @@
 #include "cutune/model/measurement.hpp"
 #include "cutune/model/objective.hpp"
 #include "cutune/model/result.hpp"
+#include "cutune/model/shape_selector.hpp"
 #include "cutune/model/status.hpp"
 
 struct sqlite3;
@@ -107,6 +108,15 @@ struct MeasurementTarget {
   std::size_t count = 0;  ///< measurements stored
 };
 
+/// One cell of a cross matrix (Store::put_cross_row): a configuration measured at a problem.
+struct CrossCell {
+  std::string problem_key;
+  ResultConfig config;
+  std::optional<double> median_ms;  ///< none: it failed there (status says how)
+  Status status = Status::Ok;
+  std::string gpu_model, measured_at;  ///< filled in by the store when read
+};
+
 class Store;
 
 /// A run in progress, from Store::begin_run: it holds the ids of its target and its own,
@@ -170,7 +180,7 @@ class Store {
   Store& operator=(Store&&) noexcept;
   ~Store();
 
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
   int schema_version() const;
   const std::filesystem::path& path() const { return path_; }
   bool read_only() const { return read_only_; }
@@ -253,6 +263,18 @@ class Store {
   ///   merged set). A group without any ok measurement keeps its stored winner.
   /// Merging the same source again, or a DB into itself, changes no row.
   MergeStats merge_from(const Store& source);
+
+  /// Shape sweeps (selector_rows.cpp). One row of a cross matrix: the configurations measured
+  /// together at one problem on one device, replacing what was stored for them there.
+  void put_cross_row(std::int64_t kernel_id, std::int64_t problem_id, std::int64_t device_id,
+                     const std::vector<CrossCell>& cells);
+  /// Every cross-matrix cell of kernel `kernel` (by name) on GPUs of model `gpu_model`
+  /// (DeviceIdentity::model_key), by problem key then configuration key.
+  std::vector<CrossCell> cross_cells(const std::string& kernel, const std::string& gpu_model) const;
+  /// Replaces the selector of (kernel, GPU model, objective).
+  void set_selector(const ShapeSelector& selector);
+  /// The selectors whose kernel, GPU model and objective match `filter` as for winners().
+  std::vector<ShapeSelector> selectors(const WinnerFilter& filter = {}) const;
 
   /// PRAGMA integrity_check == "ok".
   bool integrity_ok() const;

@@ -10,9 +10,12 @@
 //   void* args[] = {&d_out, &d_in, &n};                      // the T1 arguments, in order
 //   k->launch(args, stream);
 //
-// Lookup ladder (the answer says which rung gave it): the exact GPU model and problem; the
-// same GPU model and the nearest problem; the same compute capability (nearest problem);
-// the template default. Nearest: the smallest sum over problem variables of
+// Lookup ladder (the answer says which rung gave it): the exact GPU model and problem; a
+// selector distilled from a sweep of shapes on this GPU model (`cutune distill`), which picks
+// one of a few configurations by thresholds on the problem variables; the same GPU model and
+// the nearest problem; the same compute capability (nearest problem); the template default.
+// The exact winner goes before the selector: at a tuned shape it is the measured best, the
+// selector's pick at most the distillation's bound slower. Nearest: the smallest sum over problem variables of
 // |ln(a / b)| (per dimension, so 4096x64 is not "near" 512x512); problems that differ in a
 // variable that is 0 or negative in either, or in which variables they have, never match.
 //
@@ -77,10 +80,15 @@ struct LoaderOptions {
   /// kernel's tolerance. On a mismatch the template default is used and the selection
   /// says why.
   bool verify_borrowed = false;
+  /// Use the source's selectors (rung "selector"); false: the ladder without them, as before
+  /// a distillation (what the regret study compares against).
+  bool use_selectors = true;
 };
 
-enum class Rung { Exact = 1, NearestProblem = 2, SameComputeCapability = 3, TemplateDefault = 4 };
-const char* rung_name(Rung rung);  ///< "exact", "nearest problem", "same compute capability", "template default"
+/// The numbers name the rungs (describe() prints them); Selector, added later, is tried second.
+enum class Rung { Exact = 1, NearestProblem = 2, SameComputeCapability = 3, TemplateDefault = 4, Selector = 5 };
+/// "exact", "nearest problem", "same compute capability", "template default", "selector"
+const char* rung_name(Rung rung);
 
 struct Selection {
   std::string kernel;       ///< the kernel's name (T1 / template)
@@ -100,6 +108,10 @@ struct Selection {
   std::optional<DeviceIdentity> tuned_device;  ///< full identity when the source has it
   /// "not checked", "passed (max error E)", or "failed: ...; using the template default".
   std::string check = "not checked";
+  /// Rung selector: which of its configurations, the decisions that led there, the bound
+  /// and the shapes it was distilled from ("config 2 of 3 (n > 92681), within 5% of the best
+  /// at 8 tuned shapes (worst 2.1%)"); "" otherwise.
+  std::string selector;
   /// One line: rung, configuration, where and for what it was tuned.
   std::string describe() const;
 };
