@@ -316,7 +316,8 @@ class Space:
                     continue
             if all(r.check(config) for r in self.restrictions):
                 rows.append(idx)
-        return numpy.array(rows, dtype=numpy.uint32).reshape(-1, len(self.names))
+        # len(rows), not -1: with no parameters (run_kernel(..., params={})) the one row is empty
+        return numpy.array(rows, dtype=numpy.uint32).reshape(len(rows), len(self.names))
 
     def _filter(self, chunk, numeric):
         """The rows of `chunk` every restriction keeps; the chunk shrinks to the survivors after

@@ -266,6 +266,17 @@ def verify_functions(a, tmp):
     del os.environ["CUTUNE_TUNE_OPTIONS"]
 
 
+def no_parameters_and_other_languages():
+    # A CPU reference run as Kernel Tuner scripts write it (hub's dedispersion): params={} is one
+    # configuration; lang="C" is refused by name, not by an internal numpy error.
+    import cutune
+    from cutune.searchspace import Space
+    check(len(Space({}, None, ["block_size_x", "block_size_y", "block_size_z"])) == 1,
+          "a space without parameters holds one configuration")
+    e = raises(cutune.run_kernel, "f", "void f(float* x) {}", 1, [np.zeros(4, np.float32)], {}, lang="C")
+    check(isinstance(e, NotImplementedError) and "lang" in str(e), f"run_kernel(lang='C') names lang: {e!r}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cutune", required=True)
@@ -278,6 +289,7 @@ def main():
         outputs_files(a, tmp)
         verify_functions(a, tmp)
         bad_input()
+        no_parameters_and_other_languages()
         dry_run_and_no_gpu(a, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
