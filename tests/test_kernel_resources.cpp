@@ -75,7 +75,7 @@ TEST_CASE("resources: a configuration of several launches reports its most deman
   CHECK(a.occupancy == 0.375);
 }
 
-TEST_CASE("resources: the JSON form reads back equal; a row of older versions has none", "[resources]") {
+TEST_CASE("resources: the JSON form reads back equal, and a row of older versions has none", "[resources]") {
   KernelResources r = resources(40, 16, 2048, 0.625);
   r.dynamic_shared_bytes = 512;
   r.const_bytes = 8;
