@@ -24,21 +24,11 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-PYTHONS = [os.path.join(REPO, "build", "kt-venv", "bin", "python"), "/work/kt-venv/bin/python", "/usr/bin/python3"]
 
-try:
-    import numpy as np
-except ImportError:
-    if not os.environ.get("CUTUNE_TEST_REEXEC"):
-        for py in PYTHONS:
-            if os.access(py, os.X_OK) and subprocess.run([py, "-c", "import numpy"],
-                                                         stderr=subprocess.DEVNULL).returncode == 0:
-                os.environ["CUTUNE_TEST_REEXEC"] = "1"
-                os.execv(py, [py] + sys.argv)
-    print("SKIPPED: no Python with numpy")
-    sys.exit(77)
+import numpy_python  # noqa: E402 -- beside this file
 
-sys.path.insert(0, os.path.join(REPO, "python"))
+numpy_python.ensure()
+import numpy as np  # noqa: E402
 
 KERNEL = """
 #include <cuda_fp16.h>

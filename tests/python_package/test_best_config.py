@@ -11,21 +11,9 @@ import subprocess
 import sys
 import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The package imports numpy (its Kernel Tuner interface): re-run with a Python that has it.
-PYTHONS = [os.path.join(REPO, "build", "kt-venv", "bin", "python"), "/work/kt-venv/bin/python", "/usr/bin/python3"]
-try:
-    import numpy  # noqa: F401
-except ImportError:
-    if not os.environ.get("CUTUNE_TEST_REEXEC"):
-        for py in PYTHONS:
-            if os.access(py, os.X_OK) and subprocess.run([py, "-c", "import numpy"],
-                                                         stderr=subprocess.DEVNULL).returncode == 0:
-                os.environ["CUTUNE_TEST_REEXEC"] = "1"
-                os.execv(py, [py] + sys.argv)
-    print("SKIPPED: no Python with numpy")
-    sys.exit(77)
-sys.path.insert(0, os.path.join(REPO, "python"))
+import numpy_python  # noqa: E402 -- beside this file
+
+numpy_python.ensure()
 os.environ["CUTUNE_BIN"] = sys.argv[1]
 import cutune  # noqa: E402
 
