@@ -15,57 +15,15 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/model/result.hpp"
 #include "result_helpers.hpp"
+#include "sqlite_test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace cutune;
 using cutune::testing::config_of;
+using cutune::testing::raw_exec;
+using cutune::testing::raw_text;
 
 namespace {
-
-class TempDb {
- public:
-  TempDb() {
-    static std::atomic<int> counter{0};
-    std::random_device rd;
-    path_ = fs::temp_directory_path() / ("cutune-test-result-rows-" + std::to_string(::getpid()) + "-" +
-                                         std::to_string(counter++) + "-" + std::to_string(rd()) + ".db");
-  }
-  ~TempDb() {
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path_.string() + suffix, ec);
-  }
-  TempDb(const TempDb&) = delete;
-  TempDb& operator=(const TempDb&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-void raw_exec(const fs::path& p, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(p.string().c_str(), &db) == SQLITE_OK);
-  char* err = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  const std::string message = err != nullptr ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  INFO(message);
-  REQUIRE(rc == SQLITE_OK);
-}
-
-std::string raw_text(const fs::path& p, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(p.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
-  REQUIRE(sqlite3_step(st) == SQLITE_ROW);
-  const auto* text = sqlite3_column_text(st, 0);
-  std::string out = text ? reinterpret_cast<const char*>(text) : "";
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return out;
-}
 
 db::RunSpec spec() {
   db::RunSpec s;
@@ -158,7 +116,7 @@ Result as_read(Result r, const db::Run& run) {
 }  // namespace
 
 TEST_CASE("a result goes through the store unchanged, whatever its provenance", "[db]") {
-  TempDb file;
+  testing::TempDb file("cutune-test-result-rows");
   db::Store store = db::Store::open(file.path(), true);
   db::Run run = store.begin_run(spec());
   const Space space = mixed_space();
@@ -238,7 +196,7 @@ TEST_CASE("a result goes through the store unchanged, whatever its provenance", 
 }
 
 TEST_CASE("a winner and its finalists go through the store unchanged", "[db]") {
-  TempDb file;
+  testing::TempDb file("cutune-test-result-rows");
   db::Store store = db::Store::open(file.path(), true);
   db::Run run = store.begin_run(spec());
   const Space space = mixed_space();
@@ -275,7 +233,7 @@ TEST_CASE("a winner and its finalists go through the store unchanged", "[db]") {
 }
 
 TEST_CASE("rows in the JSON form cutune writes read back typed, and are written in that form", "[db]") {
-  TempDb file;
+  testing::TempDb file("cutune-test-result-rows");
   db::Store store = db::Store::open(file.path(), true);
   db::Run run = store.begin_run(spec());
   const auto id = run.kernel_id();

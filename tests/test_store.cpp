@@ -23,6 +23,7 @@
 #include "cutune/db/store.hpp"
 #include "cutune/model/errors.hpp"
 #include "result_helpers.hpp"
+#include "sqlite_test_files.hpp"
 
 namespace fs = std::filesystem;
 using cutune::DeviceIdentity;
@@ -34,32 +35,11 @@ using cutune::Verdict;
 using cutune::parse_status;
 using cutune::status_name;
 using cutune::testing::config_of;
+using cutune::testing::raw_exec;
+using cutune::testing::raw_int;
+using TempDb = cutune::testing::TempDb;
 
 namespace {
-
-/// A unique path under the temp directory; removes the DB and its -wal/-shm/-journal.
-class TempDb {
- public:
-  TempDb() {
-    static std::atomic<int> counter{0};
-    std::random_device rd;
-    path_ = fs::temp_directory_path() /
-            ("cutune-test-store-" + std::to_string(::getpid()) + "-" +
-             std::to_string(counter++) + "-" + std::to_string(rd()) + ".db");
-  }
-  ~TempDb() {
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-      fs::remove(path_.string() + suffix, ec);
-    }
-  }
-  TempDb(const TempDb&) = delete;
-  TempDb& operator=(const TempDb&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::string read_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -69,31 +49,6 @@ std::string read_bytes(const fs::path& p) {
 void write_bytes(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary);
   out << bytes;
-}
-
-/// Runs SQL on a plain connection, outside the store (to build foreign or future files).
-void raw_exec(const fs::path& p, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(p.string().c_str(), &db) == SQLITE_OK);
-  char* err = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
-  const std::string message = err != nullptr ? err : "";
-  sqlite3_free(err);
-  sqlite3_close(db);
-  INFO(message);
-  REQUIRE(rc == SQLITE_OK);
-}
-
-std::int64_t raw_int(const fs::path& p, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(p.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
-  REQUIRE(sqlite3_step(st) == SQLITE_ROW);
-  const std::int64_t v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return v;
 }
 
 DeviceIdentity h200() {
