@@ -18,7 +18,7 @@ import numpy
 from cutune_capture import session as capture
 from cutune_capture.translate import Call, Unsupported, resolve_block_size_names
 
-from . import dry_run, engine, run_outputs, util
+from . import dry_run, engine, host_function, run_outputs, util
 from .searchspace import Space
 from .verifier import Verifier, synced_arguments
 
@@ -92,6 +92,8 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     _refuse_unsupported(opts, "run_kernel")
     tune_params = {k: [v] for k, v in dict(params).items()}
     bsn = resolve_block_size_names(block_size_names, tune_params)
+    if str(lang or "").upper() == "C":  # a CPU function (a script's reference), as Kernel Tuner runs it
+        return host_function.run(opts, dict(params), bsn)
     space = Space(tune_params, None, bsn)
     if len(space) == 0:  # the block is larger than any CUDA GPU allows: Kernel Tuner's words
         raise RuntimeError("cannot create kernel instance, too many threads per block")
