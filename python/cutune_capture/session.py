@@ -32,9 +32,18 @@ class Session:
         os.makedirs(self.out_dir, exist_ok=True)
 
     # ---- data files
+    # Arrays this large are written without looking for an identical one already written:
+    # hashing them cost as much as writing them (a TunablePrecision script's 4.2 GB of
+    # variants), and large arrays shared between calls are rare.
+    UNSHARED_BYTES = 1 << 28
+
     def write_array(self, array, name_hint):
         a = numpy.ascontiguousarray(array)
         a = a.astype(a.dtype.newbyteorder("<"), copy=False)
+        if a.nbytes >= self.UNSHARED_BYTES:
+            name = f"{name_hint}.bin"
+            a.tofile(os.path.join(self.out_dir, name))
+            return name
         # by name: ml_dtypes' bfloat16 is "<V2" to numpy, and refuses memoryview (its format 'E')
         key = (a.dtype.name, a.size, hashlib.sha1(a.reshape(-1).view(numpy.uint8)).hexdigest())
         if key not in self.data_files:
