@@ -337,11 +337,12 @@ void KernelProblem::index_data() {
   data_.clear();
   data_argument_.clear();
   first_data_.clear();
+  variants_ = std::any_of(arguments_.begin(), arguments_.end(), [](const ArgumentSpec& a) { return !a.variants.empty(); });
   for (std::size_t a = 0; a < arguments_.size(); ++a) {
-    first_data_.push_back(data_.size());
+    first_data_.push_back(data_argument_.size());
     const ArgumentSpec& arg = arguments_[a];
     if (arg.variants.empty()) {
-      data_.push_back(arg);
+      if (variants_) data_.push_back(arg);
       data_argument_.push_back(a);
       continue;
     }

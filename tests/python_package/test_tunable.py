@@ -4,9 +4,11 @@ what Kernel Tuner 1.5's select_for_configuration selects (a parameter, a callabl
 nested Tunables; KeyError for a value that is not a key), TunablePrecision's precisions and
 dtype names, error_metric_from_name's metrics and its ValueError, each compared with Kernel
 Tuner's own; and the per-configuration variant table `python -m cutune --dry-run` writes, read
-back against the selection, whose default configuration `cutune compile` compiles.
+back against the selection, whose default configuration `cutune compile` compiles, and `cutune
+run` of it through the fake GPU worker (which runs nothing) returning per argument the variant
+the configuration selects.
 
-    test_tunable.py [--cutune BIN]
+    test_tunable.py [--cutune BIN [--fake-worker BIN]]
 Exit 77 (skipped) when no Python with numpy is found, or when Kernel Tuner is not importable
 (after the checks that do not need it have passed).
 """
@@ -196,11 +198,34 @@ def dry_run_table(cutune_bin, tmp):
         c = subprocess.run([cutune_bin, "compile", "--arch", "sm_90", os.path.join(call, "problem.json")],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
         check(c.returncode == 0, f"cutune reads the T1 with Variants and compiles its default ({c.stdout[-600:]})")
+    return os.path.join(call, "problem.json")
+
+
+def run_selected(cutune_bin, fake_worker, t1, tmp):
+    """`cutune run --config`: one file per kernel argument, the selected variant's bytes."""
+    for config, types in (("block_size_x=32,float_type=double", ["double", "double", "float"]),
+                          ("block_size_x=128,float_type=half", ["half", "half", "float"])):
+        out = os.path.join(tmp, "run-" + config.replace(",", "-").replace("=", "-"))
+        p = subprocess.run([cutune_bin, "run", t1, "--config", config, "--outputs", out],
+                           env=dict(os.environ, CUTUNE_WORKER=fake_worker), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=300)
+        check(p.returncode == 0, f"cutune run --config {config} through the fake worker ({p.stdout[-600:]})")
+        if p.returncode != 0:
+            continue
+        with open(os.path.join(out, "outputs.json")) as f:
+            args = json.load(f)["arguments"]
+        check([x["type"] for x in args[:3]] == types, f"{config}: each argument in its selected variant's type "
+                                                      f"({[x['type'] for x in args]})")
+        x = np.fromfile(os.path.join(out, args[1]["file"]), dtype={"half": np.float16, "double": np.float64}[types[1]])
+        check(np.array_equal(x, np.arange(1000)), f"{config}: x's bytes are the selected variant's")
+        w = np.fromfile(os.path.join(out, args[2]["file"]), dtype=np.float32)
+        check(w.tolist() == ([1.0] * 4 if "128" in config else [2.0] * 4), f"{config}: w as the callable selects")
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cutune")
+    ap.add_argument("--fake-worker")
     a = ap.parse_args()
     kt = kernel_tuner_accuracy()
     tmp = tempfile.mkdtemp(prefix="cutune-tunable-test-")
@@ -208,7 +233,9 @@ def main():
         selection_semantics(kt)
         precisions(kt)
         metrics(kt)
-        dry_run_table(a.cutune, tmp)
+        t1 = dry_run_table(a.cutune, tmp)
+        if a.cutune and a.fake_worker and t1:
+            run_selected(a.cutune, a.fake_worker, t1, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{len(failures)} failed" if failures else "all passed")

@@ -282,14 +282,14 @@ class KernelProblem {
   const Tolerance& tolerance_of(std::size_t argument) const;
 
   /// What the GPU holds: each plain argument, and each variant of an argument with Variants,
-  /// in argument order (Kernel Tuner uploads every variant once). Without variants, the same
-  /// as arguments().
-  const std::vector<ArgumentSpec>& data() const { return data_; }
+  /// in argument order (Kernel Tuner uploads every variant once). Without variants, arguments()
+  /// itself (the same objects: host data points at them).
+  const std::vector<ArgumentSpec>& data() const { return variants_ ? data_ : arguments_; }
   /// The argument (index into arguments()) that data()[d] belongs to.
   std::size_t argument_of_data(std::size_t d) const { return data_argument_.at(d); }
   /// The first index into data() of `argument`'s data (its only one when it has no variants).
   std::size_t first_data_of(std::size_t argument) const { return first_data_.at(argument); }
-  bool has_variants() const { return data_.size() != arguments_.size(); }
+  bool has_variants() const { return variants_; }
   /// The index into data() that `config` passes as `argument`: the argument's own, or the
   /// variant cutune.Configurations gives for the configuration. Throws InputError naming
   /// the configuration when an argument has variants and the table has no row for it.
@@ -358,6 +358,7 @@ class KernelProblem {
   Compiler compiler_ = Compiler::Auto;
   KernelLang lang_ = KernelLang::Cuda;
   std::vector<ArgumentSpec> arguments_;
+  bool variants_ = false;         ///< some argument has Variants: data_ lays them out
   std::vector<ArgumentSpec> data_;
   std::vector<std::size_t> data_argument_, first_data_;
   std::vector<std::size_t> variant_column_;  ///< per argument: its column of the table's variants
