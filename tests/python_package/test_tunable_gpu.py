@@ -5,11 +5,13 @@ the answer (inputs exactly representable in half, so the sum is exact in every p
 precision is timed, and run_kernel returns the selected variant's sum in its own dtype.
 
     test_tunable_gpu.py --cutune BIN --worker BIN
+`cutune run` of the T1 file tune_kernel wrote, with a float_type, returns that variant's sum.
 Exit 77 without a GPU or without numpy.
 """
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -59,11 +61,21 @@ def main():
         args = [TunablePrecision("float_type", np.zeros(n), precisions), TunablePrecision("float_type", x, precisions),
                 TunablePrecision("float_type", y, precisions), np.int32(n)]
         tune_params = {"block_size_x": [64, 256], "float_type": precisions}
-        results, _ = cutune.tune_kernel("vector_add", SOURCE, n, args, tune_params, answer=[x + y, None, None, None],
+        results, env = cutune.tune_kernel("vector_add", SOURCE, n, args, tune_params, answer=[x + y, None, None, None],
                                         quiet=True)
         times = {(r["block_size_x"], r["float_type"]): r["time"] for r in results}
         check(len(times) == 6 and all(isinstance(t, float) for t in times.values()),
               f"every configuration verified and timed, each precision its own arrays ({times})")
+        # The engine alone on the T1 file the call wrote: `cutune run` passes the variant the
+        # configuration selects and returns its bytes.
+        out_dir = os.path.join(tmp, "run-float")
+        p = subprocess.run([a.cutune, "run", env["cutune"]["t1"], "--config", "block_size_x=64,float_type=float",
+                            "--outputs", out_dir], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=300)
+        check(p.returncode == 0, f"cutune run of the T1 with Variants ({p.stdout[-500:]})")
+        if p.returncode == 0:
+            c = np.fromfile(os.path.join(out_dir, "0.bin"), dtype=np.float32)
+            check(np.array_equal(c, (x + y).astype(np.float32)), "cutune run --config float_type=float: c in float32")
         for ft, dtype in zip(precisions, (np.float16, np.float32, np.float64)):
             out = cutune.run_kernel("vector_add", SOURCE, n, args, {"block_size_x": 128, "float_type": ft}, quiet=True)
             check(out[0].dtype == dtype and np.array_equal(out[0], (x + y).astype(dtype)),
