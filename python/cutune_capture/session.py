@@ -33,9 +33,10 @@ class Session:
 
     # ---- data files
     # Arrays this large are written without looking for an identical one already written:
-    # hashing them cost as much as writing them (a TunablePrecision script's 4.2 GB of
-    # variants), and large arrays shared between calls are rare.
-    UNSHARED_BYTES = 1 << 28
+    # hashing them cost about as much CPU as writing them (kernel_float's vector_add, 5.6 GB of
+    # variants and answers: 11.4 s of CPU for the call's set-up with 256 MiB here, 7.7 s for
+    # plain astype+tofile of the same bytes), and large arrays shared between calls are rare.
+    UNSHARED_BYTES = 1 << 26
 
     def write_array(self, array, name_hint):
         a = numpy.ascontiguousarray(array)
