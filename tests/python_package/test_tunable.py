@@ -147,6 +147,7 @@ from kernel_tuner import tune_kernel, run_kernel
 from kernel_tuner.accuracy import Tunable, TunablePrecision
 
 KERNEL = """
+#include <cuda_fp16.h>
 extern "C" __global__ void scale(float_type* out, const float_type* x, const float* w, int n) {
     int i = blockIdx.x * block_size_x + threadIdx.x;
     if (i < n) out[i] = x[i] * (float_type)w[i % 4];
