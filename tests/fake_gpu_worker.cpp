@@ -139,14 +139,16 @@ int main() {
   if (!reply(ready)) return 0;
   bool expected_known = !ready.verification.any(VerifyMode::Default);
   std::optional<ExternalVerifier> verifier;
-  std::vector<process::Frame> verified_contents;  // the same every time: nothing runs
+  // The initial data of every datum (each variant of a Tunable argument too): nothing runs, so
+  // a configuration's arguments are what it selects of these, as the GPU stage passes them.
+  const auto data = make_host_arguments(problem, problem.instantiate(setup.problem), setup.data_seed);
+  auto selected = [&](const Config& config, std::size_t argument) -> const HostArgument& {
+    return data[problem.data_for(config, argument)];
+  };
   if (!setup.measure.verifier.empty()) {
     std::vector<std::string> names;
     for (const ArgumentSpec& a : problem.arguments()) names.push_back(a.name);
     verifier.emplace(setup.measure.verifier, names);
-    const auto data = make_host_arguments(problem, problem.instantiate(setup.problem), setup.data_seed);
-    for (std::size_t i : verifier->arguments())
-      verified_contents.emplace_back(reinterpret_cast<const char*>(data[i].bytes.data()), data[i].bytes.size());
   }
   long evaluations = 0;
   while (const auto message = read_message(STDIN_FILENO)) {
@@ -156,9 +158,11 @@ int main() {
       const auto it = actions.find(problem.space().key(r->candidate.config));
       if (it != actions.end() && it->second == "die") std::_Exit(1);
       RanOnce out;
-      for (const HostArgument& a : make_host_arguments(problem, problem.instantiate(setup.problem), setup.data_seed))
+      for (std::size_t i = 0; i < problem.arguments().size(); ++i) {
+        const HostArgument& a = selected(r->candidate.config, i);
         out.arguments.emplace_back(reinterpret_cast<const char*>(a.bytes.data()),
                                    reinterpret_cast<const char*>(a.bytes.data()) + a.bytes.size());
+      }
       if (!reply(out)) return 0;
       continue;
     }
@@ -193,7 +197,12 @@ int main() {
       for (const auto& n : evaluate.candidate.lowered_names) ev.error += (ev.error.empty() ? "" : " ") + n;
     }
     if (ev.status == Status::Ok && verifier) {
-      const ExternalVerifier::Verdict v = verifier->check(key, verified_contents);
+      std::vector<process::Frame> contents;
+      for (std::size_t i : verifier->arguments()) {
+        const HostArgument& a = selected(evaluate.candidate.config, i);
+        contents.emplace_back(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size());
+      }
+      const ExternalVerifier::Verdict v = verifier->check(key, contents);
       if (!v.ok) {
         ev = GpuEvaluation{};
         ev.status = Status::Correctness;

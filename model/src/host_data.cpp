@@ -160,6 +160,28 @@ void read_raw(HostArgument& a, const std::filesystem::path& file, const std::str
   if (!in) throw InputError(fmt::format("{}: cannot read '{}'", where, file.string()));
 }
 
+// "FILE: KernelSpecification.Arguments[i].FIELD" for data d (".Variants[v]" for a variant).
+std::string data_field(const KernelProblem& problem, std::size_t d, const char* field) {
+  const std::size_t a = problem.argument_of_data(d);
+  const std::string variant = problem.arguments()[a].variants.empty()
+                                  ? ""
+                                  : fmt::format(".Variants[{}]", d - problem.first_data_of(a));
+  return fmt::format("{}: KernelSpecification.Arguments[{}]{}.{}", problem.json_file().string(), a, variant, field);
+}
+
+// A reference's elements in `a` (whose spec says type and size): the FillValue, or `file`.
+void read_reference(const KernelProblem& problem, const ProblemInstance& instance, const ReferenceArgument& ref,
+                    const std::filesystem::path& file, const std::string& where, HostArgument& a) {
+  a.count = problem.argument_size(*a.spec, instance);
+  a.bytes.resize(static_cast<std::size_t>(a.count) * element_size(a.spec->type));
+  if (file.empty()) {
+    const Value fill = problem.reference_fill(ref, instance);
+    dispatch(a.spec->type, [&](auto tag) { fill_typed<decltype(tag)>(a, fill, FillType::Constant, 0); });
+    return;
+  }
+  read_raw(a, file, where);
+}
+
 }  // namespace
 
 std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
@@ -167,7 +189,7 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
                                               std::uint64_t seed) {
   std::vector<HostArgument> args;
   std::uint64_t argument_index = 0;
-  for (const auto& spec : problem.arguments()) {
+  for (const auto& spec : problem.data()) {  // every variant of a Tunable argument too
     const std::uint64_t argument_seed = splitmix64(seed + splitmix64(++argument_index));
     HostArgument a;
     a.spec = &spec;
@@ -177,8 +199,7 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
     // Scalars are their FillValue, or their file's bytes; vectors follow their FillType.
     const FillType how = spec.is_vector || spec.fill == FillType::BinaryRaw ? spec.fill : FillType::Constant;
     if (how == FillType::BinaryRaw) {
-      const std::string where = fmt::format("{}: KernelSpecification.Arguments[{}].DataSource",
-                                            problem.json_file().string(), argument_index - 1);
+      const std::string where = data_field(problem, argument_index - 1, "DataSource");
       read_raw(a, spec.data_source, where);
     } else if (how == FillType::Generator) {
       dispatch(spec.type, [&](auto tag) {
@@ -213,30 +234,18 @@ std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
 std::vector<HostArgument> reference_outputs(const KernelProblem& problem, const ProblemInstance& instance) {
   std::vector<HostArgument> out;
   if (problem.reference_arguments().empty()) return out;
-  for (const auto& spec : problem.arguments()) out.push_back(HostArgument{&spec, 0, {}});
+  for (const auto& spec : problem.data()) out.push_back(HostArgument{&spec, 0, {}});
   for (std::size_t i = 0; i < problem.reference_arguments().size(); ++i) {
     const ReferenceArgument& ref = problem.reference_arguments()[i];
-    HostArgument& a = out[ref.target];
-    a.count = problem.argument_size(*a.spec, instance);
-    const std::size_t bytes = static_cast<std::size_t>(a.count) * element_size(a.spec->type);
-    if (ref.data_source.empty()) {
-      a.bytes.resize(bytes);
-      const Value fill = problem.reference_fill(ref, instance);
-      dispatch(a.spec->type, [&](auto tag) { fill_typed<decltype(tag)>(a, fill, FillType::Constant, 0); });
+    const std::string where = fmt::format("{}: KernelSpecification.ReferenceArguments[{}]", problem.json_file().string(), i);
+    if (ref.variant_sources.empty()) {
+      read_reference(problem, instance, ref, ref.data_source, where + ".DataSource", out[problem.first_data_of(ref.target)]);
       continue;
     }
-    std::ifstream in(ref.data_source, std::ios::binary | std::ios::ate);
-    const auto size = in ? static_cast<std::size_t>(in.tellg()) : std::size_t{0};
-    const std::string where = fmt::format("{}: KernelSpecification.ReferenceArguments[{}].DataSource",
-                                          problem.json_file().string(), i);
-    if (!in) throw InputError(fmt::format("{}: cannot read '{}'", where, ref.data_source.string()));
-    if (size != bytes)
-      throw InputError(fmt::format("{}: '{}' has {} bytes; '{}' needs {} ({} x {})", where, ref.data_source.string(),
-                                   size, a.spec->name, bytes, a.count, element_type_name(a.spec->type)));
-    a.bytes.resize(bytes);
-    in.seekg(0);
-    in.read(reinterpret_cast<char*>(a.bytes.data()), static_cast<std::streamsize>(bytes));
-    if (!in) throw InputError(fmt::format("{}: cannot read '{}'", where, ref.data_source.string()));
+    // One file per variant, each in its variant's type.
+    for (std::size_t v = 0; v < ref.variant_sources.size(); ++v)
+      read_reference(problem, instance, ref, ref.variant_sources[v], fmt::format("{}.DataSources[{}]", where, v),
+                     out[problem.first_data_of(ref.target) + v]);
   }
   return out;
 }

@@ -333,6 +333,45 @@ Value KernelProblem::reference_fill(const ReferenceArgument& ref, const ProblemI
   return fill_number(ref.fill_value, fmt::format("reference argument '{}' FillValue", ref.name), instance);
 }
 
+void KernelProblem::index_data() {
+  data_.clear();
+  data_argument_.clear();
+  first_data_.clear();
+  variants_ = std::any_of(arguments_.begin(), arguments_.end(), [](const ArgumentSpec& a) { return !a.variants.empty(); });
+  for (std::size_t a = 0; a < arguments_.size(); ++a) {
+    first_data_.push_back(data_argument_.size());
+    const ArgumentSpec& arg = arguments_[a];
+    if (arg.variants.empty()) {
+      if (variants_) data_.push_back(arg);
+      data_argument_.push_back(a);
+      continue;
+    }
+    for (ArgumentSpec v : arg.variants) {
+      v.output = arg.output;
+      v.access = arg.access;
+      data_.push_back(std::move(v));
+      data_argument_.push_back(a);
+    }
+  }
+  variant_column_.resize(arguments_.size(), static_cast<std::size_t>(-1));
+}
+
+std::size_t KernelProblem::data_for_row(std::size_t row, std::size_t argument) const {
+  const std::size_t first = first_data_.at(argument);
+  if (arguments_[argument].variants.empty()) return first;
+  return first + table_->variants.at(row).at(variant_column_[argument]);
+}
+
+std::size_t KernelProblem::data_for(const Config& config, std::size_t argument) const {
+  if (arguments_.at(argument).variants.empty()) return first_data_.at(argument);
+  const auto row = table_ ? table_->row(config) : std::nullopt;
+  if (!row)
+    throw InputError(fmt::format("{}: configuration {} is not in cutune.Configurations, which says the variant of "
+                                 "'{}' each configuration passes", json_file_.string(), space_->key(config),
+                                 arguments_[argument].name));
+  return data_for_row(*row, argument);
+}
+
 const Tolerance& KernelProblem::tolerance_of(std::size_t argument) const {
   for (const auto& r : reference_arguments_)
     if (r.target == argument) return r.tolerance;

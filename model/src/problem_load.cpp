@@ -215,7 +215,7 @@ CodeNames scan_code(const std::filesystem::path& kernel_file, const std::string&
 // reported at load time rather than in the middle of a tuning run.
 void check_default_instance(const Loader& L, const KernelProblem& p) {
   ProblemInstance inst = p.instantiate();
-  for (const auto& a : p.arguments()) {
+  for (const auto& a : p.data()) {  // every variant too
     if (a.is_vector && p.argument_size(a, inst) < 0)
       L.fail("KernelSpecification.Arguments", fmt::format("'{}' has a negative size", a.name));
     (void)p.argument_fill(a, inst);
@@ -284,6 +284,10 @@ KernelProblem KernelProblem::load(const std::filesystem::path& json_file) {
   p.metrics_ = read_metrics(L, cut);
   p.resource_restrictions_ = read_resource_restrictions(L, cut, *p.space_, p.variables_);
   read_compile_choice(L, cut, p.compiler_, p.lang_);
+  p.variant_column_ = detail::bind_variants(L, p.table_.get(), p.arguments_);
+  p.index_data();
+  if (p.has_variants() && !p.reference_.empty())
+    L.fail("cutune.Reference", "a CPU reference reads plain arguments; this problem has arguments with Variants");
 
   check_default_instance(L, p);
   return p;

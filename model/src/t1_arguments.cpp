@@ -19,9 +19,8 @@ ElementType read_element_type(const Loader& L, const std::string& t, const std::
                             "double, float2 and double2 as complex64 and complex128)", t));
 }
 
-// Type, MemoryType (Vector or Scalar) and AccessType.
+// MemoryType (Vector or Scalar) and AccessType.
 void read_argument_kind(const Loader& L, const json& a, const std::string& field, ArgumentSpec& s) {
-  s.type = read_element_type(L, L.string_of(L.require(a, "Type", field), field + ".Type"), field + ".Type");
   std::string mem = L.string_of(L.require(a, "MemoryType", field), field + ".MemoryType");
   if (mem == "Vector") s.is_vector = true;
   else if (mem == "Scalar") s.is_vector = false;
@@ -33,6 +32,10 @@ void read_argument_kind(const Loader& L, const json& a, const std::string& field
     else if (acc == "ReadWrite") s.access = AccessType::ReadWrite;
     else L.fail(field + ".AccessType", fmt::format("unknown '{}'", acc));
   }
+}
+
+void read_type(const Loader& L, const json& a, const std::string& field, ArgumentSpec& s) {
+  s.type = read_element_type(L, L.string_of(L.require(a, "Type", field), field + ".Type"), field + ".Type");
 }
 
 // FillType, FillValue, DataSource (a file for BinaryRaw, an expression for Generator) and
@@ -79,13 +82,55 @@ void read_argument_role(const Loader& L, const json& a, const std::string& field
     L.fail(field + ".MemType", "a Constant argument must be ReadOnly and not an output");
 }
 
+// Variants (Kernel Tuner's Tunable): each its own Type, Size and fill; the argument's kind
+// (MemoryType, AccessType, Output, MemType) is the argument's, which a variant may repeat but
+// not change: one kernel parameter cannot be a pointer for one configuration and a value for
+// another.
+void read_variants(const Loader& L, const json& a, const std::string& field, ArgumentSpec& s) {
+  const auto& list = L.list_of(a["Variants"], field + ".Variants");
+  if (list.empty()) L.fail(field + ".Variants", "is empty (an argument with Variants needs at least one)");
+  if (s.constant_memory) L.fail(field + ".Variants", "a Constant (MemType) argument cannot have Variants");
+  for (std::size_t v = 0; v < list.size(); ++v) {
+    const std::string vf = fmt::format("{}.Variants[{}]", field, v);
+    if (!list[v].is_object()) L.fail(vf, "must be an object");
+    ArgumentSpec var = s;
+    var.variants.clear();
+    var.variant_key = list[v].contains("Key") ? L.string_of(list[v]["Key"], vf + ".Key") : std::to_string(v);
+    if (list[v].contains("MemoryType") &&
+        L.string_of(list[v]["MemoryType"], vf + ".MemoryType") != (s.is_vector ? "Vector" : "Scalar"))
+      L.fail(vf + ".MemoryType", fmt::format("is not the argument's ({}): every variant is the same kind",
+                                             s.is_vector ? "Vector" : "Scalar"));
+    if (list[v].contains("Variants")) L.fail(vf + ".Variants", "variants do not nest (give the selected data)");
+    read_type(L, list[v], vf, var);
+    read_argument_fill(L, list[v], vf, var);
+    s.variants.push_back(std::move(var));
+  }
+  const ArgumentSpec& first = s.variants.front();
+  s.type = first.type;
+  s.fill = first.fill;
+  s.size = first.size;
+  s.fill_value = first.fill_value;
+  s.data_source = first.data_source;
+  s.generator = first.generator;
+}
+
 ArgumentSpec read_argument(const Loader& L, const json& a, std::size_t i) {
   const std::string field = fmt::format("KernelSpecification.Arguments[{}]", i);
+  if (!a.is_object()) L.fail(field, "must be an object");
   ArgumentSpec s;
   s.name = a.contains("Name") ? L.string_of(a["Name"], field + ".Name") : fmt::format("arg{}", i);
+  if (!a.contains("Variants")) {  // the fields in the order their faults were always reported
+    read_type(L, a, field, s);
+    read_argument_kind(L, a, field, s);
+    read_argument_fill(L, a, field, s);
+    read_argument_role(L, a, field, s);
+    return s;
+  }
+  for (const char* own : {"Type", "Size", "FillType", "FillValue", "DataSource"})
+    if (a.contains(own)) L.fail(field + "." + own, "is given per variant for an argument with Variants");
   read_argument_kind(L, a, field, s);
-  read_argument_fill(L, a, field, s);
   read_argument_role(L, a, field, s);
+  read_variants(L, a, field, s);
   return s;
 }
 
@@ -102,6 +147,21 @@ Tolerance read_validation(const Loader& L, const json& r, const std::string& fie
   L.fail(field + ".ValidationMethod", fmt::format("unknown '{}'", method));
 }
 
+// DataSources of a reference whose target has Variants: one file per variant, in order.
+std::vector<std::filesystem::path> read_variant_sources(const Loader& L, const json& r, const std::string& field,
+                                                        std::size_t variants) {
+  const auto& list = L.list_of(L.require(r, "DataSources", field), field + ".DataSources");
+  if (list.size() != variants)
+    L.fail(field + ".DataSources", fmt::format("has {} files for {} variants", list.size(), variants));
+  std::vector<std::filesystem::path> out;
+  for (std::size_t v = 0; v < list.size(); ++v) {
+    const std::string vf = fmt::format("{}.DataSources[{}]", field, v);
+    out.push_back(L.file.parent_path() / L.string_of(list[v], vf));
+    if (!std::filesystem::is_regular_file(out.back())) L.fail(vf, fmt::format("cannot read '{}'", out.back().string()));
+  }
+  return out;
+}
+
 ReferenceArgument read_reference_argument(const Loader& L, const json& r, std::size_t i, const Tolerance& tolerance,
                                           std::vector<ArgumentSpec>& arguments) {
   const std::string field = fmt::format("KernelSpecification.ReferenceArguments[{}]", i);
@@ -114,8 +174,13 @@ ReferenceArgument read_reference_argument(const Loader& L, const json& r, std::s
   ref.target = static_cast<std::size_t>(it - arguments.begin());
   it->output = true;  // the reference says what it must hold: it is checked
   const std::string fill = L.string_of(L.require(r, "FillType", field), field + ".FillType");
-  if (fill == "Constant") {
+  if (fill == "Constant" && !it->variants.empty()) {
+    L.fail(field + ".FillType", fmt::format("'{}' has Variants: its reference is BinaryRaw, one of DataSources per "
+                                            "variant", target));
+  } else if (fill == "Constant") {
     ref.fill_value = L.expression_of(L.require(r, "FillValue", field), field + ".FillValue");
+  } else if (fill == "BinaryRaw" && !it->variants.empty()) {
+    ref.variant_sources = read_variant_sources(L, r, field, it->variants.size());
   } else if (fill == "BinaryRaw") {
     ref.data_source = L.file.parent_path() / L.string_of(L.require(r, "DataSource", field), field + ".DataSource");
     if (!std::filesystem::is_regular_file(ref.data_source))

@@ -4,6 +4,7 @@
 // binary (a million configurations of ten parameters are 40 MB of uint32, read in
 // milliseconds; the same as JSON took seconds to parse).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <fstream>
@@ -51,7 +52,52 @@ std::vector<std::vector<std::string>> read_define_rows(const Loader& L, const js
   return out;
 }
 
+// VariantArguments (names) and Variants (a file of uint32, one row per configuration, one
+// column per name): which variant of each Tunable argument a configuration passes. Rows are
+// put in the table's sorted order; the indices are checked against the arguments later
+// (bind_variants), once they are read.
+void read_variant_columns(const Loader& L, const json& t, const std::vector<std::size_t>& order,
+                          ConfigurationTable& table) {
+  const json& names = L.require(t, "VariantArguments", "cutune.Configurations");
+  for (const auto& name : L.list_of(names, "cutune.Configurations.VariantArguments"))
+    table.variant_names.push_back(L.string_of(name, "cutune.Configurations.VariantArguments"));
+  const std::size_t n = order.size(), k = table.variant_names.size();
+  const auto words = read_words(L, L.require(t, "Variants", "cutune.Configurations"), "cutune.Configurations.Variants",
+                                n * k);
+  table.variants.assign(n, std::vector<std::uint32_t>(k));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t c = 0; c < k; ++c) table.variants[i][c] = words[order[i] * k + c];
+}
+
 }  // namespace
+
+std::vector<std::size_t> bind_variants(const Loader& L, const ConfigurationTable* table,
+                                       const std::vector<ArgumentSpec>& arguments) {
+  std::vector<std::size_t> column(arguments.size(), kNoVariants);
+  const std::vector<std::string> none;
+  const auto& names = table ? table->variant_names : none;
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    const auto it = std::find_if(arguments.begin(), arguments.end(), [&](const ArgumentSpec& a) { return a.name == names[c]; });
+    const std::string field = fmt::format("cutune.Configurations.VariantArguments[{}]", c);
+    if (it == arguments.end()) L.fail(field, fmt::format("no argument named '{}'", names[c]));
+    if (it->variants.empty()) L.fail(field, fmt::format("'{}' has no Variants", names[c]));
+    const auto a = static_cast<std::size_t>(it - arguments.begin());
+    if (column[a] != kNoVariants) L.fail(field, fmt::format("'{}' is named twice", names[c]));
+    column[a] = c;
+    for (std::size_t r = 0; r < table->variants.size(); ++r)
+      if (table->variants[r][c] >= it->variants.size())
+        L.fail("cutune.Configurations.Variants",
+               fmt::format("the configuration of value indices [{}]: variant {} of '{}' is out of range ({} variants)",
+                           fmt::join(table->configs[r].index, ","), table->variants[r][c], names[c],
+                           it->variants.size()));
+  }
+  for (std::size_t a = 0; a < arguments.size(); ++a)
+    if (!arguments[a].variants.empty() && column[a] == kNoVariants)
+      L.fail(fmt::format("KernelSpecification.Arguments[{}].Variants", a),
+             fmt::format("'{}' has Variants but cutune.Configurations.VariantArguments has no column for it (which "
+                         "variant each configuration passes)", arguments[a].name));
+  return column;
+}
 
 std::shared_ptr<const ConfigurationTable> read_configuration_table(const Loader& L, const json& cut,
                                                                    const Space& space) {
@@ -91,6 +137,7 @@ std::shared_ptr<const ConfigurationTable> read_configuration_table(const Loader&
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t c = 0; c < 4; ++c) table->launch[i][c] = launch[order[i] * 4 + c];
   }
+  if (t.contains("VariantArguments") || t.contains("Variants")) read_variant_columns(L, t, order, *table);
   if (t.contains("DefineNames")) {
     for (const auto& name : L.list_of(t["DefineNames"], "cutune.Configurations.DefineNames"))
       table->define_names.push_back(L.string_of(name, "cutune.Configurations.DefineNames"));

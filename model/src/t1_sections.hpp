@@ -87,4 +87,13 @@ std::vector<std::pair<std::size_t, VerifyMode>> read_verification(
 std::shared_ptr<const ConfigurationTable> read_configuration_table(const Loader& L, const json& cut,
                                                                    const Space& space);
 
+/// Marks an argument without Variants in bind_variants' answer.
+inline constexpr std::size_t kNoVariants = static_cast<std::size_t>(-1);
+
+/// Per argument, its column of the table's variants (kNoVariants for a plain argument).
+/// Fails naming the field when an argument with Variants has no column (or no table), a
+/// column names no such argument, or a configuration's variant index is out of range.
+std::vector<std::size_t> bind_variants(const Loader& L, const ConfigurationTable* table,
+                                       const std::vector<ArgumentSpec>& arguments);
+
 }  // namespace cutune::detail

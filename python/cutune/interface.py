@@ -17,6 +17,7 @@ import numpy
 
 from cutune_capture import session as capture
 from cutune_capture.translate import Call, Unsupported, resolve_block_size_names
+from cutune_capture.tunable_arguments import is_tunable, leaves, selection_column
 
 from . import dry_run, engine, host_function, run_outputs, util
 from .searchspace import Space
@@ -85,8 +86,10 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
 def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid_div_x=None, grid_div_y=None,
                grid_div_z=None, lang=None, device=0, platform=0, smem_args=None, cmem_args=None, texmem_args=None,
                compiler=None, compiler_options=None, defines=None, block_size_names=None, quiet=False, log=None):
-    opts = dict(locals())
     util.check_user_input(kernel_name, kernel_source, arguments, block_size_names, lang)
+    # Kernel Tuner's run_kernel passes each Tunable's array for these parameters.
+    arguments = [a.select_for_configuration(dict(params)) if is_tunable(a) else a for a in arguments]
+    opts = dict(locals())
     if dry_run.OUT is not None:  # nothing runs: the arguments as they went in
         return [numpy.array(a, copy=True) if isinstance(a, numpy.ndarray) else a for a in arguments]
     _refuse_unsupported(opts, "run_kernel")
@@ -236,7 +239,7 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
             call = Call(kind, _CALLS[0])
             call.kernel_name = str(o["kernel_name"])
         t["compiler_options"] = [_absolute_include(x) for x in (o.get("compiler_options") or [])]
-        doc, _ = s.translate(call, base, t)
+        doc, _ = s.translate(call, base, t, variants=True)
     except Unsupported as e:
         raise UnsupportedOption(f"cutune.{kind}: {e}") from None
     if t["metrics"]:
@@ -256,6 +259,7 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
         spec_args = doc["KernelSpecification"]["Arguments"]
         for i in synced_arguments(list(o["arguments"]), o.get("answer")):
             spec_args[i]["AccessType"] = "ReadWrite"
+    _write_variant_columns(run_dir, base, table, doc, list(o["arguments"]), space)
     if o.get("defines"):
         table["DefineNames"] = list(o["defines"])
         table["Defines"] = [_defines_row(o["defines"], c) for c in space.configs()]
@@ -264,6 +268,40 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
     with open(path, "w") as f:
         json.dump(doc, f)
     return path, metric_names
+
+
+def _write_variant_columns(run_dir, base, table, doc, arguments, space):
+    """cutune.Configurations' VariantArguments and Variants: per configuration, the index of the
+    array each Tunable argument passes (uint32, one row per configuration, one column per
+    Tunable), Kernel Tuner's selection evaluated here."""
+    spec_args = doc["KernelSpecification"]["Arguments"]
+    found = [(spec_args[i]["Name"], a) for i, a in enumerate(arguments) if is_tunable(a)]
+    if not found:
+        return
+    columns = [_variant_column(a, space) for _, a in found]
+    numpy.stack(columns, axis=1).astype("<u4").tofile(os.path.join(run_dir, f"{base}.variants.bin"))
+    table["VariantArguments"] = [name for name, _ in found]
+    table["Variants"] = f"{base}.variants.bin"
+
+
+def _variant_column(tunable, space):
+    """Per configuration of the space, the index into leaves(tunable) it selects. A Tunable
+    keyed by one parameter, holding no Tunables, selects by that parameter alone: each value the
+    space uses is asked once (a million configurations in milliseconds, not a Python call
+    each); anything else is asked per configuration."""
+    key = tunable.param_key
+    names = list(space.names)
+    flat = not any(is_tunable(v) for v in tunable.data.values())
+    # A subclass that selects its own way is asked per configuration.
+    standard = getattr(type(tunable).select_for_configuration, "__qualname__", "") == "Tunable.select_for_configuration"
+    if not (flat and standard and isinstance(key, str) and key in names):
+        return selection_column(tunable, list(space.configs()))
+    p = names.index(key)
+    used = numpy.unique(space.indices[:, p])
+    lookup = numpy.zeros(len(space.values[p]), dtype="<u4")
+    for v in used:
+        lookup[v] = selection_column(tunable, [{key: space.values[p][v]}])[0]
+    return lookup[space.indices[:, p]]
 
 
 def _absolute_include(option):

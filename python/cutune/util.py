@@ -62,9 +62,8 @@ def check_argument_list(kernel_name, kernel_string, args, lang=None):
     """Raise TypeError for an argument Kernel Tuner cannot pass; warn on a mismatch."""
     from .accuracy import Tunable
     for i, arg in enumerate(args):
-        if isinstance(arg, Tunable):
-            raise NotImplementedError(f"cutune.tune_kernel: arguments[{i}] is a kernel_tuner.accuracy."
-                                      f"{type(arg).__name__} (tunable precision), which cutune does not provide")
+        if isinstance(arg, Tunable):  # as Kernel Tuner: each array it holds is checked when selected
+            continue
         if not isinstance(arg, (np.ndarray, np.generic)):
             raise TypeError(f"Argument at position {i} of type: {type(arg)} should be of type "
                             "np.ndarray, numpy scalar, HIP Python DeviceArray, Julia VectorValue type")

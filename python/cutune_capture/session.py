@@ -12,6 +12,7 @@ import sys
 import numpy
 
 from .expression import Untranslatable, parameters_in, translate_callable
+from .tunable_arguments import is_tunable, leaves
 from .translate import (CUDA_LANGS, OBJECTIVE_HIGHER_IS_BETTER, T1_TYPE_NAMES, T1_TYPES, Call, Unsupported, detect_language,
                         dumps, first_valid_config, is_identifier, kernel_signature_names, looks_like_a_filename,
                         native, parameter_type, relpath, resolve_block_size_names, restriction_checker, safe_name)
@@ -31,18 +32,23 @@ class Session:
         os.makedirs(self.out_dir, exist_ok=True)
 
     # ---- data files
+    # Arrays this large are not hashed to find an identical one already written: hashing cost
+    # about as much CPU as writing (kernel_float's vector_add, 5.6 GB of variants and answers on
+    # the 2-core build machine: set-up 11.4 s of CPU with the bound at 256 MiB against 7.7 s for
+    # plain astype+tofile; 6.6 s against 5.6 s at 64 MiB; a 2.1 GiB run_kernel spent 3.1 s of its
+    # 12.7 s hashing). Above it each array gets its own file (an address is no key: a freed
+    # array's memory is reused by the next call's).
     HASH_LIMIT = 64 << 20
 
     def write_array(self, array, name_hint):
         a = numpy.ascontiguousarray(array)
         a = a.astype(a.dtype.newbyteorder("<"), copy=False)
         # by name: ml_dtypes' bfloat16 is "<V2" to numpy, and refuses memoryview (its format 'E')
-        # Hashing costs about 1.3 s per GiB (measured here: 3.1 s of a 2.1 GiB run_kernel's 12.7 s
-        # setup); above HASH_LIMIT the same memory (an array passed twice) is what is shared.
-        if a.nbytes <= self.HASH_LIMIT:
-            key = (a.dtype.name, a.size, hashlib.sha1(a.reshape(-1).view(numpy.uint8)).hexdigest())
-        else:
-            key = (a.dtype.name, a.size, a.__array_interface__["data"][0])
+        if a.nbytes > self.HASH_LIMIT:
+            name = f"{name_hint}.bin"
+            a.tofile(os.path.join(self.out_dir, name))
+            return name
+        key = (a.dtype.name, a.size, hashlib.sha1(a.reshape(-1).view(numpy.uint8)).hexdigest())
         if key not in self.data_files:
             name = f"{name_hint}.bin"
             a.tofile(os.path.join(self.out_dir, name))
@@ -116,7 +122,7 @@ class Session:
     # What has no exact T1 translation but Python can evaluate per configuration. Not metrics:
     # `cutune tune` of the file cannot call the script's Python for them.
     EVALUATED = ("restrictions", "problem_size", "grid_div_x", "grid_div_y", "grid_div_z", "defines",
-                 "smem_args")
+                 "smem_args", "arguments")
 
     def evaluated(self, kind, base, opts, call, error):
         """(T1 file name, None) with cutune.Configurations (the cutune package's evaluation) when
@@ -150,7 +156,10 @@ class Session:
             f.write(dumps(doc))
 
     # ---- translation of one call
-    def translate(self, call, base, o):
+    def translate(self, call, base, o, variants=False):
+        """The T1 document of one call and its first valid configuration. `variants`: the caller
+        writes the per-configuration selection of Tunable arguments (cutune.Configurations);
+        without it a Tunable argument is Unsupported."""
         kind = call.kind
         tune_params = o.get("tune_params") if kind == "tune_kernel" else \
             {k: [v] for k, v in dict(o.get("params") or {}).items()}
@@ -274,6 +283,16 @@ class Session:
         t1_args, refs, verification = [], [], {}
         for i, (name, a) in enumerate(zip(arg_names, arguments)):
             expected = answer[i] if answer is not None else None
+            if is_tunable(a):
+                if not variants:
+                    raise Unsupported(f"arguments[{i}]", type(a).__name__, "which array a Tunable argument passes "
+                                      "is evaluated per configuration by Python (cutune.Configurations)")
+                t1_args.append(self.variant_argument(base, name, a, expected is not None and verify is None, i))
+                if expected is not None:
+                    verification[name] = "none" if verify is not None else "reference"
+                    if verify is None:
+                        refs.append(self.variant_reference(base, name, a, expected, i, call))
+                continue
             t1_args.append(self.argument(base, name, a, expected is not None and verify is None))
             if expected is None:
                 continue
@@ -423,6 +442,40 @@ class Session:
             else:
                 inline[name] = text
         return out
+
+    def variant_argument(self, base, name, tunable, is_output, position):
+        """A Tunable argument: its kind (MemoryType, AccessType...) once, and per array it can
+        select a variant with its own Type, Size and data file."""
+        found = []
+        for key, leaf in leaves(tunable):
+            entry = self.argument(base, f"{name}.{safe_name(key)}", leaf, is_output)
+            found.append((key, entry))
+        kinds = {e["MemoryType"] for _, e in found}
+        if len(kinds) != 1:
+            raise Unsupported(f"arguments[{position}]", type(tunable).__name__, "mixes arrays and scalars: one kernel "
+                              "parameter cannot be both")
+        slot = {k: v for k, v in found[0][1].items() if k in ("MemoryType", "AccessType", "MemType", "Output")}
+        own = ("Type", "Size", "FillType", "FillValue", "DataSource")
+        slot["Variants"] = [{"Key": key, **{k: v for k, v in e.items() if k in own}} for key, e in found]
+        return {"Name": name, **slot}
+
+    def variant_reference(self, base, name, tunable, expected, position, call):
+        """The answer of a Tunable output, in each variant's type: Kernel Tuner compares it with
+        whichever array the configuration passed."""
+        expected = numpy.asarray(expected)
+        files = []
+        for key, leaf in leaves(tunable):
+            if not isinstance(leaf, numpy.ndarray):
+                raise Unsupported(f"answer[{position}]", type(expected).__name__, "an answer for a scalar argument")
+            if not numpy.can_cast(leaf.dtype, expected.dtype):
+                raise Unsupported(f"answer[{position}]", expected.dtype, f"not compatible with variant {key}'s "
+                                  f"{leaf.dtype} (Kernel Tuner raises TypeError)")
+            if expected.size != leaf.size:
+                raise Unsupported(f"answer[{position}]", f"{expected.size} elements",
+                                  f"variant {key} has {leaf.size} (Kernel Tuner raises ValueError)")
+            files.append(self.write_array(expected.astype(leaf.dtype, copy=False),
+                                          f"{base}.{name}.{safe_name(key)}.answer"))
+        return {"Name": f"{name}_answer", "TargetName": name, "FillType": "BinaryRaw", "DataSources": files}
 
     def argument(self, base, name, a, is_output):
         if isinstance(a, numpy.ndarray):

@@ -34,7 +34,6 @@ RECORDED = os.path.join(REPO, "results", "kt_corpus")
 # Scripts where cutune does not yet do what Kernel Tuner 1.5 does without a GPU, and why. A gap
 # that closes is reported ("now behaves as Kernel Tuner": remove it here); a new difference fails.
 KNOWN_GAPS = {
-    "kernel_float_vector_add": "kernel_tuner.accuracy.TunablePrecision arguments are refused (NotImplementedError)",
     "gausstransform": 'its first call has lang="C" (a CPU function): cutune compiles CUDA only',
     "su3_bench_cuda": 'lang="cupy": the kernel includes cupy/complex.cuh, found only where CuPy is installed; '
                       "with CuPy 13 or 14 its headers need C++17 and the script passes -std=c++14, where Kernel "

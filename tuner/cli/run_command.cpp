@@ -66,7 +66,7 @@ void write_outputs(const fs::path& dir, const KernelProblem& p, const std::strin
   fs::create_directories(dir);
   json args = json::array();
   for (std::size_t i = 0; i < p.arguments().size(); ++i) {
-    const ArgumentSpec& spec = p.arguments()[i];
+    const ArgumentSpec& spec = p.data()[p.data_for(r.config.index(), i)];  // a Tunable argument: the variant that ran
     const std::vector<char>& bytes = r.ran.arguments.at(i);
     const std::string file = fmt::format("{}.bin", i);
     write_bytes(dir / file, bytes);

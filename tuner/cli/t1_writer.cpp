@@ -37,6 +37,11 @@ void write_t1(const KernelProblem& p, const ProblemInstance& inst, const fs::pat
       const std::string name = a.value("Name", "");
       for (const auto& arg : p.arguments()) {
         if (arg.name != name) continue;
+        // Kernel Tuner's T1 has no form for a Tunable argument, and without cutune.Configurations
+        // nothing says which variant a configuration passes.
+        if (!arg.variants.empty())
+          throw InputError(fmt::format("{}: KernelSpecification.Arguments: '{}' has Variants (a Tunable argument), "
+                                       "which a T1 file for Kernel Tuner cannot carry", p.json_file().string(), name));
         if (arg.is_vector) a["Size"] = p.argument_size(arg, inst);
         else if (arg.fill != FillType::BinaryRaw) a["FillValue"] = db::kt::value_json(p.argument_fill(arg, inst));
         // A BinaryRaw argument (a complex scalar's bytes too) keeps reading its file from anywhere.

@@ -15,7 +15,7 @@ namespace {
 // read garbage. BAT's pnpoly file passes 4 arguments to cn_pnpoly(int*, float2*, int n): n was
 // the low half of a device pointer, and the tuning "measured" 0.005 ms where the kernel,
 // launched as written, takes 4.7 ms (H100). "" when they agree or the driver cannot tell.
-std::string argument_mismatch(CUfunction f, const KernelProblem& problem, const LaunchSpec& spec) {
+std::string argument_mismatch(CUfunction f, const KernelProblem& problem, const LaunchSpec& spec, const Config& config) {
   const auto get = Driver::get().cuFuncGetParamInfo;
   if (!get) return "";
   std::size_t count = 0, offset = 0, size = 0;
@@ -25,12 +25,11 @@ std::string argument_mismatch(CUfunction f, const KernelProblem& problem, const 
     ++count;
     if (count > 4096) return "";  // not a parameter list: the driver answered nonsense
   }
-  const auto& args = problem.arguments();
   if (count != spec.arguments.size())
     return fmt::format("kernel {} takes {} parameters, the problem passes {} arguments", spec.kernel_name, count,
                        spec.arguments.size());
   for (std::size_t i = 0; i < count; ++i) {
-    const ArgumentSpec& a = args[spec.arguments[i]];
+    const ArgumentSpec& a = problem.data()[problem.data_for(config, spec.arguments[i])];  // a Tunable's selected variant
     const std::size_t want = a.is_vector ? sizeof(CUdeviceptr) : element_size(a.type);
     if (sizes[i] != want)
       return fmt::format("kernel {}'s parameter {} is {} bytes, argument '{}' ({} {}) is {}", spec.kernel_name, i,
@@ -55,7 +54,7 @@ ResolvedLaunches resolve_launches(const Module& module, const KernelProblem& pro
     const auto at = std::find(names.begin(), names.end(), planned.spec->kernel_name) - names.begin();
     CUfunction f = module.function(lowered_names.empty() ? planned.spec->kernel_name
                                                          : lowered_names[static_cast<std::size_t>(at)]);
-    if (std::string m = argument_mismatch(f, problem, *planned.spec); !m.empty()) {
+    if (std::string m = argument_mismatch(f, problem, *planned.spec, config); !m.empty()) {
       out.refused = std::move(m);
       return out;
     }

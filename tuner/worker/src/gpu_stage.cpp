@@ -89,8 +89,14 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
   pristine_.resize(initial_.size());
   poisoned_.resize(initial_.size());
   pointers_.resize(initial_.size());
+  default_known_.assign(initial_.size(), false);
+  active_.assign(initial_.size(), true);
+  // Index i runs over the problem's data: every argument, and every variant of a Tunable
+  // argument, each uploaded once (as Kernel Tuner uploads them); a configuration picks its
+  // variants' pointers at load().
   for (std::size_t i = 0; i < initial_.size(); ++i) {
     auto& a = initial_[i];
+    const std::size_t argument = problem_.argument_of_data(i);
     if (a.spec->is_vector) {
       buffers_[i] = cuda::DeviceBuffer(a.bytes.size());
       pointers_[i] = buffers_[i].get();
@@ -102,7 +108,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
       // Tuner re-copies arguments before its check. An output with no AccessType (T1 names
       // no default; ArgumentSpec reads it as ReadOnly) counts as ReadWrite: poisoning what a
       // kernel reads, GEMM's C with beta != 0, failed every configuration (NaN in, NaN out).
-      const bool written = a.spec->access != AccessType::ReadOnly || a.spec->output || plan_.checked(i);
+      const bool written = a.spec->access != AccessType::ReadOnly || a.spec->output || plan_.checked(argument);
       if (written) {
         pristine_[i] = cuda::DeviceBuffer(a.bytes.size());
         pristine_[i].upload(a.bytes.data(), a.bytes.size());
@@ -112,7 +118,7 @@ GpuStage::GpuStage(const KernelProblem& problem, const ProblemInstance& instance
       } else if (written) {
         read_write_.push_back(i);
       }
-      if (plan_.modes[i] == VerifyMode::Reference) {
+      if (plan_.modes[argument] == VerifyMode::Reference) {
         const HostArgument& e = expected_.at(i);
         if (e.bytes.size() != a.bytes.size())
           throw InputError(fmt::format("{}: output '{}' has no reference data", problem_.json_file().string(),
@@ -196,6 +202,13 @@ void GpuStage::set_up_rotation(std::size_t l2_bytes) {
   CUTUNE_CU(CU_FN(cuCtxSynchronize)());
 }
 
+void GpuStage::set_active(const std::vector<const Config*>& configs) {
+  if (!problem_.has_variants()) return;  // every datum is every configuration's
+  std::fill(active_.begin(), active_.end(), false);
+  for (const Config* c : configs)
+    for (std::size_t a = 0; a < problem_.arguments().size(); ++a) active_[problem_.data_for(*c, a)] = true;
+}
+
 std::size_t GpuStage::total_argument_bytes() const {
   std::size_t n = 0;
   for (const auto& a : initial_) n += a.spec->is_vector ? a.bytes.size() : 0;
@@ -207,6 +220,7 @@ void GpuStage::restore_arguments(bool poison_outputs) {
   // scratch state (counters, partial sums) behind, and outputs are poisoned before the
   // verification run so that an unwritten element shows.
   for (std::size_t i = 0; i < initial_.size(); ++i) {
+    if (!active_[i]) continue;  // a variant this configuration does not pass: untouched
     const cuda::DeviceBuffer* from = nullptr;
     if (poison_outputs && poisoned_[i].bytes())
       from = &poisoned_[i];
@@ -219,7 +233,8 @@ void GpuStage::restore_arguments(bool poison_outputs) {
 
 void GpuStage::restore_read_write() {
   for (std::size_t i : read_write_)
-    CUTUNE_CU(CU_FN(cuMemcpyDtoDAsync)(buffers_[i].get(), pristine_[i].get(), pristine_[i].bytes(), nullptr));
+    if (active_[i])
+      CUTUNE_CU(CU_FN(cuMemcpyDtoDAsync)(buffers_[i].get(), pristine_[i].get(), pristine_[i].bytes(), nullptr));
 }
 
 void GpuStage::restore_rotated_scratch() {
@@ -227,7 +242,7 @@ void GpuStage::restore_rotated_scratch() {
   // one configuration to the next.
   for (std::size_t i = 0; i < initial_.size(); ++i) {
     const auto& spec = *initial_[i].spec;
-    if (!spec.is_vector || spec.output || spec.access != AccessType::ReadWrite || !pristine_[i].bytes() ||
+    if (!active_[i] || !spec.is_vector || spec.output || spec.access != AccessType::ReadWrite || !pristine_[i].bytes() ||
         i >= rotated_.size() || !rotated_[i].bytes())
       continue;
     for (std::size_t s = 0; s < extra_sets_; ++s)
@@ -274,7 +289,7 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
     for (std::size_t s = 0; s < argument_sets(); ++s) {
       const auto& params = s == 0 ? params_ : rotated_params_[s - 1];
       measure::Launch launch{r.function, g.grid, g.block, g.dynamic_shared_bytes, {}};
-      for (std::size_t a : r.spec->arguments) launch.params.push_back(params[a]);
+      for (std::size_t a : r.spec->arguments) launch.params.push_back(params[problem_.data_for(config, a)]);
       l.rotation[s].push_back(std::move(launch));
     }
   }
@@ -287,17 +302,19 @@ std::optional<GpuStage::Loaded> GpuStage::load(const Config& config, const std::
 }
 
 void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
+  // Only what the configuration passes is checked: a Tunable output's other variants keep
+  // whatever they hold.
   // Verification run (cuda::verify_run, the loader's too): initial data in what the kernel
   // reads, poison in what it only writes, then every checked output compared on the device.
   auto t0 = std::chrono::steady_clock::now();
   std::vector<cuda::OutputCheck> checks;
   for (std::size_t i = 0; i < initial_.size(); ++i) {
-    const VerifyMode mode = plan_.modes[i];
-    if (mode == VerifyMode::None) continue;
+    const VerifyMode mode = plan_.modes[problem_.argument_of_data(i)];
+    if (mode == VerifyMode::None || !active_[i]) continue;
     const HostArgument& a = initial_[i];
-    cuda::OutputCheck c{a.spec, a.count, problem_.tolerance_of(i), expected_dev_[i].get(), buffers_[i].get(),
-                        poisoned_[i].bytes() != 0, {}};
-    if (mode == VerifyMode::Default && !default_known_) {
+    cuda::OutputCheck c{a.spec, a.count, problem_.tolerance_of(problem_.argument_of_data(i)), expected_dev_[i].get(),
+                        buffers_[i].get(), poisoned_[i].bytes() != 0, {}};
+    if (mode == VerifyMode::Default && !default_known_[i]) {
       // This configuration is to define the answer: it must at least have written every
       // element (its output against itself fails only where the poison is left).
       c.expected = buffers_[i].get();
@@ -315,17 +332,18 @@ void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
     ev.status = Status::Correctness;
     ev.error = v.message;
   }
-  if (ev.status == Status::Ok && !default_known_ && plan_.any(VerifyMode::Default)) {
+  if (ev.status == Status::Ok && plan_.any(VerifyMode::Default)) {
     // No reference for these outputs: the first configuration that runs correctly (the
     // default, normally) defines them; its outputs stay on the device as the expected ones.
+    // Each variant of a Tunable output is defined by the first configuration passing it.
     for (std::size_t i = 0; i < initial_.size(); ++i) {
-      if (plan_.modes[i] != VerifyMode::Default) continue;
+      if (plan_.modes[problem_.argument_of_data(i)] != VerifyMode::Default || !active_[i] || default_known_[i]) continue;
       expected_dev_[i] = cuda::DeviceBuffer(buffers_[i].bytes());
       CUTUNE_CU(CU_FN(cuMemcpyDtoDAsync)(expected_dev_[i].get(), buffers_[i].get(), buffers_[i].bytes(), nullptr));
+      default_known_[i] = true;
+      ev.defined_expected = true;
     }
     CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-    default_known_ = true;
-    ev.defined_expected = true;
   }
   ev.verify_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -333,7 +351,8 @@ void GpuStage::verify(const measure::LaunchSequence& seq, GpuEvaluation& ev) {
 void GpuStage::verify_externally(const Config& config, GpuEvaluation& ev) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<process::Frame> contents;
-  for (std::size_t i : verifier_->arguments()) {
+  for (std::size_t argument : verifier_->arguments()) {
+    const std::size_t i = problem_.data_for(config, argument);  // the variant it passed
     const HostArgument& a = initial_.at(i);
     process::Frame bytes(a.bytes.size(), '\0');
     if (!bytes.empty() && a.spec->is_vector)
@@ -401,6 +420,7 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
   const auto t0 = std::chrono::steady_clock::now();
   auto since = [](auto t) { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count(); };
   try {
+    set_active({&config});
     std::optional<Loaded> loaded = load(config, cubin, lowered_names, ev);
     ev.load_ms = since(t0);
     if (!loaded) return ev;
@@ -441,6 +461,7 @@ GpuEvaluation GpuStage::evaluate(const Config& config, const std::vector<char>& 
 double GpuStage::back_to_back_ms(const Config& config, const std::vector<char>& cubin,
                                  const std::vector<std::string>& lowered_names, std::size_t launches) {
   GpuEvaluation ev;
+  set_active({&config});
   auto loaded = load(config, cubin, lowered_names, ev);
   if (!loaded) return 0.0;
   const auto& seq = loaded->rotation.front();
@@ -461,6 +482,7 @@ RanOnce GpuStage::run_once(const Config& config, const std::vector<char>& cubin,
   RanOnce out;
   GpuEvaluation ev;
   try {
+    set_active({&config});
     auto loaded = load(config, cubin, lowered_names, ev);
     if (!loaded) {
       out.status = ev.status;
@@ -469,14 +491,16 @@ RanOnce GpuStage::run_once(const Config& config, const std::vector<char>& cubin,
     }
     // Every argument from its initial contents, as Kernel Tuner uploads them for the call.
     for (std::size_t i = 0; i < initial_.size(); ++i)
-      if (initial_[i].spec->is_vector && !initial_[i].bytes.empty())
+      if (active_[i] && initial_[i].spec->is_vector && !initial_[i].bytes.empty())
         CUTUNE_CU(CU_FN(cuMemcpyHtoD)(buffers_[i].get(), initial_[i].bytes.data(), initial_[i].bytes.size()));
     measure::launch(loaded->rotation.front());
     CUTUNE_CU(CU_FN(cuCtxSynchronize)());
-    out.arguments.resize(initial_.size());
-    for (std::size_t i = 0; i < initial_.size(); ++i) {
+    // One entry per kernel argument: a Tunable one's is the variant the configuration passed.
+    out.arguments.resize(problem_.arguments().size());
+    for (std::size_t argument = 0; argument < out.arguments.size(); ++argument) {
+      const std::size_t i = problem_.data_for(config, argument);
       const HostArgument& a = initial_[i];
-      auto& bytes = out.arguments[i];
+      auto& bytes = out.arguments[argument];
       bytes.resize(a.bytes.size());
       if (bytes.empty()) continue;
       if (a.spec->is_vector)
@@ -503,6 +527,9 @@ std::vector<GpuEvaluation> GpuStage::remeasure(const std::vector<Candidate>& can
   try {
     std::vector<std::vector<measure::LaunchSequence>> rotations;
     std::vector<std::size_t> index;  // candidate of each rotation
+    std::vector<const Config*> configs;
+    for (const Candidate& c : candidates) configs.push_back(&c.config);
+    set_active(configs);  // interleaved: what any of them passes
     for (std::size_t c = 0; c < candidates.size(); ++c) {
       auto l = load(candidates[c].config, candidates[c].cubin, candidates[c].lowered_names, evs[c]);
       if (!l) continue;

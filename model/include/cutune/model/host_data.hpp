@@ -43,14 +43,15 @@ struct HostArgument {
   template <class T> const T* data() const { return reinterpret_cast<const T*>(bytes.data()); }
 };
 
-/// Fills every argument: Constant -> FillValue (a complex: as its real part); Random -> floats
+/// Fills every datum of the problem (KernelProblem::data(): each argument, each variant of
+/// a Tunable one): Constant -> FillValue (a complex: as its real part); Random -> floats
 /// uniform in [0, FillValue) (FillValue 0 means 1; a complex: both parts), integers uniform in
 /// [0, max(1, FillValue)]; BinaryRaw -> the file's bytes (a Scalar's too).
 std::vector<HostArgument> make_host_arguments(const KernelProblem& problem,
                                               const ProblemInstance& instance,
                                               std::uint64_t seed);
 
-/// The outputs the problem's ReferenceArguments define: one entry per argument, in order;
+/// The outputs the problem's ReferenceArguments define: one entry per datum (data()), in order;
 /// the targets hold the reference data (a Constant fill, or a BinaryRaw file of exactly the
 /// argument's size), every other entry only its spec (count 0, no bytes: an output that no
 /// reference names is not checked). Throws InputError naming

@@ -67,6 +67,14 @@ struct ArgumentSpec {
   bool constant_memory = false;
   std::filesystem::path data_source;  ///< BinaryRaw: the file, resolved against the JSON's folder
   std::optional<Expression> generator;  ///< Generator: over `i` (and the problem)
+  /// Kernel Tuner's Tunable argument (T1 "Variants"): several data for this one kernel
+  /// argument, each with its own element type, size and fill, all uploaded once as Kernel
+  /// Tuner uploads them; cutune.Configurations says which one each configuration passes
+  /// (KernelProblem::data_for). The argument's own type, size and fill are its first
+  /// variant's. Empty for a plain argument.
+  std::vector<ArgumentSpec> variants;
+  /// A variant's key: the Tunable's key (a precision name, a parameter value) as text.
+  std::string variant_key;
 };
 
 struct ProblemVariable {
@@ -91,6 +99,9 @@ struct ReferenceArgument {
   /// target's type and the host's byte order, from data_source (relative to the JSON file).
   Expression fill_value;
   std::filesystem::path data_source;  ///< empty for Constant
+  /// A target with Variants: "DataSources", one BinaryRaw file per variant, each in that
+  /// variant's type (Kernel Tuner compares the answer with whichever variant ran).
+  std::vector<std::filesystem::path> variant_sources;
   /// ValidationMethod + ValidationThreshold: AbsoluteDifference and SideBySideComparison
   /// give an absolute bound, SideBySideRelativeComparison a relative one; without them the
   /// problem's tolerance.
@@ -177,6 +188,9 @@ struct ConfigurationTable {
   std::vector<std::array<std::uint32_t, 4>> launch;
   std::vector<std::string> define_names;              ///< empty: no per-configuration defines
   std::vector<std::vector<std::string>> define_values;  ///< per row, one per define name
+  /// Arguments with Variants (VariantArguments), and per row the variant index of each.
+  std::vector<std::string> variant_names;
+  std::vector<std::vector<std::uint32_t>> variants;
   /// The row of `config`, or nullopt when it is not listed.
   std::optional<std::size_t> row(const Config& config) const;
 };
@@ -267,6 +281,22 @@ class KernelProblem {
   /// The tolerance an output is checked with: its ReferenceArgument's, else the problem's.
   const Tolerance& tolerance_of(std::size_t argument) const;
 
+  /// What the GPU holds: each plain argument, and each variant of an argument with Variants,
+  /// in argument order (Kernel Tuner uploads every variant once). Without variants, arguments()
+  /// itself (the same objects: host data points at them).
+  const std::vector<ArgumentSpec>& data() const { return variants_ ? data_ : arguments_; }
+  /// The argument (index into arguments()) that data()[d] belongs to.
+  std::size_t argument_of_data(std::size_t d) const { return data_argument_.at(d); }
+  /// The first index into data() of `argument`'s data (its only one when it has no variants).
+  std::size_t first_data_of(std::size_t argument) const { return first_data_.at(argument); }
+  bool has_variants() const { return variants_; }
+  /// The index into data() that `config` passes as `argument`: the argument's own, or the
+  /// variant cutune.Configurations gives for the configuration. Throws InputError naming
+  /// the configuration when an argument has variants and the table has no row for it.
+  std::size_t data_for(const Config& config, std::size_t argument) const;
+  /// The same for a row of the configuration table.
+  std::size_t data_for_row(std::size_t row, std::size_t argument) const;
+
   /// General.Objective ("" when absent) and General.Minimize (BAT's fields, none when absent):
   /// what they name is decided by search::resolve_objective (a metric, or time).
   const std::string& general_objective() const { return general_objective_; }
@@ -314,6 +344,9 @@ class KernelProblem {
   bool mentions(std::string_view name) const;
   /// Prunes the space with max_threads_ over the block dimensions that are parameters.
   void apply_block_limit();
+  /// Lays out data() from the arguments (their roles, settled by ReferenceArguments and
+  /// cutune.Verification, carried into each variant).
+  void index_data();
   /// A FillValue expression over the problem (and the parameter lists), which must give a number.
   Value fill_number(const Expression& e, const std::string& what, const ProblemInstance& instance) const;
 
@@ -325,6 +358,10 @@ class KernelProblem {
   Compiler compiler_ = Compiler::Auto;
   KernelLang lang_ = KernelLang::Cuda;
   std::vector<ArgumentSpec> arguments_;
+  bool variants_ = false;         ///< some argument has Variants: data_ lays them out
+  std::vector<ArgumentSpec> data_;
+  std::vector<std::size_t> data_argument_, first_data_;
+  std::vector<std::size_t> variant_column_;  ///< per argument: its column of the table's variants
   std::vector<ProblemVariable> variables_;
   std::vector<Expression> problem_size_;
   std::vector<LaunchSpec> launches_;

@@ -101,6 +101,8 @@ class GpuStage {
   /// After verify() passed: the outputs it left to the external verifier; a rejection
   /// fills ev.status/error, the time counts in ev.verify_ms.
   void verify_externally(const Config& config, GpuEvaluation& ev);
+  /// Marks the data `configs` pass (the variants they select) as active_.
+  void set_active(const std::vector<const Config*>& configs);
   void restore_arguments(bool poison_outputs);
   /// Queues the copies that give read-write arguments their initial data again (before
   /// every sample, ahead of the L2 flush).
@@ -123,14 +125,19 @@ class GpuStage {
   cuda::NvmlDevice nvml_;
   std::optional<cuda::NvmlMonitor> nvml_monitor_;  ///< screening's readings, off the measurement's path
   std::optional<measure::Sampler> sampler_;
-  std::vector<HostArgument> initial_;   ///< inputs as generated
+  /// Inputs as generated, per datum (KernelProblem::data()): the vectors below are indexed alike.
+  std::vector<HostArgument> initial_;
   std::vector<HostArgument> expected_;  ///< outputs the reference computed (freed once on the device)
   std::optional<cuda::OutputComparator> comparator_;
   std::optional<ExternalVerifier> verifier_;  ///< MeasureOptions::verifier, connected at set-up
   /// Per argument: the expected output on the device (reference outputs from the start,
   /// default-mode outputs once the first configuration defined them); empty when unchecked.
   std::vector<cuda::DeviceBuffer> expected_dev_;
-  bool default_known_ = false;
+  /// Per datum: its expected output is defined (VerifyMode::Default).
+  std::vector<bool> default_known_;
+  /// Per datum: passed by the configuration(s) at hand (set_active); only these are restored,
+  /// verified and returned. All true without Tunable arguments.
+  std::vector<bool> active_;
   /// Arguments the kernel reads and writes (ReadWrite, and outputs that are not WriteOnly):
   /// given their initial data before every launch, verification and samples alike.
   std::vector<std::size_t> read_write_;
