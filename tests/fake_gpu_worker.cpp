@@ -22,7 +22,8 @@
 // "die" of its configuration exits instead), so that `cutune run` and the package's
 // run_kernel are tested up to the files without a GPU. With a verifier (MeasureOptions::
 // verifier) every configuration that would pass is sent there too, with the arguments as the
-// problem's data made them, and a rejection makes it a correctness failure.
+// problem's data made them, and a rejection makes it a correctness failure; what the verifier
+// observed comes back with the evaluation.
 #include <unistd.h>
 
 #include <chrono>
@@ -193,11 +194,14 @@ int main() {
       for (const auto& n : evaluate.candidate.lowered_names) ev.error += (ev.error.empty() ? "" : " ") + n;
     }
     if (ev.status == Status::Ok && verifier) {
-      const ExternalVerifier::Verdict v = verifier->check(key, verified_contents);
+      ExternalVerifier::Verdict v = verifier->check({key, evaluate.candidate.config.index, ev.resources},
+                                                    verified_contents);
       if (!v.ok) {
         ev = GpuEvaluation{};
         ev.status = Status::Correctness;
         ev.error = v.error;
+      } else {
+        ev.observed = std::move(v.observed);
       }
     }
     if (ev.status == Status::Ok && !expected_known) ev.defined_expected = expected_known = true;
