@@ -429,7 +429,7 @@ TEST_CASE("entries and measurements map both ways", "[interop]") {
   tuned_stats.summary.mean = 4.0;
   tuned_stats.summary.ci_low = 1.9;
   tuned_stats.summary.ci_high = 3.1;
-  tuned.origin = MeasuredOrigin{tuned_stats, std::nullopt, std::nullopt};
+  tuned.origin = MeasuredOrigin{tuned_stats, std::nullopt, std::nullopt, {}};
   const db::kt::KtEntry out = db::kt::entry_of_measurement(tuned);
   CHECK(out.time_ms == db::kt::kt_mean(e.times_ms));
   CHECK(out.times_ms == e.times_ms);

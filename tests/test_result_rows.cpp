@@ -101,7 +101,7 @@ Result measured(const Configuration& c) {
   res.block_threads = 256;
   res.active_blocks_per_sm = 6;
   res.occupancy = 0.75;
-  r.origin = MeasuredOrigin{thorough_stats(r.median_ms), 0.75, res};
+  r.origin = MeasuredOrigin{thorough_stats(r.median_ms), 0.75, res, {}};
   r.metrics = {{"GFLOP/s", 812.5}, {"GB/s", 31.25}};
   return r;
 }
@@ -153,7 +153,7 @@ TEST_CASE("a result goes through the store unchanged, whatever its provenance", 
   failed.status = Status::Runtime;
   failed.error = "launch failed: too many resources requested";
   failed.compile_ms = 90;
-  failed.origin = MeasuredOrigin{std::nullopt, 0.5, std::nullopt};
+  failed.origin = MeasuredOrigin{std::nullopt, 0.5, std::nullopt, {}};
   written.push_back(failed);
 
   // Refused by a resource restriction: no statistics, no load time, what it would cost kept
@@ -165,7 +165,7 @@ TEST_CASE("a result goes through the store unchanged, whatever its provenance", 
   KernelResources many;
   many.registers = 72;
   many.block_threads = 128;
-  refused.origin = MeasuredOrigin{std::nullopt, std::nullopt, many};
+  refused.origin = MeasuredOrigin{std::nullopt, std::nullopt, many, {}};
   written.push_back(refused);
 
   for (const Result& r : written) REQUIRE(run.add(r));

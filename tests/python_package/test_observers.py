@@ -268,6 +268,10 @@ def through_the_engine(a, tmp):
     check(any("mem_freq" in m and "NVMLObserver" in m for m in warned),
           f"an NVML observable cutune does not measure: a warning naming it ({warned})")
     first = len(calls)
+    # The same call again, as a second run of the script is (the problem is named after the
+    # call's place in the script): every configuration comes from the database.
+    import cutune.interface
+    cutune.interface._CALLS[0] -= 1
     again, _ = tune()
     check(len(calls) == first, "a second run on the same database measures nothing again")
     check(sorted((r["block_size_x"], r.get("error_max"), r.get("num_regs")) for r in again)

@@ -529,7 +529,7 @@ void Tuning::take_result(std::size_t lane, const Configuration& c, db::Measureme
   if (ev.stats) {
     // Loading the module is part of an evaluation's time that no other field holds:
     // `cutune report` stacks it beside compile, verification and the samples.
-    m.origin = MeasuredOrigin{ResultStats::of(*ev.stats), ev.load_ms, std::nullopt};
+    m.origin = MeasuredOrigin{ResultStats::of(*ev.stats), ev.load_ms, std::nullopt, {}};
     screening_wall_ms_ += ev.stats->set.wall_ms;
     ++screened_;
   }
