@@ -17,7 +17,8 @@
 namespace cutune::worker {
 namespace {
 
-using json = nlohmann::json;
+// Ordered: the observers' values keep the order the verifier gave them in (a row's field order).
+using json = nlohmann::ordered_json;
 
 json read_json(int fd, const std::string& path) {
   const auto frame = process::read_frame(fd);
@@ -93,7 +94,7 @@ ExternalVerifier::~ExternalVerifier() {
 ExternalVerifier::Verdict ExternalVerifier::check(const Asked& config, const std::vector<process::Frame>& contents) {
   const std::uint64_t seq = ++seq_;
   json head{{"seq", seq}, {"config", config.key}, {"indices", config.indices}, {"arguments", arguments_}};
-  if (config.resources) head["resources"] = json::parse(to_json(*config.resources).dump());
+  if (config.resources) head["resources"] = to_json(*config.resources);
   send(fd_, path_, head.dump());
   for (const process::Frame& c : contents) send(fd_, path_, c);
   const json answer = read_json(fd_, path_);
