@@ -4,15 +4,17 @@
   as the GPU worker sends them to the package's verifier (verifier.py): process_output(answer,
   result_host), then register_configuration(params), then get_results(), in Kernel Tuner's order
   (check_kernel_output runs before benchmark registers the configuration);
-- a RegisterObserver reads num_regs from the device it was registered with: cutune's Device, whose
-  num_regs the worker's driver read gives for each configuration;
+- a RegisterObserver, or a script's own BenchmarkObserver, gets register_configuration(params) and
+  get_results() per configuration, its `self.dev` being cutune's Device, whose num_regs the
+  worker's driver read gives (the per-launch hooks are not called: cutune times launches itself);
 - an NVMLObserver's observables that cutune's engine measures are asked of `cutune tune
   --observe` and come back under Kernel Tuner's names;
-- anything else (NCU, PMT, PowerSensor, Tegra, AMD, a script's non-output observer, NVML
+- anything else (NCU, PMT, PowerSensor, Tegra, AMD, continuous and prologue observers, NVML
   observables cutune does not measure) is not run: one warning names it.
 Observed values are numbers: anything else is refused with a warning naming the observer and key.
 """
 import numbers
+import types
 
 import numpy
 
@@ -42,16 +44,33 @@ def instantiate(observer, args):
 
 class Device:
     """What observers see as `self.dev` (Kernel Tuner registers its backend): the figures cutune
-    has of the configuration being observed."""
+    has of the configuration being observed. num_regs as Kernel Tuner's cuda-python backend has
+    it, and as func.num_regs, where scripts written for the PyCUDA backend read it."""
 
-    def __init__(self, name=""):
-        self.name = name
+    def __init__(self):
+        self.func = types.SimpleNamespace()
 
     def set_resources(self, resources):
-        if resources and "registers" in resources:
-            self.num_regs = int(resources["registers"])
-        elif hasattr(self, "num_regs"):
-            del self.num_regs  # unknown for this configuration: RegisterObserver raises as Kernel Tuner's
+        for holder in (self, self.func):
+            if resources and "registers" in resources:
+                holder.num_regs = int(resources["registers"])
+            elif hasattr(holder, "num_regs"):
+                del holder.num_regs  # unknown for this configuration: reading it raises, as in Kernel Tuner
+
+
+# Kernel Tuner's (and cutune's stand-in) observer modules: their classes are known by name.
+_LIBRARY = ("kernel_tuner.observers", "kernel_tuner.accuracy", "cutune.observers", "cutune.accuracy")
+# Called around each launch of Kernel Tuner's benchmark loop: cutune times launches itself.
+_HOOKS = ("before_start", "after_start", "during", "after_finish")
+
+
+def _from_library(o):
+    return type(o).__module__.startswith(_LIBRARY)
+
+
+def _overridden_hooks(o):
+    base = next((c for c in type(o).__mro__ if c.__name__ == "BenchmarkObserver"), None)
+    return [h for h in _HOOKS if base is not None and getattr(type(o), h, None) is not getattr(base, h, None)]
 
 
 class Plan:
@@ -60,23 +79,33 @@ class Plan:
     def __init__(self, observers, device=0, platform=0, compiler=None, lang=None):
         args = dict(device=device, platform=platform, compiler=compiler, lang=lang)
         observers = [instantiate(o, args) for o in (observers or [])]
-        self.output = [o for o in observers if _is(o, OutputObserver, "OutputObserver")]
-        self.register = [o for o in observers if type(o).__name__ == "RegisterObserver"]
-        self.nvml = []  # observables for `cutune tune --observe`
-        self.warnings = []
+        self.output, self.other, self.nvml, self.warnings = [], [], [], []
         for o in observers:
-            if o in self.output or o in self.register:
-                continue
-            if type(o).__name__ == "NVMLObserver":
-                self._nvml(o)
-            else:
-                self.warnings.append(f"{type(o).__name__} is not run by cutune (it has no counterpart in cutune's "
-                                     "measurement): its results are not in the rows")
-        self.python = self.output + self.register  # observers called per configuration in Python
+            self._classify(o)
+        self.python = self.output + self.other  # observers called per configuration in Python
         self.int_keys = {"num_regs"}  # observed keys whose values were ints
         self.device = Device()
         for o in self.python:
             o.register_device(self.device)
+
+    def _classify(self, o):
+        name = type(o).__name__
+        if _is(o, OutputObserver, "OutputObserver"):
+            self.output.append(o)
+        elif name == "NVMLObserver" and _from_library(o):
+            self._nvml(o)
+        elif any(c.__name__ in ("ContinuousObserver", "PrologueObserver") for c in type(o).__mro__) or (
+                _from_library(o) and name != "RegisterObserver"):
+            self.warnings.append(f"{name} is not run by cutune (it has no counterpart in cutune's measurement): "
+                                 "its results are not in the rows")
+        else:
+            # RegisterObserver, or a script's own BenchmarkObserver: its get_results per
+            # configuration, with the device's figures (num_regs) as Kernel Tuner's backend has them.
+            self.other.append(o)
+            hooks = _overridden_hooks(o)
+            if hooks:
+                self.warnings.append(f"{name}: {', '.join(hooks)} not called by cutune (it times launches "
+                                     "itself); register_configuration and get_results are, per configuration")
 
     def _nvml(self, o):
         observables = list(getattr(o, "observables", []))

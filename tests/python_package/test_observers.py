@@ -173,6 +173,34 @@ def decision_order():
           f"only a RegisterObserver: no outputs sent, the engine's own check stands ({w.wanted}, {r})")
 
 
+def scripts_own_register_observer():
+    """A script's own BenchmarkObserver, as rte_sw_source_adding's tuning script writes one for
+    Kernel Tuner's PyCUDA backend: get_results reads self.dev.func.num_regs."""
+    from cutune import observing
+    from cutune.observers import BenchmarkObserver
+
+    class RegisterObserver(BenchmarkObserver):
+        def get_results(self):
+            return {"num_regs": self.dev.func.num_regs}
+
+    class Hooked(BenchmarkObserver):
+        def before_start(self):
+            pass
+
+        def get_results(self):
+            return {}
+    plan = observing.Plan([RegisterObserver(), Hooked()])
+    check(len(plan.python) == 2, "a script's BenchmarkObservers are run per configuration")
+    check(len(plan.warnings) == 1 and plan.warnings[0].startswith("Hooked: before_start not called"),
+          f"... with a warning naming a per-launch hook it overrides ({plan.warnings})")
+    x = np.arange(4, dtype=np.float32)
+    with verifier(answer=[x, None], observers=[RegisterObserver()], arguments=[np.zeros(4, np.float32), x]) as v:
+        w = Worker(v.path, ["out", "x"])
+        r = w.ask([0], {}, registers=64)
+        w.close()
+    check(r["ok"] is True and r["observed"] == {"num_regs": 64}, f"self.dev.func.num_regs: the worker's count ({r})")
+
+
 def refusals():
     from cutune.observers.observer import OutputObserver
 
@@ -289,6 +317,7 @@ def main():
     try:
         observer_calls()
         decision_order()
+        scripts_own_register_observer()
         refusals()
         accuracy_by_name()
         through_the_engine(a, tmp)
