@@ -24,6 +24,7 @@
 // verifier) every configuration that would pass is sent there too, with the arguments as the
 // problem's data made them, and a rejection makes it a correctness failure; what the verifier
 // observed comes back with the evaluation.
+// FAKE_GPU_WORKER_NVML=1 adds NVML readings to every measurement (fake_nvml).
 #include <unistd.h>
 
 #include <chrono>
@@ -71,7 +72,17 @@ nlohmann::json recorded_space() {
 }
 
 /// One evaluation's answer: recorded, or a time made from the key.
-GpuEvaluation answer_for(const std::string& key, const nlohmann::json& recorded) {
+/// FAKE_GPU_WORKER_NVML=1: NVML readings with every measurement (55 C, 250 W, 1980 MHz; and
+/// 0.5 mJ per launch where energy is measured), so that what the tuner keeps of them is tested.
+void fake_nvml(MeasuredStats& stats, bool energy) {
+  if (!std::getenv("FAKE_GPU_WORKER_NVML")) return;
+  stats.temperature_c = 55.0;
+  stats.power_w = 250.0;
+  stats.nvml_sm_clock_mhz = 1980.0;
+  if (energy) stats.energy_mj_per_launch = 0.5;
+}
+
+GpuEvaluation answer_for(const std::string& key, const nlohmann::json& recorded, bool energy = false) {
   GpuEvaluation ev;
   double ms = 0.0;
   if (recorded.is_null()) {
@@ -95,6 +106,7 @@ GpuEvaluation answer_for(const std::string& key, const nlohmann::json& recorded)
   stats.summary.count = 3;
   stats.summary.median = stats.summary.mean = stats.summary.min = stats.summary.max = ms;
   stats.summary.ci_low = stats.summary.ci_high = ms;
+  fake_nvml(stats, energy);
   ev.stats = stats;
   // What the GPU stage reads from the driver, made from the key so that a test can tell
   // each configuration's own resources from another's.
@@ -183,7 +195,7 @@ int main() {
     if (action == "die") std::_Exit(1);
     if (action == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
     if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
-    GpuEvaluation ev = answer_for(key, recorded);
+    GpuEvaluation ev = answer_for(key, recorded, setup.measure.energy_every_config);
     if (action == "sticky") {
       ev = GpuEvaluation{};
       ev.status = Status::Runtime;

@@ -11,7 +11,8 @@ that raises failing its configuration.
 
 Then through `cutune tune` and the fake GPU worker (every output as uploaded; registers made
 from the key): rows carry the observers' values and metrics read them, and a second run on the
-same database gives them back from the store.
+same database gives them back from the store; an NVMLObserver's observables come back under
+Kernel Tuner's names from the engine's own readings (`cutune tune --observe`).
 
     test_observers.py --cutune BIN --fake-worker BIN
 Re-runs itself with a Python that has numpy when this one has none; exit 77 when none has.
@@ -308,6 +309,33 @@ def through_the_engine(a, tmp):
     del os.environ["CUTUNE_TUNE_OPTIONS"]
 
 
+def nvml_observer(a, tmp):
+    """NVMLObserver's observables cutune measures come back under Kernel Tuner's names and units
+    (the fake worker's readings: 55 C, 250 W, 1980 MHz, 0.5 mJ per launch with energy on)."""
+    import cutune
+    from cutune.observers.nvml import NVMLObserver
+    os.environ.update(CUTUNE_BIN=a.cutune, CUTUNE_WORKER=a.fake_worker, CUTUNE_RUN_DIR=tmp,
+                      CUTUNE_CACHE_DIR=os.path.join(tmp, "cubins"), CUTUNE_TUNE_OPTIONS="--compile-mode thread",
+                      CUTUNE_DB=os.path.join(tmp, "nvml.db"), FAKE_GPU_WORKER_NVML="1")
+    n = 1000
+    x = np.arange(n, dtype=np.float32)
+    try:
+        observers = [NVMLObserver(["nvml_energy", "nvml_power", "core_freq", "temperature"])]
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            results, _ = cutune.tune_kernel("vector_add", KERNEL, n, [np.zeros(n, np.float32), x, x, np.int32(n)],
+                                            {"block_size_x": [32, 64]}, observers=observers, quiet=True,
+                                            metrics={"W": lambda p: p["nvml_power"]})
+        check(not [m for m in w if "observers" in str(m.message)], "NVMLObserver of measured observables: no warning")
+        got = [(r.get("nvml_energy"), r.get("nvml_power"), r.get("core_freq"), r.get("temperature"), r.get("W"))
+               for r in results]
+        check(len(got) == 2 and all(g == (0.0005, 250.0, 1980.0, 55.0, 250.0) for g in got),
+              f"nvml_energy (J), nvml_power, core_freq, temperature in the rows, a metric reads one ({got})")
+    finally:
+        del os.environ["FAKE_GPU_WORKER_NVML"]
+        del os.environ["CUTUNE_TUNE_OPTIONS"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cutune", required=True)
@@ -321,6 +349,7 @@ def main():
         refusals()
         accuracy_by_name()
         through_the_engine(a, tmp)
+        nvml_observer(a, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{len(failures)} failed" if failures else "all passed")
