@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Measured regret of selecting a configuration for a shape nobody tuned (on the GPU).
 
-For each template: a sweep of shapes is tuned (`cutune tune K --sweep ...`), distilled
+For each template, and Kernel Tuner's own reduction example (kt_reduction, a real kernel by
+others, read from --real-kernels): a sweep of shapes is tuned (`cutune tune K --sweep ...`), distilled
 (`cutune distill`) and exported as wisdom; shapes *between* the swept ones (held out of the
 sweep) are then tuned directly into another DB, which gives each held-out shape its own best.
 At each held-out shape the loader's choice from the sweep's wisdom (`cutune select`, the
@@ -14,7 +15,7 @@ found within its budget). Writes OUT/shape_regret.json (per shape and per kernel
 worst slowdown of each) and OUT/logs/.
 
 Usage: python3 -m studies.shape_regret --bin build/tuner/cli --out DIR
-           [--kernels reduction,scan,matmul,transpose] [--budget 16] [--time-cap 0.1] [--samples 5]
+           [--kernels reduction,scan,matmul,transpose,kt_reduction] [--real-kernels DIR] [--budget 16] [--time-cap 0.1] [--samples 5]
            [--bound 0.05] [--top-k 3]
 Device time is mostly (sweep shapes + held-out shapes) x budget evaluations per kernel: with the
 defaults, 15 swept and 11 held-out shapes over the 4 templates at 16 evaluations each (32 for the
@@ -37,7 +38,44 @@ PLANS = {
     "scan": {"var": "n", "sweep": "n=2**16..2**28:*16", "held": [2**18, 2**22, 2**26], "fixed": ""},
     "matmul": {"var": "m", "sweep": "m=256..4096:*4", "held": [512, 2048], "fixed": "n=512,k=512"},
     "transpose": {"var": "rows", "sweep": "rows=2**8..2**14:*4", "held": [2**9, 2**11, 2**13], "fixed": "cols=4096"},
+    # A real kernel by others: Kernel Tuner's own reduction example (its sum_floats, the script's
+    # tune_params), n made a problem variable of a T1 written at run time (real_kernel_t1).
+    "kt_reduction": {"var": "n", "sweep": "n=2**20..2**28:*16", "held": [2**22, 2**26], "fixed": "",
+                     "real_kernel": "kernel_tuner_examples/reduction.cu"},
 }
+DEFAULT_REAL_KERNELS = Path(__file__).resolve().parents[2] / "shared" / "data" / "real_kernels"
+
+
+def real_kernel_t1(plan, real_kernels, work):
+    """The T1 file of Kernel Tuner's reduction example (reduction.py): its kernel file where it
+    lies (never copied), its parameters and value lists, problem_size "num_blocks" with
+    grid_div_x=[] (one block per num_blocks), arguments (partial sums of the largest num_blocks,
+    the array, n) with n the swept variable. Unverified: the script's check is a custom verify."""
+    kernel_file = Path(real_kernels) / plan["real_kernel"]
+    if not kernel_file.is_file():
+        raise FileNotFoundError(f"{kernel_file}: not found (--real-kernels)")
+    params = [("block_size_x", [32, 64, 128, 256, 512, 1024], 256), ("vector", [1, 2, 4], 1),
+              ("num_blocks", [2**i for i in range(5, 16)], 1024), ("loop_unroll_factor_0", [0, 1, 8, 16, 32, 64], 0),
+              ("use_shuffle", [0, 1], 1)]
+    vec = {"MemoryType": "Vector"}
+    doc = {"General": {"BenchmarkName": "kt_example_sum_floats", "OutputFormat": "JSON"},
+           "ConfigurationSpace": {"TuningParameters": [{"Name": n, "Type": "int", "Values": str(v), "Default": d}
+                                                       for n, v, d in params], "Conditions": []},
+           "KernelSpecification": {
+               "Language": "CUDA", "CompilerOptions": [], "KernelName": "sum_floats", "KernelFile": str(kernel_file),
+               "GlobalSizeType": "CUDA", "LocalSize": {"X": "block_size_x", "Y": "1", "Z": "1"},
+               "GlobalSize": {"X": "num_blocks", "Y": "1", "Z": "1"}, "GridDivX": [], "GridDivY": [],
+               "ProblemSize": ["num_blocks"], "SharedMemory": 0,
+               "Arguments": [
+                   dict(vec, Name="sum_global", Type="float", AccessType="WriteOnly", FillType="Constant",
+                        FillValue=0.0, Size="32768"),
+                   dict(vec, Name="array", Type="float", AccessType="ReadOnly", FillType="Random", FillValue=1.0,
+                        Size="n"),
+                   {"Name": "n", "Type": "int32", "MemoryType": "Scalar", "AccessType": "ReadOnly", "FillValue": "n"}]},
+           "cutune": {"ProblemVariables": [{"Name": "n", "Default": 2**24, "Min": 1024, "Max": 2**30}]}}
+    path = work / "kt_reduction.json"
+    path.write_text(json.dumps(doc, indent=1))
+    return str(path), doc["General"]["BenchmarkName"]
 EMPTY_WISDOM = {"format": "cutune-wisdom", "version": 1, "generated_at": "", "winners": []}
 
 
@@ -90,7 +128,7 @@ def held_out_shape(cutune, kernel, plan, value, wisdom, empty, work, a, log):
         t = config_text(c["config"])
         if t not in texts:
             texts.append(t)
-    mjson = work / f"measure_{kernel}_{value}.json"
+    mjson = work / f"measure_{Path(kernel).stem}_{value}.json"
     cmd = [cutune, "measure", kernel, "--problem", problem, "--json", str(mjson), "--time-cap", str(a.time_cap)]
     for t in texts:
         cmd += ["--config", t]
@@ -109,11 +147,14 @@ def held_out_shape(cutune, kernel, plan, value, wisdom, empty, work, a, log):
     return row
 
 
-def study_kernel(cutune, kernel, a, out):
-    plan = PLANS[kernel]
-    work = out / kernel
+def study_kernel(cutune, name, a, out):
+    plan = PLANS[name]
+    work = out / name
     work.mkdir(parents=True, exist_ok=True)
-    log = out / "logs" / f"{kernel}.log"
+    kernel, stored_name = name, name  # a template: its name; a real kernel: its T1 file
+    if "real_kernel" in plan:
+        kernel, stored_name = real_kernel_t1(plan, a.real_kernels, work)
+    log = out / "logs" / f"{name}.log"
     sweep_db, wisdom, empty = work / "sweep.db", work / "wisdom.json", work / "empty.wisdom.json"
     empty.write_text(json.dumps(EMPTY_WISDOM))
     t0 = time.monotonic()
@@ -125,7 +166,7 @@ def study_kernel(cutune, kernel, a, out):
     t_sweep = time.monotonic() - t0
     run([cutune, "distill", kernel, "--db", str(sweep_db), "--bound", str(a.bound), "--top-k", str(a.top_k),
          "--time-cap", str(a.time_cap), "--samples", str(a.samples), "--json", str(work / "distill.json")], log)
-    run([cutune, "export", "--format", "wisdom", "--kernel", kernel, "--db", str(sweep_db), "-o", str(wisdom)], log)
+    run([cutune, "export", "--format", "wisdom", "--kernel", stored_name, "--db", str(sweep_db), "-o", str(wisdom)], log)
     t_distill = time.monotonic() - t0 - t_sweep
     rows = [held_out_shape(cutune, kernel, plan, v, wisdom, empty, work, a, log) for v in plan["held"]]
     distilled = json.load(open(work / "distill.json"))
@@ -141,7 +182,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default="build/tuner/cli", help="folder of cutune and cutune-worker")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--kernels", default="reduction,scan,matmul,transpose")
+    ap.add_argument("--kernels", default="reduction,scan,matmul,transpose,kt_reduction")
+    ap.add_argument("--real-kernels", default=str(DEFAULT_REAL_KERNELS),
+                    help="the real kernels by others (kt_reduction's kernel file)")
     ap.add_argument("--budget", type=int, default=16, help="evaluations per shape (sweep and held-out)")
     ap.add_argument("--held-budget", type=int, default=0,
                     help="evaluations of each held-out shape's direct tuning (default: twice --budget)")
@@ -159,7 +202,7 @@ def main():
             sys.exit(f"shape_regret: --kernels: no plan for {kernel} (known: {', '.join(PLANS)})")
         try:
             result["kernels"][kernel] = study_kernel(cutune, kernel, a, out)
-        except RuntimeError as e:  # one kernel's failure leaves the others' results
+        except (RuntimeError, FileNotFoundError) as e:  # one kernel's failure leaves the others' results
             result["kernels"][kernel] = {"error": str(e)}
         (out / "shape_regret.json").write_text(json.dumps(result, indent=2) + "\n")
         s = result["kernels"][kernel].get("summary")

@@ -205,3 +205,26 @@ TEST_CASE("cutune compile --compiler nvcc works, and a bad --compiler value is o
   CHECK_THAT(r.out, Contains("bytes of cubin for sm_90") && Contains("by nvcc"));
   testing::cli::expect_bad_input({"compile", json, "--compiler", "gcc"}, {"--compiler", "gcc"});
 }
+
+TEST_CASE("lang cupy: CuPy's headers from $CUTUNE_CUPY_INCLUDE (the package's interpreter), half without an include",
+          "[cli][cupy]") {
+  // The package names the CuPy of the interpreter the script runs in; the python3 on PATH may
+  // have none. A header there stands in for <cupy/complex.cuh>.
+  testing::TempDir dir;
+  fs::create_directories(dir.path() / "cupyinc" / "cupy");
+  dir.write("cupyinc/cupy/stand_in.cuh", "#define CUPY_STAND_IN 2\n");
+  const std::string source = "#include <cupy/stand_in.cuh>\n"
+                             "__global__ void k(float* x) { half h = __float2half(x[0]); x[0] = __half2float(h) * CUPY_STAND_IN; }\n";
+  const std::string json = write_problem(dir, source, "[]", R"({"Lang": "cupy"})").string();
+  const std::vector<std::string> args{"compile", json};
+  ::setenv("CUTUNE_CUPY_INCLUDE", (dir.path() / "cupyinc").c_str(), 1);
+  const auto found = testing::cli::run_cli(args);
+  ::setenv("CUTUNE_CUPY_INCLUDE", (dir.path() / "absent").c_str(), 1);
+  const auto absent = testing::cli::run_cli(args);
+  ::unsetenv("CUTUNE_CUPY_INCLUDE");
+  INFO(testing::cli::describe(args, found));
+  CHECK(found.status == 0);
+  INFO(testing::cli::describe(args, absent));
+  CHECK(absent.status != 0);
+  CHECK_THAT(absent.out + absent.err, Contains("cupy/stand_in.cuh"));
+}

@@ -1,4 +1,5 @@
 """The C++ `cutune` command underneath the package: where it is, and one tuning run."""
+import importlib.util
 import json
 import os
 import shlex
@@ -31,6 +32,24 @@ def find_binary():
                             "the checkout (cmake --build build --target cutune)")
 
 
+def engine_env():
+    """The environment of the `cutune` command: this one, plus $CUTUNE_CUPY_INCLUDE naming the
+    header folder of the CuPy this interpreter has (lang="cupy" kernels include <cupy/...>), found
+    without importing CuPy; the engine would otherwise ask the python3 on PATH, which may be
+    another interpreter without it."""
+    env = dict(os.environ)
+    if "CUTUNE_CUPY_INCLUDE" not in env:
+        try:
+            spec = importlib.util.find_spec("cupy")
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin:
+            folder = os.path.join(os.path.dirname(spec.origin), "_core", "include")
+            if os.path.isdir(folder):
+                env["CUTUNE_CUPY_INCLUDE"] = folder
+    return env
+
+
 class NoGpuError(RuntimeError):
     """What tuning without a usable GPU raises (Kernel Tuner raises a RuntimeError from its
     CUDA backend there too)."""
@@ -45,7 +64,7 @@ def tune(t1_file, cache_file, report_file, options, quiet=False):
     extra = shlex.split(os.environ.get("CUTUNE_TUNE_OPTIONS", ""))
     cmd = [find_binary(), "tune", t1_file, "--cache", cache_file, "--report", report_file]
     cmd += _without(list(options), {x for x in extra if x.startswith("--")}) + extra
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=engine_env())
     if not quiet and proc.stdout:
         print(proc.stdout, end="")
     if proc.returncode == 3:
@@ -77,7 +96,7 @@ def run(t1_file, out_dir, options, quiet=False):
     NoGpuError without a GPU, RuntimeError naming the command and saying why otherwise (a
     configuration that does not compile or run: Kernel Tuner's run_kernel raises there too)."""
     cmd = [find_binary(), "run", t1_file, "--outputs", out_dir] + list(options)
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=engine_env())
     if proc.returncode == 3:
         raise NoGpuError(f"cutune: no GPU to run on: {proc.stderr.strip()}")
     if proc.returncode != 0:

@@ -18,7 +18,7 @@ import numpy
 from cutune_capture import session as capture
 from cutune_capture.translate import Call, Unsupported, resolve_block_size_names
 
-from . import dry_run, engine, observing, run_outputs, util
+from . import dry_run, engine, host_function, observing, run_outputs, util
 from .searchspace import Space
 from .verifier import Verifier, is_tunable, synced_arguments
 
@@ -118,10 +118,13 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     _refuse_unsupported(opts, "run_kernel")
     tune_params = {k: [v] for k, v in dict(params).items()}
     bsn = resolve_block_size_names(block_size_names, tune_params)
+    if str(lang or "").upper() == "C":  # a CPU function (a script's reference), as Kernel Tuner runs it
+        return host_function.run(opts, dict(params), bsn)
     space = Space(tune_params, None, bsn)
     if len(space) == 0:  # the block is larger than any CUDA GPU allows: Kernel Tuner's words
         raise RuntimeError("cannot create kernel instance, too many threads per block")
-    run_dir = tempfile.mkdtemp(prefix="cutune-run-kernel-", dir=os.environ.get("CUTUNE_RUN_DIR"))
+    run_dir = tempfile.mkdtemp(prefix="cutune-run-kernel-", dir=os.environ.get("CUTUNE_RUN_DIR") or
+                               _memory_folder(arguments))
     try:
         o = dict(opts, tune_params=tune_params, restrictions=None, metrics=None)
         t1_file, _ = _write_problem(run_dir, "run_kernel", o, space, bsn, "time", False)
@@ -131,6 +134,18 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     finally:
         if not os.environ.get("CUTUNE_KEEP_RUN_DIR"):
             shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _memory_folder(arguments, folder="/dev/shm"):
+    """A RAM-backed folder for run_kernel's files (its arguments in, its outputs back, deleted after
+    the call) where it has room for twice the arrays, else None (the system's temporary folder):
+    a disk wrote a 2.1 GiB run at about 220 MB/s here, tmpfs moves it at memory speed."""
+    need = 2 * sum(a.nbytes for a in arguments if isinstance(a, numpy.ndarray)) + (64 << 20)
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    return folder if os.access(folder, os.W_OK) and st.f_bavail * st.f_frsize > need else None
 
 
 def _refuse_unsupported(o, fn="tune_kernel"):

@@ -5,7 +5,8 @@
 PARAMS: {"tool": "kernel_tuner" | "cutune", "script", "args", "out", "budget_s", "max_calls",
 "cutune_python" (the folder holding the package), "cutune_strategy" ("default" or "same"),
 "cutune_default_strategy", "kt_cuda_lang" (null, or the backend Kernel Tuner gets for lang CUDA or
-none: "NVCUDA", "cupy")}.
+none: "NVCUDA", "cupy"), "kt_backend" (null, or the backend Kernel Tuner gets for any CUDA-family
+lang: the benchmark's retry with the other backend)}.
 
 The script runs unchanged as __main__. Its `import kernel_tuner` gives the real Kernel Tuner
 (PYTHONPATH holds it) or, for cutune, the package standing in for it (as `python -m cutune`
@@ -119,6 +120,10 @@ def make_wrapper(real, space_sizes):
         lang = kw.get("lang")
         if P["tool"] == "kernel_tuner" and P.get("kt_cuda_lang") and (lang is None or str(lang).upper() == "CUDA"):
             kw["lang"] = call["lang"] = P["kt_cuda_lang"]
+        # The benchmark's second try: Kernel Tuner's other CUDA backend for any CUDA-family lang.
+        if P["tool"] == "kernel_tuner" and P.get("kt_backend") and \
+                (lang is None or str(lang).upper() in ("CUDA", "CUPY", "NVCUDA")):
+            kw["lang"] = call["lang"] = P["kt_backend"]
         budget(kw, call)
         objective = kw.get("objective") or "time"
         higher = kw.get("objective_higher_is_better")

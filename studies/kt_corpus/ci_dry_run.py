@@ -36,7 +36,9 @@ RECORDED = os.path.join(REPO, "results", "kt_corpus")
 KNOWN_GAPS = {
     "kernel_float_vector_add": "kernel_tuner.accuracy.TunablePrecision arguments are refused (NotImplementedError)",
     "gausstransform": 'its first call has lang="C" (a CPU function): cutune compiles CUDA only',
-    "su3_bench_cuda": 'lang="cupy": the kernel includes cupy/complex.cuh, found only where CuPy is installed',
+    "su3_bench_cuda": 'lang="cupy": the kernel includes cupy/complex.cuh, found only where CuPy is installed; '
+                      "with CuPy 13 or 14 its headers need C++17 and the script passes -std=c++14, where Kernel "
+                      "Tuner's cupy backend fails too (Thrust requires at least C++17)",
     "rte_sw_2stream": "the default does not compile: <float.h> sends auto to nvcc, where loop_unroll_factor_nlay "
                       "(declared under #ifndef kernel_tuner; Kernel Tuner 1.5 defines kernel_tuner as cutune does) is undefined",
     "rte_lw_solver_noscat": "the default does not compile: -Wno-deprecated-gpu-targets is an nvcc option NVRTC "
@@ -98,10 +100,28 @@ def dry_run(a, entry, work):
         return "timeout", f"TimeoutExpired: more than {a.timeout:g} s", call_dirs(out), cwd
 
 
+_FIND_CUPY = ("import importlib.util, os; s = importlib.util.find_spec('cupy'); "
+              "print(os.path.join(os.path.dirname(s.origin), '_core', 'include') if s and s.origin else '')")
+
+
+def compile_env(a):
+    """The compile's environment: CuPy's headers of the Python that runs the scripts, as the
+    package hands them to the engine ($CUTUNE_CUPY_INCLUDE), where that Python has CuPy."""
+    if not hasattr(a, "_compile_env"):
+        env = dict(os.environ)
+        p = subprocess.run([a.python, "-c", _FIND_CUPY], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        folder = p.stdout.strip() if p.returncode == 0 else ""
+        if folder and os.path.isdir(folder):
+            env.setdefault("CUTUNE_CUPY_INCLUDE", folder)
+        a._compile_env = env
+    return a._compile_env
+
+
 def compile_default(a, t1, cwd):
     try:
         p = subprocess.run([a.cutune, "compile", t1, "--arch", "sm_90"], cwd=cwd, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, errors="replace", timeout=a.timeout)
+                           stderr=subprocess.STDOUT, text=True, errors="replace", timeout=a.timeout,
+                           env=compile_env(a))
     except subprocess.TimeoutExpired:
         return f"cutune compile took more than {a.timeout:g} s"
     if p.returncode == 0:

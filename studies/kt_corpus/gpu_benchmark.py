@@ -169,14 +169,15 @@ class Bench:
             os.makedirs(os.path.join(dest, d), exist_ok=True)
         return dest
 
-    def child(self, corpus, entry, tool, timeout):
+    def child(self, corpus, entry, tool, timeout, kt_backend=None):
         root = self.fresh_copy(corpus, entry, tool)
         cwd = os.path.join(root, entry.get("cwd") or ".")
         record = os.path.join(root, f"{tool}_record.json")
         params = {"tool": tool, "script": os.path.join(root, entry["script"]), "args": entry.get("args", []),
                   "out": record, "budget_s": self.args.budget, "max_calls": self.args.max_calls,
                   "cutune_python": os.path.join(REPO, "python"), "cutune_strategy": self.args.cutune_strategy,
-                  "cutune_default_strategy": self.args.cutune_default_strategy, "kt_cuda_lang": self.args.kt_cuda_lang}
+                  "cutune_default_strategy": self.args.cutune_default_strategy, "kt_cuda_lang": self.args.kt_cuda_lang,
+                  "kt_backend": kt_backend}
         pfile = os.path.join(root, f"{tool}_params.json")
         with open(pfile, "w") as f:
             json.dump(params, f)
@@ -238,6 +239,24 @@ class Bench:
             judge(row)
         return rows
 
+    def kernel_tuner(self, corpus, entry, per_child):
+        """Kernel Tuner with the backend the script asks for; where that fails inside a
+        tune_kernel call (a compile or driver error of that backend), once more with its other
+        CUDA backend: the target counts a script Kernel Tuner runs with any of them. The
+        record says which backend each try used and why the first failed."""
+        kt = self.child(corpus, entry, "kernel_tuner", min(per_child, self.left_s() / 2))
+        first_lang = next((c.get("lang", "absent") for c in kt.get("calls", []) if "index" in c), "absent")
+        if kt["outcome"] == "ran" or first_lang == "absent" or self.args.kt_cuda_lang or \
+                self.left_s() < 2 * (CHILD_STARTUP_S + self.args.budget):
+            return kt
+        other = "NVCUDA" if str(first_lang).upper() == "CUPY" else "cupy"
+        if str(first_lang).upper() not in ("NONE", "CUDA", "CUPY", "NVCUDA"):
+            return kt
+        retry = self.child(corpus, entry, "kernel_tuner", min(per_child, self.left_s() / 2), kt_backend=other)
+        retry["first_try"] = {"lang": first_lang, "why": kt["why"]}
+        retry["backend"] = other
+        return retry if retry["outcome"] == "ran" else dict(kt, retry={"lang": other, "why": retry["why"]})
+
     def script(self, corpus, entry):
         row = {"id": entry["id"], "kernel": entry.get("kernel")}
         missing = [m for m in entry.get("requires", []) if importlib.util.find_spec(m) is None]
@@ -252,7 +271,7 @@ class Bench:
         if self.left_s() < 2 * (CHILD_STARTUP_S + self.args.budget):
             row["not_run"] = f"the total time cap (--total {self.args.total:g} s) was reached"
             return row
-        kt = self.child(corpus, entry, "kernel_tuner", min(per_child, self.left_s() / 2))
+        kt = self.kernel_tuner(corpus, entry, per_child)
         cu = self.child(corpus, entry, "cutune", min(per_child, self.left_s() - 5))
         row["kernel_tuner"] = {k: v for k, v in kt.items() if k != "calls"}
         row["cutune"] = {k: v for k, v in cu.items() if k != "calls"}
@@ -437,6 +456,8 @@ def table(doc):
              f"{t.get('kernel_tuner_winners_that_cannot_run')}; pace at least 3x in "
              f"{t.get('pace_at_least_3x_where_the_budget_binds')} of {t.get('calls_where_the_budget_binds')} calls "
              "where the budget bound Kernel Tuner.", "",
+             "Kernel Tuner runs with the backend the script asks for, and where that fails in tune_kernel, once more "
+             "with its other CUDA backend (cupy or cuda-python), said in the row. "
              "Valid: each tool's valid space. Tried (failed): configurations. Best: each tool's own best time, ms. "
              "Re-measured: both winners in one `cutune measure` process, median ms. Ratio: Kernel Tuner's winner / "
              "cutune's (>= 1: cutune's at least as fast). Pace: configurations per second, Kernel Tuner / cutune.", "",
@@ -449,6 +470,10 @@ def table(doc):
             continue
         kt, cu = s.get("kernel_tuner", {}), s.get("cutune", {})
         kt_says = "ran" if kt.get("outcome") == "ran" else f"failed: {kt.get('why')}"
+        if kt.get("backend"):  # the second try ran: say with which backend and why the first failed
+            kt_says += f" (lang={kt['backend']}; {kt['first_try']['lang']}: {kt['first_try']['why']})"
+        elif kt.get("retry"):
+            kt_says += f"; lang={kt['retry']['lang']}: {kt['retry']['why']}"
         cu_says = "ran" if cu.get("outcome") == "ran" else f"failed: {cu.get('why')}"
         calls = s.get("calls") or [{}]
         for c in calls:

@@ -258,13 +258,14 @@ def verify_functions(a, tmp):
 
 def no_parameters_and_other_languages():
     # A CPU reference run as Kernel Tuner scripts write it (hub's dedispersion): params={} is one
-    # configuration; lang="C" is refused by name, not by an internal numpy error.
+    # configuration; lang="C" runs on the CPU (test_host_function.py), lang="OpenCL" is refused by name.
     import cutune
     from cutune.searchspace import Space
     check(len(Space({}, None, ["block_size_x", "block_size_y", "block_size_z"])) == 1,
           "a space without parameters holds one configuration")
-    e = raises(cutune.run_kernel, "f", "void f(float* x) {}", 1, [np.zeros(4, np.float32)], {}, lang="C")
-    check(isinstance(e, NotImplementedError) and "lang" in str(e), f"run_kernel(lang='C') names lang: {e!r}")
+    e = raises(cutune.run_kernel, "f", "__kernel void f(__global float* x) {}", 1, [np.zeros(4, np.float32)], {},
+               lang="OpenCL")
+    check(isinstance(e, NotImplementedError) and "lang" in str(e), f"run_kernel(lang='OpenCL') names lang: {e!r}")
 
 
 def main():

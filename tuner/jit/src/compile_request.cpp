@@ -51,7 +51,12 @@ std::string replace_parameter_names(const std::string& text, const std::vector<s
 std::string cupy_include_dir() {
   static const std::string dir = [] {
     // Kernel Tuner's CuPy backend compiles with cupy.RawModule, which adds this folder; where
-    // CuPy is not installed the kernel's own includes say what is missing.
+    // CuPy is not installed the kernel's own includes say what is missing. The Python package
+    // names the folder of the CuPy its script runs with ($CUTUNE_CUPY_INCLUDE): the python3 on
+    // PATH may be another (a venv's script, the system's python3 without CuPy).
+    std::error_code ec;
+    if (const char* env = std::getenv("CUTUNE_CUPY_INCLUDE"); env && *env)
+      return std::filesystem::is_directory(env, ec) ? std::string(env) : std::string();
     std::string out;
     FILE* pipe = ::popen("python3 -c \"import cupy, os; print(os.path.dirname(cupy.__file__) + '/_core/include')\" "
                          "2>/dev/null",
@@ -61,7 +66,6 @@ std::string cupy_include_dir() {
     while (std::fgets(buffer.data(), static_cast<int>(buffer.size()), pipe)) out += buffer.data();
     const bool ok = ::pclose(pipe) == 0;
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    std::error_code ec;
     return ok && std::filesystem::is_directory(out, ec) ? out : std::string();
   }();
   return dir;

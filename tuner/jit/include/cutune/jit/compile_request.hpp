@@ -21,8 +21,9 @@ CompileRequest compile_request(const KernelProblem& problem, const Config& confi
 CompileRequest compile_request_with(const KernelProblem& problem, const Config& config, const std::string& arch,
                                     Compiler compiler);
 
-/// CuPy's header folder (<cupy>/_core/include) when `python3` imports cupy, else "": asked
-/// once per process.
+/// CuPy's header folder: $CUTUNE_CUPY_INCLUDE when set (the Python package sets it from the
+/// interpreter its script runs in), else <cupy>/_core/include when `python3` imports cupy, else
+/// "": asked once per process.
 std::string cupy_include_dir();
 
 /// Kernel Tuner 1.5's util.replace_param_occurrences: every token of [A-Za-z0-9_]+ that is
