@@ -413,7 +413,7 @@ TEST_CASE("external verifier: the configuration goes out with its value indices 
   CHECK(std::isnan(verdict.observed[2].second));
 }
 
-TEST_CASE("external verifier: no resources known, none sent; an observed value that is no number is refused",
+TEST_CASE("external verifier: no resources known, none sent, and an observed value that is no number refused",
           "[worker][protocol]") {
   nlohmann::json head;
   FakeVerifierServer server([&](int fd) {
