@@ -22,7 +22,9 @@
 // "die" of its configuration exits instead), so that `cutune run` and the package's
 // run_kernel are tested up to the files without a GPU. With a verifier (MeasureOptions::
 // verifier) every configuration that would pass is sent there too, with the arguments as the
-// problem's data made them, and a rejection makes it a correctness failure.
+// problem's data made them, and a rejection makes it a correctness failure; what the verifier
+// observed comes back with the evaluation.
+// FAKE_GPU_WORKER_NVML=1 adds NVML readings to every measurement (fake_nvml).
 #include <unistd.h>
 
 #include <chrono>
@@ -70,7 +72,17 @@ nlohmann::json recorded_space() {
 }
 
 /// One evaluation's answer: recorded, or a time made from the key.
-GpuEvaluation answer_for(const std::string& key, const nlohmann::json& recorded) {
+/// FAKE_GPU_WORKER_NVML=1: NVML readings with every measurement (55 C, 250 W, 1980 MHz; and
+/// 0.5 mJ per launch where energy is measured), so that what the tuner keeps of them is tested.
+void fake_nvml(MeasuredStats& stats, bool energy) {
+  if (!std::getenv("FAKE_GPU_WORKER_NVML")) return;
+  stats.temperature_c = 55.0;
+  stats.power_w = 250.0;
+  stats.nvml_sm_clock_mhz = 1980.0;
+  if (energy) stats.energy_mj_per_launch = 0.5;
+}
+
+GpuEvaluation answer_for(const std::string& key, const nlohmann::json& recorded, bool energy = false) {
   GpuEvaluation ev;
   double ms = 0.0;
   if (recorded.is_null()) {
@@ -94,6 +106,7 @@ GpuEvaluation answer_for(const std::string& key, const nlohmann::json& recorded)
   stats.summary.count = 3;
   stats.summary.median = stats.summary.mean = stats.summary.min = stats.summary.max = ms;
   stats.summary.ci_low = stats.summary.ci_high = ms;
+  fake_nvml(stats, energy);
   ev.stats = stats;
   // What the GPU stage reads from the driver, made from the key so that a test can tell
   // each configuration's own resources from another's.
@@ -186,7 +199,7 @@ int main() {
     if (action == "die") std::_Exit(1);
     if (action == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
     if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
-    GpuEvaluation ev = answer_for(key, recorded);
+    GpuEvaluation ev = answer_for(key, recorded, setup.measure.energy_every_config);
     if (action == "sticky") {
       ev = GpuEvaluation{};
       ev.status = Status::Runtime;
@@ -202,11 +215,13 @@ int main() {
         const HostArgument& a = selected(evaluate.candidate.config, i);
         contents.emplace_back(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size());
       }
-      const ExternalVerifier::Verdict v = verifier->check(key, contents);
+      ExternalVerifier::Verdict v = verifier->check({key, evaluate.candidate.config.index, ev.resources}, contents);
       if (!v.ok) {
         ev = GpuEvaluation{};
         ev.status = Status::Correctness;
         ev.error = v.error;
+      } else {
+        ev.observed = std::move(v.observed);
       }
     }
     if (ev.status == Status::Ok && !expected_known) ev.defined_expected = expected_known = true;

@@ -429,7 +429,7 @@ TEST_CASE("entries and measurements map both ways", "[interop]") {
   tuned_stats.summary.mean = 4.0;
   tuned_stats.summary.ci_low = 1.9;
   tuned_stats.summary.ci_high = 3.1;
-  tuned.origin = MeasuredOrigin{tuned_stats, std::nullopt, std::nullopt};
+  tuned.origin = MeasuredOrigin{tuned_stats, std::nullopt, std::nullopt, {}};
   const db::kt::KtEntry out = db::kt::entry_of_measurement(tuned);
   CHECK(out.time_ms == db::kt::kt_mean(e.times_ms));
   CHECK(out.times_ms == e.times_ms);
@@ -456,6 +456,46 @@ TEST_CASE("entries and measurements map both ways", "[interop]") {
   CHECK(f.times_ms.empty());
   CHECK(std::isnan(f.time_ms));
   CHECK(!f.benchmark_time_ms);
+}
+
+TEST_CASE("observers' values are fields of the cache entry, and an import keeps them for the next export",
+          "[interop]") {
+  db::Measurement tuned;
+  tuned.config = cutune::testing::config_of("1", R"({"a":1})");
+  tuned.median_ms = 2.0;
+  tuned.samples_ms = {2.0, 2.0};
+  tuned.finished_at = "2026-01-01T00:00:00.000Z";
+  tuned.metrics = {{"GFLOP/s", 3.0}};
+  MeasuredOrigin origin;
+  origin.stats = ResultStats{};
+  // A parameter's name and one of Kernel Tuner's own fields would change what the file says:
+  // left out of the entry (the package refuses them before they get here).
+  origin.observed = {{"error_rmse", 0.125}, {"num_regs", 40.0}, {"a", 9.0}, {"time", 9.0},
+                     {"nan_error", std::numeric_limits<double>::quiet_NaN()}};
+  tuned.origin = origin;
+  const db::kt::KtEntry out = db::kt::entry_of_measurement(tuned);
+  CHECK(out.extra.at("error_rmse") == 0.125);
+  CHECK(out.extra.at("num_regs") == 40.0);
+  CHECK(std::isnan(out.extra.at("nan_error").get<double>()));
+  CHECK(out.params.at("a") == 1);
+  CHECK_FALSE(out.extra.contains("time"));
+  CHECK_FALSE(out.extra.contains("a"));
+  // The line Kernel Tuner reads: observers' fields before the metrics, as its rows have them.
+  const std::string line = db::kt::format_cache_line(out);
+  CHECK_THAT(line, Contains(R"("num_regs": 40.0, "nan_error": NaN, "GFLOP/s": 3.0)"));
+
+  // Imported back: kept as the file's fields, exported again as they were.
+  const db::kt::KtCache read = db::kt::parse_cache(
+      R"({"device_name": "d", "kernel_name": "k", "tune_params_keys": ["a"], "tune_params": {"a": [1]},
+          "cache": {)" + line.substr(1, line.size() - 2) + "}}", "observed.json");
+  REQUIRE(read.entries.size() == 1);
+  const db::Measurement imported = db::kt::measurement_of_entry(read.entries[0], tuned.config, "");
+  REQUIRE(imported.imported());
+  CHECK(imported.imported()->file_fields.at("error_rmse") == 0.125);
+  const db::kt::KtEntry again = db::kt::entry_of_measurement(imported);
+  CHECK(again.extra.at("error_rmse") == 0.125);
+  CHECK(again.extra.at("num_regs") == 40.0);
+  CHECK(std::isnan(again.extra.at("nan_error").get<double>()));
 }
 
 TEST_CASE("space --t1 writes a T1 file that loads back to the same space", "[interop]") {

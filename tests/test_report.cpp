@@ -271,7 +271,7 @@ Measurement measured(int block, double median_ms, double half_width_ms, double e
   stats.summary.ci_high = median_ms + half_width_ms;
   stats.measure_ms = 30.0;
   stats.energy_mj_per_launch = energy_mj;
-  m.origin = cutune::MeasuredOrigin{stats, 5.0, std::nullopt};
+  m.origin = cutune::MeasuredOrigin{stats, 5.0, std::nullopt, {}};
   m.started_at = "2026-01-01T00:00:00.000Z";
   m.finished_at = fmt::format("2026-01-01T00:00:{:06.3f}Z", end_s);
   return m;

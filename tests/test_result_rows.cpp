@@ -6,6 +6,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <limits>
 #include <random>
 #include <string>
 #include <unistd.h>
@@ -100,7 +101,7 @@ Result measured(const Configuration& c) {
   res.block_threads = 256;
   res.active_blocks_per_sm = 6;
   res.occupancy = 0.75;
-  r.origin = MeasuredOrigin{thorough_stats(r.median_ms), 0.75, res};
+  r.origin = MeasuredOrigin{thorough_stats(r.median_ms), 0.75, res, {}};
   r.metrics = {{"GFLOP/s", 812.5}, {"GB/s", 31.25}};
   return r;
 }
@@ -152,7 +153,7 @@ TEST_CASE("a result goes through the store unchanged, whatever its provenance", 
   failed.status = Status::Runtime;
   failed.error = "launch failed: too many resources requested";
   failed.compile_ms = 90;
-  failed.origin = MeasuredOrigin{std::nullopt, 0.5, std::nullopt};
+  failed.origin = MeasuredOrigin{std::nullopt, 0.5, std::nullopt, {}};
   written.push_back(failed);
 
   // Refused by a resource restriction: no statistics, no load time, what it would cost kept
@@ -164,7 +165,7 @@ TEST_CASE("a result goes through the store unchanged, whatever its provenance", 
   KernelResources many;
   many.registers = 72;
   many.block_threads = 128;
-  refused.origin = MeasuredOrigin{std::nullopt, std::nullopt, many};
+  refused.origin = MeasuredOrigin{std::nullopt, std::nullopt, many, {}};
   written.push_back(refused);
 
   for (const Result& r : written) REQUIRE(run.add(r));
@@ -193,6 +194,32 @@ TEST_CASE("a result goes through the store unchanged, whatever its provenance", 
   // Read back, the configuration is the space's again, checked (DB values are never code).
   const Configuration c = back[0].config.configuration_in(space);
   CHECK(c == *written[0].config.configuration());
+}
+
+TEST_CASE("observers' values go through the store with their result, in their order", "[db]") {
+  testing::TempDb file("cutune-test-observed-rows");
+  db::Store store = db::Store::open(file.path(), true);
+  db::Run run = store.begin_run(spec());
+  const Space space = mixed_space();
+  Result r = measured(Configuration::from_key(space, "128,2.45,b,True"));
+  std::get<MeasuredOrigin>(r.origin).observed = {{"error_rmse", 0.125}, {"num_regs", 40.0}, {"accuracy", -1.5}};
+  // A kernel that wrote NaN has a NaN error: JSON has none, the row keeps it all the same.
+  Result odd = measured(Configuration::from_key(space, "64,2.45,a,False"));
+  std::get<MeasuredOrigin>(odd.origin).observed = {{"error", std::numeric_limits<double>::quiet_NaN()},
+                                                    {"peak", -std::numeric_limits<double>::infinity()}};
+  REQUIRE(run.add(r));
+  REQUIRE(run.add(odd));
+  const auto back = store.measurements(run.kernel_id(), run.problem_id(), run.device_id());
+  REQUIRE(back.size() == 2);
+  CHECK(back[0] == as_read(r, run));
+  const MeasuredOrigin* m = back[1].measured();
+  REQUIRE(m);
+  CHECK(m->stats);  // the observed values are not taken for statistics
+  CHECK(m->resources == std::get<MeasuredOrigin>(odd.origin).resources);
+  REQUIRE(m->observed.size() == 2);
+  CHECK(m->observed[0].first == "error");
+  CHECK(std::isnan(m->observed[0].second));
+  CHECK(m->observed[1] == std::pair<std::string, double>{"peak", -std::numeric_limits<double>::infinity()});
 }
 
 TEST_CASE("a winner and its finalists go through the store unchanged", "[db]") {

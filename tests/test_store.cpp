@@ -439,7 +439,7 @@ TEST_CASE("energy per launch reads back typed from the stored statistics, and on
   stats.summary.median = 1.0;
   stats.energy_mj_per_launch = 0.125;
   Measurement measured = measurement("64");
-  measured.origin = cutune::MeasuredOrigin{cutune::ResultStats::of(stats), std::nullopt, std::nullopt};
+  measured.origin = cutune::MeasuredOrigin{cutune::ResultStats::of(stats), std::nullopt, std::nullopt, {}};
   REQUIRE(f.run.add(measured));
   REQUIRE(f.run.add(measurement("128")));
   // A row whose statistics hold something else under the name (a file written by hand).

@@ -6,10 +6,16 @@
 
 #include <unistd.h>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <thread>
 
+#include "cutune/worker/external_verifier.hpp"
 #include "cutune/worker/protocol.hpp"
 
 using namespace cutune;
@@ -84,6 +90,8 @@ GpuEvaluation evaluation(bool with_stats) {
     r.occupancy = 0.375;
   }
   e.resources = r;
+  // What the package's observers gave, in their order (not sorted by name).
+  if (with_stats) e.observed = {{"error_rmse", 0.015625}, {"num_regs", 72.0}, {"accuracy", -3.5}};
   return e;
 }
 
@@ -220,6 +228,12 @@ TEST_CASE("worker protocol: infinities and NaN survive the JSON text", "[worker]
   CHECK(back.stats->summary.ci_low == -std::numeric_limits<double>::infinity());
   REQUIRE(back.stats->power_w);
   CHECK(std::isnan(*back.stats->power_w));
+  e.observed = {{"error", std::numeric_limits<double>::quiet_NaN()}, {"peak", std::numeric_limits<double>::infinity()}};
+  const GpuEvaluation observed = decode<Evaluated>(through_pipe(encode(Evaluated{e}))).evaluation;
+  REQUIRE(observed.observed.size() == 2);
+  CHECK(observed.observed[0].first == "error");
+  CHECK(std::isnan(observed.observed[0].second));
+  CHECK(observed.observed[1].second == std::numeric_limits<double>::infinity());
 }
 
 TEST_CASE("worker protocol: one of several replies is told apart by its type", "[worker][protocol]") {
@@ -320,4 +334,95 @@ TEST_CASE("worker protocol: a message cut short reads as the end of the conversa
   ::close(fds[1]);
   CHECK_FALSE(read_message(fds[0]));
   ::close(fds[0]);
+}
+
+namespace {
+
+/// The package's end of an external verifier, played by the test: a listening Unix socket in a
+/// fresh folder, one connection served on a thread by `serve` (given the connected fd).
+class FakeVerifierServer {
+ public:
+  explicit FakeVerifierServer(std::function<void(int)> serve) {
+    char dir[] = "/tmp/cutune-vt-XXXXXX";
+    REQUIRE(::mkdtemp(dir) != nullptr);
+    dir_ = dir;
+    path_ = dir_ + "/v.sock";
+    listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, path_.data(), path_.size());
+    REQUIRE(::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(listen_fd_, 1) == 0);
+    thread_ = std::thread([this, serve = std::move(serve)] {
+      const int fd = ::accept(listen_fd_, nullptr, nullptr);
+      if (fd < 0) return;
+      serve(fd);
+      ::close(fd);
+    });
+  }
+  ~FakeVerifierServer() {
+    thread_.join();
+    ::close(listen_fd_);
+    ::unlink(path_.c_str());
+    ::rmdir(dir_.c_str());
+  }
+  FakeVerifierServer(const FakeVerifierServer&) = delete;  // owns a thread and a socket
+  FakeVerifierServer& operator=(const FakeVerifierServer&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string dir_, path_;
+  int listen_fd_ = -1;
+  std::thread thread_;
+};
+
+nlohmann::json read_json_frame(int fd) {
+  const auto frame = process::read_frame(fd);
+  return frame ? nlohmann::json::parse(*frame) : nlohmann::json();
+}
+
+}  // namespace
+
+TEST_CASE("external verifier: the configuration goes out with its value indices and resources, observed values come back",
+          "[worker][protocol]") {
+  nlohmann::json hello, head;
+  std::string output;
+  FakeVerifierServer server([&](int fd) {
+    hello = read_json_frame(fd);
+    process::write_frame(fd, R"({"arguments": [0]})");
+    head = read_json_frame(fd);
+    output = process::read_frame(fd).value_or("");
+    process::write_frame(fd, R"({"seq": 1, "ok": true, "error": "",
+                                 "observed": {"error_rmse": 0.25, "num_regs": 40, "bad": "NaN"}})");
+  });
+  ExternalVerifier v(server.path(), {"out", "n"});
+  CHECK(v.arguments() == std::vector<std::size_t>{0});
+  KernelResources r;
+  r.registers = 40;
+  const auto verdict = v.check({"128,2", {3, 1}, r}, {process::Frame("abcd")});
+  CHECK(hello.at("arguments") == nlohmann::json({"out", "n"}));
+  CHECK(head.at("config") == "128,2");
+  CHECK(head.at("indices") == nlohmann::json({3, 1}));
+  CHECK(head.at("resources").at("registers") == 40);
+  CHECK(head.at("arguments") == nlohmann::json({0}));
+  CHECK(output == "abcd");
+  CHECK(verdict.ok);
+  REQUIRE(verdict.observed.size() == 3);
+  CHECK(verdict.observed[0] == std::pair<std::string, double>{"error_rmse", 0.25});
+  CHECK(verdict.observed[1] == std::pair<std::string, double>{"num_regs", 40.0});
+  CHECK(std::isnan(verdict.observed[2].second));
+}
+
+TEST_CASE("external verifier: no resources known, none sent, and an observed value that is no number refused",
+          "[worker][protocol]") {
+  nlohmann::json head;
+  FakeVerifierServer server([&](int fd) {
+    (void)read_json_frame(fd);
+    process::write_frame(fd, R"({"arguments": []})");
+    head = read_json_frame(fd);
+    process::write_frame(fd, R"({"seq": 1, "ok": true, "observed": {"label": "fast"}})");
+  });
+  ExternalVerifier v(server.path(), {"out"});
+  CHECK_THROWS_WITH(v.check({"64", {0}, std::nullopt}, {}), Contains("observed label of 64 is not a number"));
+  CHECK_FALSE(head.contains("resources"));
 }

@@ -113,7 +113,29 @@ class TunablePrecision(Tunable):
 
 
 class AccuracyObserver(OutputObserver):
-    pass
+    """Kernel Tuner 1.5's AccuracyObserver: the error of each configuration's outputs against the
+    answer (the largest over the answer's non-None entries), under `key` in the results. Run by
+    cutune on the outputs the GPU worker sends back for verification (observing.py)."""
+
+    def __init__(self, metric=None, key="error", *, atol=1e-8):
+        if not metric:
+            metric = "rmse"
+        if isinstance(metric, str):
+            # At construction, as Kernel Tuner does: an unknown name raises here.
+            metric = error_metric_from_name(metric, atol)
+        self.key = key
+        self.metric = metric
+        self.result = None
+
+    def process_output(self, answers, outputs):
+        errors = []
+        for answer, output in zip(answers, outputs):
+            if answer is not None:
+                errors.append(self.metric(answer, output))
+        self.result = max(errors)
+
+    def get_results(self):
+        return dict([(self.key, self.result)])
 
 
 # Each metric over the reference a and the output b (both float64), eps guarding divisions

@@ -19,7 +19,7 @@ from cutune_capture import session as capture
 from cutune_capture.translate import Call, Unsupported, resolve_block_size_names
 from cutune_capture.tunable_arguments import is_tunable, leaves, selection_column
 
-from . import dry_run, engine, host_function, run_outputs, util
+from . import dry_run, engine, host_function, observing, run_outputs, util
 from .searchspace import Space
 from .verifier import Verifier, synced_arguments
 
@@ -57,6 +57,9 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     if strategy and strategy not in STRATEGIES and not (hasattr(strategy, "tune") and callable(strategy.tune)):
         raise ValueError(f"Unkown strategy {strategy}, must be one of: {', '.join(STRATEGIES)}")
     _refuse_unsupported(opts)
+    plan = _observer_plan(opts)
+    opts["_outputs_checked_in_python"] = bool(plan.output) or verify is not None or is_tunable(answer)
+    opts["_observed"] = plan if plan.python or plan.nvml else None
     started = time.perf_counter()
     space = Space(tune_params, restrictions, bsn)
     seconds = time.perf_counter() - started
@@ -71,16 +74,39 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     t1_file, metric_names = _write_problem(run_dir, "tune_kernel", opts, space, bsn, objective, higher)
     cache_file = _cache_path(cache, run_dir)
     report_file = os.path.join(run_dir, "report.json")
-    cli = _options(strategy, strategy_options, objective, higher, metric_names, seed, device, verbose)
-    if verify is None:
+    cli = _options(strategy, strategy_options, objective, higher, metric_names, seed, device, verbose) + plan.cli()
+    if not _python_checks(verify, answer, plan):
         report = engine.tune(t1_file, cache_file, report_file, cli, quiet=quiet)
     else:
-        with Verifier(verify, answer, arguments, atol) as v:
+        with Verifier(verify, answer, arguments, atol, plan=plan, space=space) as v:
             report = engine.tune(t1_file, cache_file, report_file, cli + ["--verifier", v.path], quiet=quiet)
-        if v.errors:
-            warnings.warn(f"cutune.tune_kernel: the verify function raised on {len(v.errors)} configuration(s), "
-                          f"each counted as failing verification; the first: {v.errors[0]}", stacklevel=2)
+        _warn_verifier(v)
     return _results(cache_file, space, opts, objective, higher, report, t1_file)
+
+
+def _observer_plan(o):
+    """The call's observers as cutune runs them; one warning for each it cannot run."""
+    plan = observing.Plan(o.get("observers"), o.get("device") or 0, o.get("platform") or 0, o.get("compiler"),
+                          o.get("lang"))
+    for w in plan.warnings:
+        warnings.warn(f"cutune.tune_kernel: observers: {w}", stacklevel=3)
+    return plan
+
+
+def _python_checks(verify, answer, plan):
+    """Whether the package's verifier is consulted per configuration: a verify= function, observers
+    it runs, or an answer that varies with the configuration (which the engine's reference
+    outputs cannot hold)."""
+    return verify is not None or bool(plan.python) or is_tunable(answer)
+
+
+def _warn_verifier(v):
+    if v.errors:
+        warnings.warn(f"cutune.tune_kernel: the verify function or an observer raised on {len(v.errors)} "
+                      f"configuration(s), each counted as failing verification; the first: {v.errors[0]}",
+                      stacklevel=3)
+    for message in sorted(v.refused):
+        warnings.warn(f"cutune.tune_kernel: observers: {message}", stacklevel=3)
 
 
 def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid_div_x=None, grid_div_y=None,
@@ -136,10 +162,6 @@ def _refuse_unsupported(o, fn="tune_kernel"):
     if o.get("simulation_mode"):
         raise UnsupportedOption("cutune.tune_kernel: simulation_mode is not provided by the package; replay the "
                                 "cache with `cutune tune --simulate CACHE.json`")
-    if o.get("observers"):
-        names = ", ".join(type(x).__name__ for x in o["observers"])
-        warnings.warn(f"cutune.tune_kernel: observers ({names}) are not run by cutune: it measures time (and "
-                      "energy with `cutune tune --energy`)", stacklevel=3)
 
 
 def write_evaluated_t1(out_dir, base, kind, o, session, call):
@@ -210,6 +232,14 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
     """The T1 file of the call, with cutune.Configurations; returns (path, metrics the T1 carries)."""
     first = next(space.configs())
     t = dict(o)
+    t.pop("_outputs_checked_in_python", None)
+    t.pop("_observed", None)
+    if o.get("_outputs_checked_in_python"):
+        # The package's verifier decides on the outputs (verify=, output observers, or a Tunable
+        # answer that no reference file can hold): the engine keeps its own check off them.
+        t["verify"] = o.get("verify") or _checked_in_python
+        if is_tunable(o.get("answer")):
+            t["answer"] = None
     t["restrictions"] = None
     t["defines"] = None
     t["objective"] = objective if objective == "time" else None
@@ -253,9 +283,9 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
         rows = numpy.array([_evaluate_launch(o, c, bsn) for c in space.configs()], dtype="<u4")
         rows.tofile(os.path.join(run_dir, f"{base}.launch.bin"))
         table["Launch"] = f"{base}.launch.bin"
-    if o.get("verify") is not None:
-        # What verify is given (Kernel Tuner's result_host) gets its initial contents before
-        # each configuration's verification run, as Kernel Tuner re-copies it: ReadWrite.
+    if o.get("_outputs_checked_in_python"):
+        # What verify and the observers are given (Kernel Tuner's result_host) gets its initial
+        # contents before each configuration's verification run, as Kernel Tuner re-copies it.
         spec_args = doc["KernelSpecification"]["Arguments"]
         for i in synced_arguments(list(o["arguments"]), o.get("answer")):
             spec_args[i]["AccessType"] = "ReadWrite"
@@ -302,6 +332,12 @@ def _variant_column(tunable, space):
     for v in used:
         lookup[v] = selection_column(tunable, [{key: space.values[p][v]}])[0]
     return lookup[space.indices[:, p]]
+
+
+def _checked_in_python(answer, result_host, atol=None):
+    """Stands for the package's verifier in the T1 writing (a verify= function's place): the
+    outputs the answer names are not compared by the engine."""
+    return True
 
 
 def _absolute_include(option):
@@ -351,6 +387,18 @@ def _metrics(metrics, result):
             raise ValueError("metric dicts values should be strings or callable")
 
 
+# Fields cutune adds to a cache entry of its own (the median and its interval, the exact status).
+_CUTUNE_FIELDS = {"time_median", "time_ci_low", "time_ci_high", "time_samples", "cutune_status"}
+
+
+def _observed_fields(entry, row, int_keys):
+    """The observers' values of a cache entry into its row, as Kernel Tuner's observers put their
+    results there (before the metrics, which may read them)."""
+    for k, v in entry.items():
+        if k not in row and k not in observing.RESERVED and k not in _CUTUNE_FIELDS:
+            row[k] = int(v) if k in int_keys and isinstance(v, float) and v.is_integer() else v
+
+
 def _plain(value):
     """numpy scalars (in tuples and lists) as Python numbers: scripts json.dump the env, which Kernel
     Tuner keeps serialisable (expdist's tune script dumps (results, env) with a numpy.int32 size)."""
@@ -371,6 +419,8 @@ def _results(cache_file, space, o, objective, higher, report, t1_file):
                   "framework_time", "timestamp"):
             if f in entry:
                 r[f] = entry[f]
+        if error is None and o.get("_observed"):
+            _observed_fields(entry, r, o["_observed"].int_keys)
         if error is not None:
             r["time"] = error
         elif o.get("metrics"):

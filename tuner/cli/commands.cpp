@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <chrono>
@@ -522,6 +523,10 @@ runner::TuneOptions tune_options(const TuneArgs& a, cluster::Ranks* ranks,
   o.compile = pool_options(a.pool);
   o.lookahead = a.lookahead;
   o.timeout_floor_s = a.timeout_s;
+  o.kt_observables = a.observe;
+  // Kernel Tuner's nvml_energy is per launch of every configuration: the energy measurement.
+  if (std::find(a.observe.begin(), a.observe.end(), "nvml_energy") != a.observe.end())
+    o.measure.energy_every_config = true;
   return o;
 }
 

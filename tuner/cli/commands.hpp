@@ -86,6 +86,7 @@ struct TuneArgs {
   std::string reuse = "model";        ///< --reuse: whose stored measurements are reused (model, gpu)
   std::string shard;                  ///< --shard i/N; "" = the whole space
   std::optional<std::size_t> lookahead;  ///< --lookahead; unset = search::proposals_ahead's rule
+  std::vector<std::string> observe;   ///< --observe: Kernel Tuner NVML observables kept with each result
 };
 int cmd_tune(const TuneArgs& args);
 struct MeasureConfigArgs {

@@ -15,6 +15,7 @@
 #include "sweep_commands.hpp"
 #include "cutune/cuda/driver.hpp"
 #include "cutune/model/errors.hpp"
+#include "cutune/model/kt_observables.hpp"
 #include "cutune/search/strategy.hpp"
 
 namespace {
@@ -166,6 +167,12 @@ CLI::App* add_tune(CLI::App& app, TuneArgs& ta, CLI::Option*& device) {
   tune->add_option("--cache", ta.kt_cache, "Also append each result to this Kernel Tuner cache file (resumed "
                                           "when it exists)")
       ->check(directory_exists_for_output());
+  tune->add_option("--observe", ta.observe,
+                   "Kernel Tuner NVMLObserver observables kept with each result under Kernel Tuner's names (in "
+                   "the store and the --cache file): nvml_power (W), nvml_energy (J per launch; turns on --energy), "
+                   "core_freq (MHz), temperature (C); repeatable or comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember(cutune::kt_nvml_observables()));
   tune->add_option("--report", ta.report, "Write a JSON summary of the session to this file")
       ->check(directory_exists_for_output());
   add_measure_options(tune, ta.measure);

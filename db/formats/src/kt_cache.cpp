@@ -89,15 +89,17 @@ std::vector<std::string> KtCacheHeader::objectives() const {
 // Reading
 
 namespace {
-
 constexpr const char* kKnownEntryFields[] = {
     "time", "times", "compile_time", "verification_time", "benchmark_time",
     "strategy_time", "framework_time", "timestamp", "__error__", "cutune_status"};
+}  // namespace
 
 bool is_known_entry_field(std::string_view k) {
   return std::find(std::begin(kKnownEntryFields), std::end(kKnownEntryFields), k) !=
          std::end(kKnownEntryFields);
 }
+
+namespace {
 
 /// Where the writer may append to a file it resumes.
 struct ResumePoint {

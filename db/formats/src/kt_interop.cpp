@@ -301,6 +301,13 @@ KtEntry entry_of(const Measurement& m, ordered_json params) {
     if (lo) e.extra[kCiLowField] = *lo;
     if (hi) e.extra[kCiHighField] = *hi;
     e.extra[kSampleCountField] = m.samples_ms.size();
+    // Observers' values are fields of the entry, as Kernel Tuner's observers' results are
+    // (an AccuracyObserver's "error", a RegisterObserver's "num_regs"): the package's rows
+    // and Python metrics read them there. One named like a parameter or a field of Kernel
+    // Tuner's own would change what the file means, and is left out.
+    if (const MeasuredOrigin* measured = m.measured())
+      for (const auto& [name, v] : measured->observed)
+        if (!e.params.contains(name) && !is_known_entry_field(name) && !is_interval_field(name)) e.extra[name] = v;
     for (const auto& [name, v] : m.metrics)
       if (!e.params.contains(name)) e.extra[name] = v;
   }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -73,6 +74,31 @@ ResultStats stats_of(const ordered_json& j, double median_ms) {
   s.power_w = number(j, "power_w");
   s.energy_mj_per_launch = number(j, "energy_mj_per_launch");
   return s;
+}
+
+// JSON has no NaN or infinity (nlohmann writes null): an observed error metric can be either
+// (a kernel that wrote NaN), so they are kept as Python's json module spells them, as text.
+ordered_json observed_object(const ObservedValues& values) {
+  ordered_json j = ordered_json::object();
+  for (const auto& [name, v] : values) {
+    if (std::isnan(v)) j[name] = "NaN";
+    else if (std::isinf(v)) j[name] = v > 0 ? "Infinity" : "-Infinity";
+    else j[name] = v;
+  }
+  return j;
+}
+
+ObservedValues observed_of(const ordered_json& j) {
+  ObservedValues out;
+  if (!j.is_object()) return out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const ordered_json& v = it.value();
+    if (v.is_number()) out.emplace_back(it.key(), v.get<double>());
+    else if (v == "NaN") out.emplace_back(it.key(), std::numeric_limits<double>::quiet_NaN());
+    else if (v == "Infinity" || v == "-Infinity")
+      out.emplace_back(it.key(), (v == "Infinity" ? 1.0 : -1.0) * std::numeric_limits<double>::infinity());
+  }
+  return out;
 }
 
 ordered_json parse_object(const std::string& text) {
@@ -170,6 +196,8 @@ std::string stats_row(const Result& r) {
   // What the configuration costs the GPU, in the same column: rows written before it was
   // kept read back without it ("-" in query and the report), and no migration is needed.
   if (m.resources) j["resources"] = to_json(*m.resources);
+  // Observers' values, in the same column for the same reason.
+  if (!m.observed.empty()) j["observed"] = observed_object(m.observed);
   return dump(j);
 }
 
@@ -192,9 +220,12 @@ void read_stats_row(Result& r, const std::string& text) {
   m.load_ms = number(j, "load_ms");
   const auto resources = j.find("resources");
   if (resources != j.end()) m.resources = kernel_resources_of(*resources);
-  // Anything but the load time and the resources is the statistics (rows of older versions
-  // hold fewer of them).
-  if (j.size() > (m.load_ms ? 1u : 0u) + (resources != j.end() ? 1u : 0u)) m.stats = stats_of(j, r.median_ms);
+  const auto observed = j.find("observed");
+  if (observed != j.end()) m.observed = observed_of(*observed);
+  // Anything but the load time, the resources and the observed values is the statistics (rows
+  // of older versions hold fewer of them).
+  const std::size_t others = (m.load_ms ? 1u : 0u) + (resources != j.end() ? 1u : 0u) + (observed != j.end() ? 1u : 0u);
+  if (j.size() > others) m.stats = stats_of(j, r.median_ms);
   r.origin = std::move(m);
 }
 

@@ -1,6 +1,10 @@
-"""kernel_tuner.observers.ncu: constructible; cutune does not run it (tune_kernel warns)."""
-from .observer import PrologueObserver
+"""kernel_tuner.observers.ncu: constructible; cutune cannot run it (tune_kernel warns, naming it)."""
+from .observer import PrologueObserver, _NotRun
 
 
-class NCUObserver(PrologueObserver):
-    pass
+class NCUObserver(_NotRun, PrologueObserver):
+    def before_start(self):
+        pass
+
+    def after_finish(self):
+        pass

@@ -1,8 +1,10 @@
-"""kernel_tuner.observers.pmt: constructible; cutune does not run it (tune_kernel warns)."""
-from .observer import BenchmarkObserver
+"""kernel_tuner.observers.pmt: constructible; cutune cannot run it (tune_kernel warns, naming it)."""
+from .observer import _NotRun
 
 
-class PMTObserver(BenchmarkObserver):
+class PMTObserver(_NotRun):
     pass
-class PMTContinuousObserver(BenchmarkObserver):
+
+
+class PMTContinuousObserver(_NotRun):
     pass

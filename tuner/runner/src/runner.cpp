@@ -23,6 +23,7 @@
 #include "cutune/jit/nvrtc_compiler.hpp"
 #include "cutune/measure/finalists.hpp"
 #include "cutune/model/errors.hpp"
+#include "cutune/model/kt_observables.hpp"
 #include "cutune/runner/compile_pool.hpp"
 #include "cutune/runner/gpu_worker.hpp"
 #include "cutune/runner/pipeline.hpp"
@@ -528,12 +529,22 @@ void Tuning::take_result(std::size_t lane, const Configuration& c, db::Measureme
   if (ev.stats) {
     // Loading the module is part of an evaluation's time that no other field holds:
     // `cutune report` stacks it beside compile, verification and the samples.
-    m.origin = MeasuredOrigin{ResultStats::of(*ev.stats), ev.load_ms, std::nullopt};
+    m.origin = MeasuredOrigin{ResultStats::of(*ev.stats), ev.load_ms, std::nullopt, {}};
     screening_wall_ms_ += ev.stats->set.wall_ms;
     ++screened_;
   }
   // Kept for failures too: a configuration refused for its resources shows what it asked for.
-  if (MeasuredOrigin* measured = std::get_if<MeasuredOrigin>(&m.origin)) measured->resources = ev.resources;
+  if (MeasuredOrigin* measured = std::get_if<MeasuredOrigin>(&m.origin)) {
+    measured->resources = ev.resources;
+    // Observers' values for a configuration that passed: the verifier's (the package's
+    // observers), then the NVML readings a Kernel Tuner NVMLObserver asked for.
+    if (m.status == Status::Ok) {
+      measured->observed = ev.observed;
+      if (measured->stats && !options_.kt_observables.empty())
+        for (auto& kv : kt_nvml_observed(*measured->stats, options_.kt_observables))
+          measured->observed.push_back(std::move(kv));
+    }
+  }
 }
 
 // The search: the session proposes, the pool compiles ahead, each GPU worker's lane takes

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -16,7 +17,8 @@
 namespace cutune::worker {
 namespace {
 
-using json = nlohmann::json;
+// Ordered: the observers' values keep the order the verifier gave them in (a row's field order).
+using json = nlohmann::ordered_json;
 
 json read_json(int fd, const std::string& path) {
   const auto frame = process::read_frame(fd);
@@ -30,6 +32,26 @@ json read_json(int fd, const std::string& path) {
 void send(int fd, const std::string& path, const process::Frame& frame) {
   if (!process::write_frame(fd, frame))
     throw std::runtime_error(fmt::format("verifier at {}: the connection closed: {}", path, std::strerror(errno)));
+}
+
+/// The answer's "observed" object as values; a value that is no number is the verifier's
+/// mistake (the package refuses such values before they are sent), named with its key.
+ObservedValues observed_of(const json& j, const std::string& path, const std::string& config_key) {
+  if (!j.is_object())
+    throw std::runtime_error(fmt::format("verifier at {}: \"observed\" for {} is not an object: {:.200}", path,
+                                         config_key, j.dump()));
+  ObservedValues out;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const json& v = it.value();
+    if (v.is_number()) out.emplace_back(it.key(), v.get<double>());
+    else if (v == "NaN") out.emplace_back(it.key(), std::numeric_limits<double>::quiet_NaN());
+    else if (v == "Infinity" || v == "-Infinity")
+      out.emplace_back(it.key(), (v == "Infinity" ? 1.0 : -1.0) * std::numeric_limits<double>::infinity());
+    else
+      throw std::runtime_error(fmt::format("verifier at {}: observed {} of {} is not a number: {:.200}", path,
+                                           it.key(), config_key, v.dump()));
+  }
+  return out;
 }
 
 }  // namespace
@@ -69,18 +91,20 @@ ExternalVerifier::~ExternalVerifier() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-ExternalVerifier::Verdict ExternalVerifier::check(const std::string& config_key,
-                                                  const std::vector<process::Frame>& contents) {
+ExternalVerifier::Verdict ExternalVerifier::check(const Asked& config, const std::vector<process::Frame>& contents) {
   const std::uint64_t seq = ++seq_;
-  send(fd_, path_, json{{"seq", seq}, {"config", config_key}, {"arguments", arguments_}}.dump());
+  json head{{"seq", seq}, {"config", config.key}, {"indices", config.indices}, {"arguments", arguments_}};
+  if (config.resources) head["resources"] = to_json(*config.resources);
+  send(fd_, path_, head.dump());
   for (const process::Frame& c : contents) send(fd_, path_, c);
   const json answer = read_json(fd_, path_);
   if (answer.value("seq", std::uint64_t{0}) != seq || !answer.contains("ok") || !answer["ok"].is_boolean())
     throw std::runtime_error(fmt::format("verifier at {}: an answer out of turn for {} (seq {}): {:.200}", path_,
-                                         config_key, seq, answer.dump()));
+                                         config.key, seq, answer.dump()));
   Verdict v;
   v.ok = answer["ok"].get<bool>();
   if (const auto e = answer.find("error"); e != answer.end() && e->is_string()) v.error = e->get<std::string>();
+  if (const auto o = answer.find("observed"); o != answer.end()) v.observed = observed_of(*o, path_, config.key);
   return v;
 }
 

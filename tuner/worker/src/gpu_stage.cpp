@@ -361,10 +361,13 @@ void GpuStage::verify_externally(const Config& config, GpuEvaluation& ev) {
       std::memcpy(bytes.data(), a.bytes.data(), bytes.size());
     contents.push_back(std::move(bytes));
   }
-  const ExternalVerifier::Verdict verdict = verifier_->check(problem_.space().key(config), contents);
+  ExternalVerifier::Verdict verdict =
+      verifier_->check({problem_.space().key(config), config.index, ev.resources}, contents);
   if (!verdict.ok) {
     ev.status = Status::Correctness;
     ev.error = verdict.error.empty() ? "the external verifier rejected the outputs" : verdict.error;
+  } else {
+    ev.observed = std::move(verdict.observed);
   }
   ev.verify_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }

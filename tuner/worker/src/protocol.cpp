@@ -155,6 +155,7 @@ void fields(S& s, F&& f) {
   f("resources", s.resources);
   f("context_lost", s.context_lost);
   f("defined_expected", s.defined_expected);
+  f("observed", s.observed);
 }
 
 template <Is<jit::CompileRequest> S, class F>

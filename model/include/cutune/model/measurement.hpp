@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cutune/model/kernel_resources.hpp"
@@ -87,6 +88,11 @@ struct L2Method {
 std::string to_string(const L2Method& m);
 std::optional<L2Method> parse_l2_method(std::string_view name);
 
+/// Values observed on one configuration, by name, in the order they were observed: what a
+/// Kernel Tuner observer gives per configuration ("error_rmse", "num_regs", "temperature"), each
+/// a number. Names are the observers' own, so that they land in Kernel Tuner's result rows as-is.
+using ObservedValues = std::vector<std::pair<std::string, double>>;
+
 /// Statistics and conditions of one measured configuration.
 struct MeasuredStats {
   MeasurementLevel level = MeasurementLevel::Screening;
@@ -116,6 +122,9 @@ struct GpuEvaluation {
   /// this configuration's became it (the first that ran correctly: normally the default).
   /// A restarted worker must be given this configuration first to learn the same answer.
   bool defined_expected = false;
+  /// What the verifier outside cutune (ExternalVerifier: the package's observers) observed on
+  /// this configuration's outputs; empty without one.
+  ObservedValues observed;
   double median_ms() const { return stats ? stats->summary.median : 0.0; }
   const std::vector<double>& samples_ms() const;
   friend bool operator==(const GpuEvaluation&, const GpuEvaluation&) = default;

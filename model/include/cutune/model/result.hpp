@@ -107,6 +107,9 @@ struct MeasuredOrigin {
   /// What the configuration costs the GPU (registers, local and shared memory, occupancy);
   /// none where it was not loaded or was stored before they were kept.
   std::optional<KernelResources> resources;
+  /// What observers gave for it (Kernel Tuner's observer results: an AccuracyObserver's error,
+  /// a RegisterObserver's num_regs, NVML readings under Kernel Tuner's names); empty for most.
+  ObservedValues observed;
   friend bool operator==(const MeasuredOrigin&, const MeasuredOrigin&) = default;
 };
 

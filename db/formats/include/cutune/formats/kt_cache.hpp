@@ -103,6 +103,10 @@ struct KtCache : KtCacheHeader {
 KtCache read_cache(const std::filesystem::path& path);
 KtCache parse_cache(std::string_view text, std::string_view name_for_errors);
 
+/// Whether `field` is one of the entry fields entry_to_json writes itself ("time", "times",
+/// "compile_time", ..., "__error__", "cutune_status"): no extra field may have its name.
+bool is_known_entry_field(std::string_view field);
+
 /// Kernel Tuner's key: ",".join(str(v) for v in values) (python_str: True, 2.45, alg_1).
 std::string config_key(const std::vector<nlohmann::ordered_json>& values);
 /// The key of `params` taken in the order of `keys`; throws std::invalid_argument when a

@@ -83,6 +83,9 @@ struct TuneOptions {
   /// without MPI.
   std::function<std::vector<std::function<std::unique_ptr<Lane>()>>(const worker::Setup&)> start_remote_lanes;
   worker::MeasureOptions measure;
+  /// Kernel Tuner NVMLObserver observables (kt_nvml_observables()) kept with each measured
+  /// result under Kernel Tuner's names (the package's NVMLObserver): the readings cutune takes.
+  std::vector<std::string> kt_observables;
   std::string command;                  ///< the command line, stored with the run
   std::ostream* log = nullptr;          ///< session lines (nullptr = quiet)
   CompilePoolOptions compile;           ///< workers, mode, persistent cache

@@ -7,13 +7,24 @@
 //   stage:    {"hello": 1, "arguments": [name, ...]}      (every argument of the problem)
 //   verifier: {"arguments": [i, ...]}                     (the ones it is to be sent)
 //   then per configuration:
-//   stage:    {"seq": n, "config": key, "arguments": [i, ...]}, one frame per argument listed
-//   verifier: {"seq": n, "ok": true|false, "error": "why, when not ok"}
+//   stage:    {"seq": n, "config": key, "indices": [i, ...], "resources": {...},
+//              "arguments": [i, ...]}, one frame per argument listed
+//   verifier: {"seq": n, "ok": true|false, "error": "why, when not ok",
+//              "observed": {name: number, ...}}
+// "indices" is the configuration as the index of each parameter's value, in declared order
+// (the rows of cutune.Configurations' table): the package selects a Tunable answer and gives
+// observers the parameters from its own Python values, never from a parse of the key.
+// "resources" (KernelResources' to_json; absent when unknown) is what a RegisterObserver
+// reports. "observed" (optional) is what the package's observers gave: numbers, or "NaN",
+// "Infinity", "-Infinity" (JSON has none), kept with the result.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cutune/model/kernel_resources.hpp"
+#include "cutune/model/measurement.hpp"
 #include "cutune/process/subprocess.hpp"
 
 namespace cutune::worker {
@@ -33,11 +44,18 @@ class ExternalVerifier {
   struct Verdict {
     bool ok = false;
     std::string error;
+    ObservedValues observed;  ///< what the verifier's observers gave, in its order
+  };
+  /// One configuration as the verifier is told of it.
+  struct Asked {
+    std::string key;                             ///< Kernel Tuner's "128,4,1"
+    std::vector<std::uint32_t> indices;          ///< Config::index: each parameter's value index
+    std::optional<KernelResources> resources;    ///< what the loaded configuration costs
   };
   /// The verifier's verdict on one configuration: `contents` holds the bytes of each of
-  /// arguments(), in that order. Throws std::runtime_error when the verifier is gone or
-  /// answers out of turn.
-  Verdict check(const std::string& config_key, const std::vector<process::Frame>& contents);
+  /// arguments(), in that order. Throws std::runtime_error when the verifier is gone, answers
+  /// out of turn, or observes something that is not a number.
+  Verdict check(const Asked& config, const std::vector<process::Frame>& contents);
 
  private:
   int fd_ = -1;
