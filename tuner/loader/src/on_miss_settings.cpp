@@ -46,8 +46,10 @@ std::filesystem::path find_tuner(const std::filesystem::path& given, std::string
     return given;
   }
   if (const std::string bin = env("CUTUNE_BIN"); !bin.empty()) {
-    if (!executable_file(bin)) throw InputError(fmt::format("CUTUNE_BIN: '{}' is not an executable file", bin));
-    return bin;
+    if (executable_file(bin)) return bin;
+    // The GPU scripts' sense of it: the folder of the staged binaries.
+    if (executable_file(std::filesystem::path(bin) / "cutune")) return std::filesystem::path(bin) / "cutune";
+    throw InputError(fmt::format("CUTUNE_BIN: '{}' is not an executable file", bin));
   }
   if (const auto dir = executable_dir(); !dir.empty() && executable_file(dir / "cutune")) return dir / "cutune";
 #ifdef CUTUNE_INSTALLED_TOOL
