@@ -90,7 +90,7 @@ TEST_CASE("claims: an expired claim is taken over, an unexpired one is not", "[d
   CHECK(raw_int(file.path(), "SELECT COUNT(*) FROM tuning_claims") == 1);
 }
 
-TEST_CASE("claims: a version-5 DB gets the claims table, keeping its rows; read-only opens read it", "[db][on_miss]") {
+TEST_CASE("claims: a version-5 DB gets the claims table, keeping its rows, and read-only opens read it", "[db][on_miss]") {
   TempDb file;
   {
     Store s = Store::open(file.path(), true);
