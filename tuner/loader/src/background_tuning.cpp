@@ -172,6 +172,7 @@ void BackgroundTuning::start(Job& j, db::Store& store) {
   argv.insert(argv.end(), {"--time-budget", fmt::format("{}", settings_.budget_s), "--db", settings_.db.string(),
                            "--device", std::to_string(j.job.device)});
   if (!j.job.objective.empty()) argv.insert(argv.end(), {"--objective", j.job.objective});
+  if (!j.job.cache_dir.empty()) argv.insert(argv.end(), {"--cache-dir", j.job.cache_dir.string()});
   try {
     j.pid = spawn_detached(argv, j.log);
   } catch (...) {

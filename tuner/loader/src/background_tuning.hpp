@@ -28,6 +28,9 @@ struct TuneJob {
   db::TuningClaim key;                ///< kernel, problem_key, gpu_model, objective; the holder is filled in here
   std::string objective;              ///< `--objective` of the tuner; "" = the kernel's own
   int device = 0;                     ///< `--device`
+  /// `--cache-dir`: the loader's own, so that the winner's cubin is there when it switches; ""
+  /// = the tuner's default (the same default as the loader's).
+  std::filesystem::path cache_dir;
 };
 
 /// What happened to a job; `text` is for Selection::on_miss.

@@ -451,6 +451,7 @@ void Loader::tune_on_miss(const std::shared_ptr<const KernelProblem>& p, const P
   job.key.objective = state_->objective_for(*p, options_.objective);
   job.objective = options_.objective;
   job.device = options_.device;
+  if (options_.use_cache) job.cache_dir = options_.cache_dir;
   const std::string before = rung_name(kernel->selection().rung);
   kernel->first_selection().on_miss = "tuning on first use: queued";
   const auto loaded_at = std::chrono::steady_clock::now();

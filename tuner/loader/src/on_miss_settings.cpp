@@ -52,9 +52,6 @@ std::filesystem::path find_tuner(const std::filesystem::path& given, std::string
     throw InputError(fmt::format("CUTUNE_BIN: '{}' is not an executable file", bin));
   }
   if (const auto dir = executable_dir(); !dir.empty() && executable_file(dir / "cutune")) return dir / "cutune";
-#ifdef CUTUNE_INSTALLED_TOOL
-  if (executable_file(CUTUNE_INSTALLED_TOOL)) return CUTUNE_INSTALLED_TOOL;
-#endif
   if (auto p = on_path("cutune"); !p.empty()) return p;
   *why = "not tuned: the cutune command was not found (set CUTUNE_BIN or LoaderOptions::on_miss.tuner)";
   return {};

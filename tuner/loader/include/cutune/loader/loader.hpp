@@ -82,8 +82,9 @@ struct OnMiss {
   /// $CUTUNE_ON_MISS_DB, else LoaderOptions::winners when it is a cutune DB, else $CUTUNE_DB,
   /// else ~/.local/share/cutune/cutune.db (where `cutune tune` stores by default).
   std::filesystem::path db;
-  /// The `cutune` command. Empty: $CUTUNE_BIN, else `cutune` beside the executable, else the
-  /// installed package's, else on PATH (not found: nothing is tuned and selection() says so).
+  /// The `cutune` command. Empty: $CUTUNE_BIN (the command, or the folder holding it), else
+  /// `cutune` beside the executable, else on PATH (not found: nothing is tuned and selection()
+  /// says so).
   std::filesystem::path tuner;
   /// Seconds between looks into the DB while another process holds the claim.
   double poll_s = 2.0;
