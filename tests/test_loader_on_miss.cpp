@@ -287,3 +287,36 @@ TEST_CASE("on_miss: another process's claim is waited on, an expired one taken o
   REQUIRE(bg.wait_idle(30));
   CHECK(taken.kinds() == std::vector<K>{K::Started, K::Stored});
 }
+
+TEST_CASE("on_miss: the next start reads what was tuned on first use from its DB beside the winners' source",
+          "[loader][on_miss]") {
+  OnMissFixture f;
+  ScopedEnv mode("CUTUNE_FAKE_TUNE_MODE", "store"), sleep("CUTUNE_FAKE_TUNE_SLEEP_S", "0");
+  const std::string run = fmt::format("'{}' tune '{}' --problem n=1048576 --time-budget 1 --db '{}' --device 0 > /dev/null",
+                                      CUTUNE_FAKE_TUNE_PATH, f.reduction.json_file().string(), f.db.string());
+  REQUIRE(std::system(run.c_str()) == 0);
+  loader::LoaderOptions o;
+  o.template_dir = testing::template_dir();
+  o.use_cache = false;
+  OnMiss om;
+  om.mode = OnMiss::Mode::Tune;
+  om.db = f.db;
+  om.tuner = CUTUNE_FAKE_TUNE_PATH;
+  o.on_miss = om;
+  loader::Loader l(o);  // no winners source: the on-miss DB alone
+  const loader::Selection s = l.select("reduction", "n=1048576", h200());
+  CHECK(s.rung == loader::Rung::Exact);
+  CHECK(s.source == "db:" + f.db.string());
+  // Another shape borrows it as the nearest problem, as from any other source.
+  CHECK(l.select("reduction", "n=2097152", h200()).rung == loader::Rung::NearestProblem);
+  CHECK(l.wait_for_background(0.1));  // select() starts nothing
+  // With on_miss off the loader does not read that DB.
+  o.on_miss = OnMiss{};
+  CHECK(loader::Loader(o).select("reduction", "n=1048576", h200()).rung == loader::Rung::TemplateDefault);
+  // A DB that is not a cutune DB is refused when the loader is made, naming it.
+  const auto junk = f.dir.path() / "junk.db";
+  std::ofstream(junk) << "not a database at all, but long enough to be read";
+  om.db = junk;
+  o.on_miss = om;
+  CHECK_THROWS_AS(loader::Loader(o), InputError);
+}
