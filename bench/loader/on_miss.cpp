@@ -2,7 +2,7 @@
 // application, on the lent GPU.
 //
 //   cutune-bench-on-miss --tuner PATH [--kernel reduction] [--problem n=16777216] [--budget 10]
-//                        [--gap-ms 1] [--batch 1000] [--max-wait 300] [--out FILE]
+//                        [--gap-ms 1] [--batch 1000] [--max-wait 120] [--out FILE]
 //
 // 1. first launch with on_miss off, 3 times (each a fresh loader and compile cache): load(),
 //    one launch, synchronize;
@@ -49,7 +49,7 @@ double median(std::vector<double> v) {
 struct Options {
   std::string kernel = "reduction", problem = "n=16777216";
   fs::path tuner, out, work;
-  double budget_s = 10, gap_ms = 1, max_wait_s = 300;
+  double budget_s = 10, gap_ms = 1, max_wait_s = 120;
   long batch = 1000;
 };
 
