@@ -1,10 +1,12 @@
 // cutune::loader on a GPU ([gpu]): tuned reduction and matmul configurations launched
 // through the loader on generated data and checked against the CPU references; a borrowed
-// configuration checked on first use; many threads loading one kernel compile it once.
+// configuration checked on first use; many threads loading one kernel compile it once; a
+// kernel tuned on first use switching to its winner while the application launches it.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <chrono>
 
 #include "cutune/cuda/device.hpp"
 #include "cutune/db/store.hpp"
@@ -156,4 +158,80 @@ TEST_CASE("loader: threads loading one kernel compile and load it once", "[gpu]"
   for (auto& t : threads) t.join();
   CHECK(l.stats().nvrtc_compiles == 1);
   for (const auto& g : got) CHECK(g == got[0]);
+}
+
+namespace {
+
+/// The cutune beside this test binary (the lent GPU gets both copied to one folder), else the build tree's.
+std::filesystem::path cutune_cli() {
+  std::error_code ec;
+  const auto beside = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "cutune";
+  return std::filesystem::exists(beside) ? beside : std::filesystem::path(CUTUNE_CLI_PATH);
+}
+
+}  // namespace
+
+TEST_CASE("loader: tuned on first use, load() returns at once and the kernel switches to the tuned winner", "[gpu]") {
+  using Clock = std::chrono::steady_clock;
+  const KernelProblem reduction = KernelProblem::load(testing::template_json("reduction"));
+  const std::string problem = "n=1048576";
+  TempPath dir("cutune-on-miss-gpu");
+  std::filesystem::create_directories(dir.path());
+  loader::OnMiss on_miss;
+  on_miss.mode = loader::OnMiss::Mode::Tune;
+  on_miss.budget_s = 3;
+  on_miss.db = dir.path() / "tuned.db";
+  on_miss.tuner = cutune_cli();
+  on_miss.poll_s = 0.5;
+  loader::LoaderOptions o;
+  o.template_dir = testing::template_dir();
+  o.cache_dir = dir.path() / "cubins";
+  o.on_miss = on_miss;
+  loader::Loader l(o);
+  const auto t0 = Clock::now();
+  auto k = l.load("reduction", problem);
+  const double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  INFO(k->selection().describe());
+  CHECK(k->selection().rung == loader::Rung::TemplateDefault);
+  CHECK(load_s < on_miss.budget_s);  // it did not wait for the tuning
+  // The application keeps launching (on generated data) while the tuner works.
+  const ProblemInstance inst = reduction.instantiate(problem);
+  std::vector<HostArgument> host = make_host_arguments(reduction, inst, 7);
+  std::vector<cuda::DeviceBuffer> buffers(host.size());
+  std::vector<CUdeviceptr> pointers(host.size());
+  std::vector<void*> args(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if (!host[i].spec->is_vector) {
+      args[i] = host[i].bytes.data();
+      continue;
+    }
+    buffers[i] = cuda::DeviceBuffer(host[i].bytes.size());
+    buffers[i].upload(host[i].bytes.data(), host[i].bytes.size());
+    pointers[i] = buffers[i].get();
+    args[i] = &pointers[i];
+  }
+  const double deadline_s = on_miss.budget_s + 120;  // the tuner's start, compiles and finalists on top
+  std::size_t launches = 0;
+  while (k->selection().rung != loader::Rung::Exact &&
+         std::chrono::duration<double>(Clock::now() - t0).count() < deadline_s) {
+    k->launch(args);
+    if (++launches % 100 == 0) {
+      CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  CUTUNE_CU(CU_FN(cuCtxSynchronize)());
+  const double switched_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  INFO(k->selection().describe() << " after " << launches << " launches, " << switched_s << " s");
+  REQUIRE(k->selection().rung == loader::Rung::Exact);
+  CHECK(launches > 0);
+  CHECK(switched_s > load_s);
+  CHECK_THAT(k->selection().on_miss, Catch::Contains("tuned on first use"));
+  check_against_reference(*k, reduction, problem);  // the winner it switched to computes the right result
+  // The application's next start finds the winner exact, tuning nothing.
+  loader::Loader again(o);
+  auto k2 = again.load("reduction", problem);
+  CHECK(k2->selection().rung == loader::Rung::Exact);
+  CHECK(k2->selection().on_miss.empty());
+  CHECK(again.wait_for_background(0.1));
 }

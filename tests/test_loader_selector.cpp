@@ -239,7 +239,7 @@ TEST_CASE("selector: a version-4 DB gets the sweep tables, keeping its rows", "[
   {
     sqlite3* raw = nullptr;
     REQUIRE(sqlite3_open(db.path.path().c_str(), &raw) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(raw, "DROP TABLE cross_measurements; DROP TABLE selectors; PRAGMA user_version = 4", nullptr,
+    REQUIRE(sqlite3_exec(raw, "DROP TABLE cross_measurements; DROP TABLE selectors; DROP TABLE tuning_claims; PRAGMA user_version = 4", nullptr,
                          nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(raw);
   }

@@ -697,8 +697,8 @@ TEST_CASE("kill -9 while adding measurements loses nothing committed", "[db]") {
 
 namespace {
 
-/// A current DB made to look older: the tables version 5 added, dropped.
-#define DROP_SWEEP_TABLES "DROP TABLE cross_measurements; DROP TABLE selectors; "
+/// A current DB made to look older: the tables versions 5 and 6 added, dropped.
+#define DROP_SWEEP_TABLES "DROP TABLE cross_measurements; DROP TABLE selectors; DROP TABLE tuning_claims; "
 
 /// A fresh store's first device, kernel, problem and run (ids 1), one measurement "128"
 /// whose row holds `stats_json`, and a tied winner over one finalist whose row holds

@@ -146,6 +146,7 @@ int cmd_select(const SelectArgs& a) {
   o.use_cache = false;
   o.objective = a.objective;
   o.use_selectors = !a.no_selectors;
+  o.on_miss = loader::OnMiss{};  // select() never tunes: $CUTUNE_ON_MISS is not this command's business
   DeviceIdentity gpu;
   if (!a.gpu.empty()) {
     gpu = identity_of_model(a.gpu);

@@ -270,12 +270,31 @@ CREATE TABLE selectors (
   UNIQUE (kernel, gpu_model, objective)
 );
 )sql",
+    // 5 -> 6: claims of tunings on first use (cutune::loader's on_miss): one row per kernel,
+    // problem, GPU model and objective being tuned, so the processes of one application that
+    // miss the same winner tune it once. Keyed by names, not ids: the kernel and problem may
+    // have no rows yet when a claim is taken. A claim whose expires_at has passed (its holder
+    // died with its tuning) may be taken over.
+    R"sql(
+CREATE TABLE tuning_claims (
+  kernel      TEXT    NOT NULL,
+  problem_key TEXT    NOT NULL,
+  gpu_model   TEXT    NOT NULL,
+  objective   TEXT    NOT NULL,
+  holder_pid  INTEGER NOT NULL,
+  holder_host TEXT    NOT NULL,
+  tuner_pid   INTEGER NOT NULL DEFAULT 0,
+  started_at  TEXT    NOT NULL,
+  expires_at  TEXT    NOT NULL,
+  PRIMARY KEY (kernel, problem_key, gpu_model, objective)
+);
+)sql",
 };
 
 /// The tables a cutune DB of the current version must have.
-constexpr std::array<std::string_view, 8> kTables = {"devices",      "kernels", "problems",
-                                                     "runs",         "measurements",
-                                                     "winners",      "cross_measurements", "selectors"};
+constexpr std::array<std::string_view, 9> kTables = {"cross_measurements", "devices",  "kernels",
+                                                     "measurements",       "problems", "runs",
+                                                     "selectors",          "tuning_claims", "winners"};
 
 std::int64_t pragma_int(sqlite3* db, const char* name) {
   Statement st(db, fmt::format("PRAGMA {}", name));
@@ -419,9 +438,10 @@ void learn_kernel_function(sqlite3* db, std::int64_t kernel_id, const std::strin
 
 }  // namespace detail
 
-std::string utc_now_iso() {
+std::string utc_now_iso() { return utc_iso(std::chrono::system_clock::now()); }
+
+std::string utc_iso(std::chrono::system_clock::time_point now) {
   using namespace std::chrono;
-  const auto now = system_clock::now();
   const auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
   const std::time_t seconds = system_clock::to_time_t(now);
   std::tm tm{};

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -20,9 +21,11 @@
 #include "cutune/model/errors.hpp"
 #include "cutune/model/problem.hpp"
 #include "cutune/templates/catalog.hpp"
+#include "background_tuning.hpp"
 #include "ladder.hpp"
 #include "selector_choice.hpp"
 #include "tuned_kernel_impl.hpp"
+#include "on_miss_settings.hpp"
 #include "verify_borrowed.hpp"
 
 namespace cutune::loader {
@@ -47,6 +50,7 @@ std::string Selection::describe() const {
     s += fmt::format(", tuned for {} on {} (run {}, median {:.4g} ms, default {:.4g} ms, {}, distance {:.3g}, {})",
                      tuned_problem, tuned_gpu, run_id, median_ms, default_ms, verdict, distance, source);
   if (check != "not checked") s += ", check " + check;
+  if (!on_miss.empty()) s += ", " + on_miss;
   return s;
 }
 
@@ -69,13 +73,31 @@ bool is_sqlite_file(const std::filesystem::path& p) {
   return in.gcount() == sizeof magic && std::memcmp(magic, "SQLite format 3", sizeof magic) == 0;
 }
 
+/// The winners the ladder reads: the source's, then those of the DB that tuning on first use
+/// stores into (when that is another file). Immutable: a fresh read replaces it whole.
+struct Winners {
+  std::vector<db::WisdomEntry> entries;
+  std::size_t primary_count = 0;  ///< entries[0, primary_count) are the source's
+  std::string primary, extra;     ///< "db:<path>", "wisdom:<path>" or ""
+  const std::string& source_of(const db::WisdomEntry* e) const {
+    return static_cast<std::size_t>(e - entries.data()) < primary_count ? primary : extra;
+  }
+};
+
+/// Rungs that mean "no winner for this GPU model and problem": tuning on first use tunes them.
+bool is_miss(Rung rung) {
+  return rung == Rung::NearestProblem || rung == Rung::SameComputeCapability || rung == Rung::TemplateDefault;
+}
+
 }  // namespace
 
 struct Loader::State {
-  std::vector<db::WisdomEntry> winners;
+  std::shared_ptr<const Winners> winners = std::make_shared<Winners>();  ///< replaced under mutex
   std::vector<ShapeSelector> selectors;
   bool use_selectors = true;
   std::string source;  ///< "db:<path>", "wisdom:<path>" or ""
+  std::optional<detail::OnMissSettings> on_miss;
+  bool on_miss_db_is_source = false;  ///< the on-miss DB is the winners' source itself
   std::optional<jit::CubinCache> cache;
   int nvrtc_version = 0;
 
@@ -87,7 +109,16 @@ struct Loader::State {
   std::optional<DeviceIdentity> device;
   std::unique_ptr<cuda::Context> context;  ///< keeps the primary context retained
   cuda::DeviceLimits limits;
+  /// Last member: destroyed first, so its watcher stops before what its callbacks use goes.
+  std::unique_ptr<detail::BackgroundTuning> background;
 
+  std::shared_ptr<const Winners> winners_now() {
+    std::lock_guard lock(mutex);
+    return winners;
+  }
+  /// Reads the on-miss DB's winners again (a tuning stored one), keeping the source's.
+  void reload_on_miss_winners();
+  std::string objective_for(const KernelProblem& p, const std::string& objective);
   std::shared_ptr<const KernelProblem> problem(const std::string& kernel, const std::filesystem::path& template_dir);
   std::pair<Selection, Config> select(const KernelProblem& p, const ProblemInstance& instance,
                                       const DeviceIdentity& gpu, const std::string& objective, bool default_only);
@@ -114,23 +145,10 @@ std::pair<Selection, Config> Loader::State::select(const KernelProblem& p, const
   s.kernel = p.name();
   s.problem = instance.key();
   s.gpu_model = gpu.model_key();
-  std::string wanted = objective;
-  if (wanted.empty()) {
-    std::set<std::string> objectives;
-    for (const auto& e : winners)
-      if (e.winner.kernel == p.name()) objectives.insert(e.winner.objective.name());
-    if (objectives.size() == 1) wanted = *objectives.begin();
-    else if (objectives.empty() || objectives.contains("time")) wanted = "time";
-    else {
-      std::string list;
-      for (const auto& o : objectives) list += (list.empty() ? "" : ", ") + o;
-      throw InputError(fmt::format("cutune::loader: {} holds winners of {} for several objectives ({}): set "
-                                   "LoaderOptions::objective to one",
-                                   source, p.name(), list));
-    }
-  }
+  const std::string wanted = objective_for(p, objective);
+  const std::shared_ptr<const Winners> all = winners_now();
   const detail::Choice choice =
-      default_only ? detail::Choice{} : detail::choose(winners, p.name(), s.problem, gpu, wanted);
+      default_only ? detail::Choice{} : detail::choose(all->entries, p.name(), s.problem, gpu, wanted);
   Config config;
   const ShapeSelector* selector =
       default_only || choice.rung == Rung::Exact || !use_selectors
@@ -140,11 +158,12 @@ std::pair<Selection, Config> Loader::State::select(const KernelProblem& p, const
     config = detail::select_by(p, *selector, instance, source, s);
   } else if (choice.entry) {
     const db::Winner& w = choice.entry->winner;
-    config = detail::checked_config(
-        p, w.config, fmt::format("{} (winner for {} on {}, objective {})", source, w.problem_key, w.gpu_model, w.objective.name()));
+    config = detail::checked_config(p, w.config,
+                                    fmt::format("{} (winner for {} on {}, objective {})", all->source_of(choice.entry),
+                                                w.problem_key, w.gpu_model, w.objective.name()));
     s.rung = choice.rung;
     s.distance = choice.distance;
-    s.source = source;
+    s.source = all->source_of(choice.entry);
     s.tuned_gpu = w.gpu_model;
     s.tuned_problem = w.problem_key;
     s.run_id = w.run_id;
@@ -158,6 +177,35 @@ std::pair<Selection, Config> Loader::State::select(const KernelProblem& p, const
   s.config_key = p.space().key(config);
   for (const auto& [name, value] : p.space().assignments(config)) s.config.emplace_back(name, value.str());
   return {std::move(s), std::move(config)};
+}
+
+std::string Loader::State::objective_for(const KernelProblem& p, const std::string& objective) {
+  if (!objective.empty()) return objective;
+  std::set<std::string> objectives;
+  for (const auto& e : winners_now()->entries)
+    if (e.winner.kernel == p.name()) objectives.insert(e.winner.objective.name());
+  if (objectives.size() == 1) return *objectives.begin();
+  if (objectives.empty() || objectives.contains("time")) return "time";
+  std::string list;
+  for (const auto& o : objectives) list += (list.empty() ? "" : ", ") + o;
+  throw InputError(fmt::format("cutune::loader: {} holds winners of {} for several objectives ({}): set "
+                               "LoaderOptions::objective to one",
+                               source, p.name(), list));
+}
+
+void Loader::State::reload_on_miss_winners() {
+  const db::Store store = db::Store::open(on_miss->db, /*create=*/false);
+  std::vector<db::WisdomEntry> fresh = db::wisdom_from_store(store);
+  std::lock_guard lock(mutex);
+  auto next = std::make_shared<Winners>(*winners);
+  if (on_miss_db_is_source) {
+    next->entries = std::move(fresh);
+    next->primary_count = next->entries.size();
+  } else {
+    next->entries.resize(next->primary_count);
+    next->entries.insert(next->entries.end(), std::make_move_iterator(fresh.begin()), std::make_move_iterator(fresh.end()));
+  }
+  winners = std::move(next);
 }
 
 std::shared_ptr<const CompiledKernel> Loader::State::compile(std::shared_ptr<const KernelProblem> p, Selection selection,
@@ -226,27 +274,52 @@ std::shared_ptr<const CompiledKernel> Loader::State::compile(std::shared_ptr<con
 
 Loader::Loader(LoaderOptions options) : options_(std::move(options)), state_(std::make_unique<State>()) {
   const auto& w = options_.winners;
+  Winners winners;
+  bool winners_is_db = false;
   if (!w.empty()) {
     if (!std::filesystem::exists(w)) throw InputError(fmt::format("{}: no such file", w.string()));
     if (is_sqlite_file(w)) {
       const db::Store store = db::Store::open(w, /*create=*/false);
-      state_->winners = db::wisdom_from_store(store);
+      winners.entries = db::wisdom_from_store(store);
       state_->selectors = store.selectors();
       state_->source = "db:" + w.string();
+      winners_is_db = true;
     } else {
       db::WisdomFile file = db::read_wisdom_file(w);
-      state_->winners = std::move(file.winners);
+      winners.entries = std::move(file.winners);
       state_->selectors = std::move(file.selectors);
       state_->source = "wisdom:" + w.string();
     }
   }
+  winners.primary = state_->source;
+  winners.primary_count = winners.entries.size();
+  state_->on_miss = detail::resolve_on_miss(options_.on_miss, w, winners_is_db);
+  if (const auto& om = state_->on_miss) {
+    std::error_code ec;
+    state_->on_miss_db_is_source = winners_is_db && std::filesystem::equivalent(om->db, w, ec);
+    // What earlier runs of the application tuned on first use (a DB other than the source).
+    if (!state_->on_miss_db_is_source && std::filesystem::exists(om->db, ec)) {
+      const db::Store store = db::Store::open(om->db, /*create=*/false);
+      auto tuned = db::wisdom_from_store(store);
+      winners.entries.insert(winners.entries.end(), tuned.begin(), tuned.end());
+    }
+    winners.extra = "db:" + om->db.string();
+    state_->background = std::make_unique<detail::BackgroundTuning>(*om);
+  }
+  state_->winners = std::make_shared<const Winners>(std::move(winners));
   state_->use_selectors = options_.use_selectors;
   if (options_.use_cache)
     state_->cache.emplace(options_.cache_dir.empty() ? jit::CubinCache::default_dir() : options_.cache_dir);
   state_->nvrtc_version = jit::nvrtc_version();
 }
 
-Loader::~Loader() = default;
+Loader::~Loader() {
+  if (state_) state_->background.reset();  // the watcher first: its callbacks use the rest
+}
+
+bool Loader::wait_for_background(double timeout_s) {
+  return !state_->background || state_->background->wait_idle(timeout_s);
+}
 
 Selection Loader::select(const std::string& kernel, const std::string& problem, const DeviceIdentity& gpu) {
   auto p = state_->problem(kernel, options_.template_dir);
@@ -355,15 +428,60 @@ std::shared_ptr<const TunedKernel> Loader::load(const std::string& kernel, const
                                             selection.rung == Rung::Selector)) {
       auto reference = make_tuned(p, instance, fallback, default_index, nullptr);
       const VerifyResult check = detail::compare_with_default(*p, instance, *reference, *result);
-      if (check.ok) result->selection_.check = fmt::format("passed (max error {:.3g})", check.max_error);
+      if (check.ok) result->first_selection().check = fmt::format("passed (max error {:.3g})", check.max_error);
       else result = use_default("failed: " + check.message);
     }
+    if (state_->background && is_miss(result->selection().rung)) tune_on_miss(p, instance, problem, result);
     mine.set_value(result);
     return result;
   } catch (...) {
     mine.set_exception(std::current_exception());
     throw;
   }
+}
+
+void Loader::tune_on_miss(const std::shared_ptr<const KernelProblem>& p, const ProblemInstance& instance,
+                          const std::string& problem, const std::shared_ptr<TunedKernel>& kernel) {
+  detail::TuneJob job;
+  job.kernel_file = p->json_file();
+  job.problem = problem;
+  job.key.kernel = p->name();
+  job.key.problem_key = instance.key();
+  job.key.gpu_model = state_->device->model_key();
+  job.key.objective = state_->objective_for(*p, options_.objective);
+  job.objective = options_.objective;
+  job.device = options_.device;
+  if (options_.use_cache) job.cache_dir = options_.cache_dir;
+  const std::string before = rung_name(kernel->selection().rung);
+  kernel->first_selection().on_miss = "tuning on first use: queued";
+  const auto loaded_at = std::chrono::steady_clock::now();
+  // On the watcher thread. The kernel changes only through its atomic plan, so the application
+  // may launch it meanwhile.
+  auto on_event = [this, p, instance, kernel, before, loaded_at](const detail::TuneEvent& e) {
+    if (e.kind != detail::TuneEvent::Kind::Stored) {
+      kernel->set_on_miss(e.kind == detail::TuneEvent::Kind::Failed ? fmt::format("{}; staying on the {}", e.text, before)
+                                                                     : e.text);
+      return;
+    }
+    try {
+      state_->reload_on_miss_winners();
+      cuda::Context current(options_.device);  // the primary context, current on this thread
+      auto [selection, config] = state_->select(*p, instance, *state_->device, options_.objective, false);
+      if (selection.rung != Rung::Exact)
+        return kernel->set_on_miss(fmt::format("{}, but the DB holds no winner of objective {} for it; staying on the {}",
+                                               e.text, state_->objective_for(*p, options_.objective), before));
+      selection.on_miss = fmt::format("{}; switched {:.1f} s after load", e.text,
+                                      std::chrono::duration<double>(std::chrono::steady_clock::now() - loaded_at).count());
+      std::string refused;
+      std::shared_ptr<TunedKernel> next = make_tuned(p, instance, std::move(selection), config.index, &refused);
+      if (!next) return kernel->set_on_miss(fmt::format("{}, but the winner cannot launch here ({}); staying on the {}",
+                                                        e.text, refused, before));
+      kernel->switch_to(next->plans_.front());
+    } catch (const std::exception& x) {
+      kernel->set_on_miss(fmt::format("{}, but switching failed ({}); staying on the {}", e.text, x.what(), before));
+    }
+  };
+  state_->background->submit(std::move(job), std::move(on_event));
 }
 
 LoaderStats Loader::stats() const {

@@ -2,6 +2,7 @@
 // The SQLite store: devices, kernels, problems, runs, measurements, winners. Versioned
 // schema (PRAGMA user_version), every measurement committed as it is made (WAL), unique
 // keys on canonical identities so an interrupted run resumes by skipping stored work.
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -27,6 +28,8 @@ namespace cutune::db {
 /// Now as ISO 8601 UTC with milliseconds: "2026-11-21T23:59:01.123Z". Every timestamp the
 /// store writes has this form, so timestamps sort as text.
 std::string utc_now_iso();
+/// `t` in utc_now_iso's form.
+std::string utc_iso(std::chrono::system_clock::time_point t);
 
 /// A stored measurement is a Result (model/result.hpp): the store turns it into a row of
 /// `measurements` and back, and is the only place that knows the row's columns and their JSON.
@@ -117,6 +120,21 @@ struct CrossCell {
   std::string gpu_model, measured_at;  ///< filled in by the store when read
 };
 
+/// Who tunes a (kernel, problem, GPU model, objective) that an application found no winner for
+/// (cutune::loader's on_miss): one claim per key, so the processes of one application (MPI
+/// ranks, a job array) that miss the same winner tune it once.
+struct TuningClaim {
+  std::string kernel, problem_key, gpu_model, objective;  ///< the key
+  std::int64_t holder_pid = 0;  ///< the process that claimed it
+  std::string holder_host;      ///< its host name
+  std::int64_t tuner_pid = 0;   ///< the tuning process it started; 0 until started
+  std::string started_at, expires_at;  ///< utc_now_iso form; filled in by the store
+  /// The same holder (pid and host): the caller holds the claim the store answered with.
+  bool held_by(const TuningClaim& other) const {
+    return holder_pid == other.holder_pid && holder_host == other.holder_host;
+  }
+};
+
 class Store;
 
 /// A run in progress, from Store::begin_run: it holds the ids of its target and its own,
@@ -180,7 +198,7 @@ class Store {
   Store& operator=(Store&&) noexcept;
   ~Store();
 
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
   int schema_version() const;
   const std::filesystem::path& path() const { return path_; }
   bool read_only() const { return read_only_; }
@@ -275,6 +293,19 @@ class Store {
   void set_selector(const ShapeSelector& selector);
   /// The selectors whose kernel, GPU model and objective match `filter` as for winners().
   std::vector<ShapeSelector> selectors(const WinnerFilter& filter = {}) const;
+
+  /// Tunings on first use (claim_rows.cpp). Takes the claim of `claim`'s key for its holder,
+  /// expiring `expires_in_s` from now, unless another holder's unexpired claim is stored; an
+  /// expired one is replaced. One write transaction (BEGIN IMMEDIATE), so of several processes
+  /// claiming at once exactly one wins. Returns the claim stored afterwards: the caller won
+  /// when it is held_by(claim).
+  TuningClaim claim_tuning(const TuningClaim& claim, double expires_in_s);
+  /// Records the tuning process of a claim `claim`'s holder holds (no-op otherwise).
+  void set_claim_tuner(const TuningClaim& claim, std::int64_t tuner_pid);
+  /// Deletes the claim of `claim`'s key if `claim`'s holder holds it; true when it did.
+  bool release_tuning_claim(const TuningClaim& claim);
+  /// The stored claim of `key`'s key (expired or not); none when nobody claimed it.
+  std::optional<TuningClaim> tuning_claim(const TuningClaim& key) const;
 
   /// PRAGMA integrity_check == "ok".
   bool integrity_ok() const;

@@ -19,6 +19,18 @@
 // |ln(a / b)| (per dimension, so 4096x64 is not "near" 512x512); problems that differ in a
 // variable that is 0 or negative in either, or in which variables they have, never match.
 //
+// Tuned on first use (LoaderOptions::on_miss, or CUTUNE_ON_MISS=tune): when the ladder finds no
+// winner for this GPU model and problem (its rung is the nearest problem, the same compute
+// capability or the template default), load() still returns at once with that configuration,
+// and a separate `cutune tune` process tunes the problem in the background, on data generated
+// from the kernel's T1 fills (never the application's buffers), into a cutune DB. When the
+// winner is stored, the TunedKernel the application holds switches to it for its later
+// launches (selection() then says "tuned on first use"). The processes of one application
+// (MPI ranks, a job array) sharing the DB tune each problem once: a claim in the DB decides
+// which one tunes; the others watch the DB for the winner. The tuning process runs in a session
+// of its own with its output in a log beside the DB: its crash or kill never reaches the
+// application, whose kernel stays on the configuration it has.
+//
 // Every configuration read from the DB or a wisdom file is checked against the kernel's
 // declared space and restrictions before it becomes a #define: a value outside it throws
 // InputError naming the kernel, the parameter and the value, and nothing is compiled.
@@ -26,6 +38,7 @@
 // is compiled (and loaded) once, the others wait for it.
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -58,6 +71,29 @@ inline std::filesystem::path installed_template_dir() {
 #endif
 }
 
+/// Tuning on first use (the file comment above says what it does).
+struct OnMiss {
+  enum class Mode { Off, Tune };
+  Mode mode = Mode::Off;
+  /// Seconds of tuning (`cutune tune --time-budget`); the tuner's start, its compiles and the
+  /// finalists' re-measurement come on top.
+  double budget_s = 10.0;
+  /// The cutune DB the tuning stores its results in and the claims are made in. Empty:
+  /// $CUTUNE_ON_MISS_DB, else LoaderOptions::winners when it is a cutune DB, else $CUTUNE_DB,
+  /// else ~/.local/share/cutune/cutune.db (where `cutune tune` stores by default).
+  std::filesystem::path db;
+  /// The `cutune` command. Empty: $CUTUNE_BIN (the command, or the folder holding it), else
+  /// `cutune` beside the executable, else on PATH (not found: nothing is tuned and selection()
+  /// says so).
+  std::filesystem::path tuner;
+  /// Seconds between looks into the DB while another process holds the claim.
+  double poll_s = 2.0;
+};
+/// OnMiss from the environment: CUTUNE_ON_MISS (off or tune; unset or empty: off),
+/// CUTUNE_ON_MISS_BUDGET (seconds > 0), CUTUNE_ON_MISS_DB (the DB). Throws InputError, one
+/// line naming the variable and its value, for a value it cannot take.
+OnMiss on_miss_from_environment();
+
 struct LoaderOptions {
   /// A cutune DB (opened read-only) or a wisdom file (told apart by content); empty:
   /// template defaults only.
@@ -83,6 +119,11 @@ struct LoaderOptions {
   /// Use the source's selectors (rung "selector"); false: the ladder without them, as before
   /// a distillation (what the regret study compares against).
   bool use_selectors = true;
+  /// What load() does where no winner exists for this GPU model and problem; unset: what the
+  /// environment says (on_miss_from_environment()), so an application can be switched to
+  /// tuning on first use without a rebuild. The selector rung is no miss: a distilled selector
+  /// is measured on this GPU model for the shapes between the tuned ones.
+  std::optional<OnMiss> on_miss;
 };
 
 /// The numbers name the rungs (describe() prints them); Selector, added later, is tried second.
@@ -112,6 +153,10 @@ struct Selection {
   /// and the shapes it was distilled from ("config 2 of 3 (n > 92681), within 5% of the best
   /// at 8 tuned shapes (worst 2.1%)"); "" otherwise.
   std::string selector;
+  /// Tuning on first use: "tuning in the background (pid P on HOST, started T, budget B s)",
+  /// "another process tunes it ...", "tuned on first use (...)" once switched, or why nothing
+  /// was tuned; "" when on_miss is off or there was no miss.
+  std::string on_miss;
   /// One line: rung, configuration, where and for what it was tuned.
   std::string describe() const;
 };
@@ -137,17 +182,20 @@ struct CompiledKernel {
   double compile_ms = 0.0;  ///< of the original compile
 };
 
-/// A tuned kernel loaded on a GPU for one problem size, ready to launch. Immutable after
-/// load: launch() may be called from many threads at once.
+/// A tuned kernel loaded on a GPU for one problem size, ready to launch: launch() may be
+/// called from many threads at once. What it launches changes only when tuning on first use
+/// stores a winner: the loader then switches it to the winner (one atomic pointer; a launch
+/// already under way finishes with the configuration it started with).
 class TunedKernel {
  public:
   ~TunedKernel();
-  TunedKernel(const TunedKernel&) = delete;  // owns the loaded module
+  TunedKernel(const TunedKernel&) = delete;  // owns the loaded modules
   TunedKernel& operator=(const TunedKernel&) = delete;
 
-  /// The selection launched (after a borrowed configuration's check, its outcome).
-  const Selection& selection() const { return selection_; }
-  const CompiledKernel& compiled() const { return *compiled_; }
+  /// The selection launched now (after a borrowed configuration's check, its outcome). The
+  /// reference stays valid as long as the TunedKernel, also after a switch.
+  const Selection& selection() const { return current().selection; }
+  const CompiledKernel& compiled() const { return *current().compiled; }
   /// Launches the configuration's launch sequence on `stream`. `args` has one pointer per
   /// T1 argument, in declared order, each pointing at the value (a CUdeviceptr for a
   /// vector, the scalar itself otherwise), as cuLaunchKernel's kernelParams. The calling
@@ -161,11 +209,28 @@ class TunedKernel {
 
  private:
   friend class Loader;
+  /// What launch() launches and what selection() says, together: swapped as one.
+  struct Plan {
+    std::shared_ptr<const CompiledKernel> compiled;
+    Selection selection;
+    std::shared_ptr<Impl> impl;
+  };
   TunedKernel(std::shared_ptr<const CompiledKernel> compiled, Selection selection, std::shared_ptr<Impl> impl,
               std::size_t argument_count);
-  std::shared_ptr<const CompiledKernel> compiled_;
-  Selection selection_;
-  std::shared_ptr<Impl> impl_;
+  /// Acquire: the plan's fields, written before it was published, are seen whole (a plain
+  /// load on x86-64; the launch stays within its 0.03 us).
+  const Plan& current() const { return *plan_.load(std::memory_order_acquire); }
+  /// The first plan's selection, to amend before the kernel is handed out.
+  Selection& first_selection() { return plans_.front()->selection; }
+  /// Publishes `next`; every earlier plan is kept until destruction, since a launch in another
+  /// thread may still be reading the one it loaded.
+  void switch_to(std::shared_ptr<Plan> next);
+  /// The current plan with another on_miss text (same configuration).
+  void set_on_miss(std::string text);
+
+  std::atomic<const Plan*> plan_{nullptr};
+  std::mutex plans_mutex_;  ///< guards plans_ (writers only; launch() never takes it)
+  std::vector<std::shared_ptr<Plan>> plans_;
   std::size_t argument_count_ = 0;
 };
 
@@ -191,6 +256,10 @@ class Loader {
   std::shared_ptr<const TunedKernel> load(const std::string& kernel, const std::string& problem);
   /// The identity of GPU options.device (NVRTC version filled in).
   const DeviceIdentity& device();
+  /// Waits until no tuning on first use of this loader is queued, running or awaited from
+  /// another process (and every switch it led to is made), at most timeout_s; true when none
+  /// is left. The tunings go on without it: this is for tests and benchmarks.
+  bool wait_for_background(double timeout_s);
 
   LoaderStats stats() const;
   const LoaderOptions& options() const { return options_; }
@@ -202,6 +271,9 @@ class Loader {
   std::shared_ptr<TunedKernel> make_tuned(const std::shared_ptr<const KernelProblem>& p, const ProblemInstance& instance,
                                           Selection selection, const std::vector<std::uint32_t>& config_index,
                                           std::string* refused);
+  /// Starts tuning `kernel` in the background (on_miss) and has it switched when the winner comes.
+  void tune_on_miss(const std::shared_ptr<const KernelProblem>& p, const ProblemInstance& instance,
+                    const std::string& problem, const std::shared_ptr<TunedKernel>& kernel);
   LoaderOptions options_;
   std::unique_ptr<State> state_;
 };
