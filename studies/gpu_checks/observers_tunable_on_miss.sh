@@ -12,7 +12,6 @@ scripts/unstage_gpu.sh
 export LD_LIBRARY_PATH=$PWD/.gpu/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-} PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv | tee $OUT/gpu.txt
 step() { local t=$SECONDS; "$@"; echo "[$1 ${*: -1}] rc $? in $((SECONDS - t)) s"; }
-step timeout $(( ${CHECK_TOTAL:-570} / 3 )) scripts/gpu_results.sh $OUT/r tests > $OUT/tests.txt 2>&1; tail -8 $OUT/tests.txt
 for t in kernel_outputs_gpu tunable_gpu observers_gpu; do
   s=$SECONDS
   timeout 60 python3 tests/python_package/test_$t.py --cutune .gpu/bin/cutune --worker .gpu/bin/cutune-worker \
@@ -21,6 +20,7 @@ for t in kernel_outputs_gpu tunable_gpu observers_gpu; do
 done
 s=$SECONDS; BUDGET=10 KERNELS="reduction:n=16777216" timeout 80 studies/bench_on_miss.sh run $OUT/on_miss > $OUT/on_miss.log 2>&1
 echo "on_miss rc $? in $((SECONDS - s)) s"; tail -4 $OUT/on_miss.log
+step timeout $(( (${CHECK_TOTAL:-570} - SECONDS) / 2 )) scripts/gpu_results.sh $OUT/r tests > $OUT/tests.txt 2>&1; tail -8 $OUT/tests.txt
 left=$((${CHECK_TOTAL:-570} - SECONDS))
 s=$SECONDS; timeout $left python3 -m studies.kt_corpus.gpu_benchmark --out $OUT/kt --bin .gpu/bin --budget 15 --max-calls 1 \
   --total $((left - 10)) --only kernel_float_vector_add rte_sw_source_adding > $OUT/kt.log 2>&1
