@@ -34,15 +34,7 @@ def defines_prefix(params, grid, threads, block_size_names, defines):
             defines[name] = t
         defines.update(params)
         defines["kernel_tuner"] = 1
-    lines = []
-    for k, v in defines.items():
-        if callable(v):
-            v = v(params)
-        elif isinstance(v, str):
-            v = util.replace_param_occurrences(v, params)
-        if not k.isidentifier():
-            raise ValueError(f"name is not a valid identifier: {k}")
-        lines.append(f"#define {k} {str(v).replace(chr(10), chr(92) + chr(10))}\n")
+    lines = [f"#define {k} {v}\n" for k, v in zip(defines, util.defines_values(defines, params))]
     return "".join(lines)
 
 

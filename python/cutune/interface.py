@@ -202,19 +202,6 @@ def _evaluate_launch(o, config, bsn):
     return [int(grid[0]), int(grid[1]), int(grid[2]), smem]
 
 
-def _defines_row(defines, config):
-    out = []
-    for k, v in defines.items():
-        if callable(v):
-            v = v(config)
-        elif isinstance(v, str):
-            v = util.replace_param_occurrences(v, config)
-        if not k.isidentifier():
-            raise ValueError(f"name is not a valid identifier: {k}")
-        out.append(str(v).replace("\n", "\\\n"))
-    return out
-
-
 def _needs_launch_table(o):
     items = [o["problem_size"], o["grid_div_x"], o["grid_div_y"], o["grid_div_z"]]
     smem = o.get("smem_args") or {}
@@ -292,7 +279,7 @@ def _write_problem(run_dir, kind, o, space, bsn, objective, higher, base="proble
     _write_variant_columns(run_dir, base, table, doc, list(o["arguments"]), space)
     if o.get("defines"):
         table["DefineNames"] = list(o["defines"])
-        table["Defines"] = [_defines_row(o["defines"], c) for c in space.configs()]
+        table["Defines"] = [util.defines_values(o["defines"], c) for c in space.configs()]
     doc.setdefault("cutune", {})["Configurations"] = table
     path = os.path.join(run_dir, base + ".json")
     with open(path, "w") as f:

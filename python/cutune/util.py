@@ -140,6 +140,21 @@ def replace_param_occurrences(string, params):
     return result
 
 
+def defines_values(defines, params):
+    """Each define's value for one configuration as Kernel Tuner's prepare_kernel_string writes
+    it: a callable called, a string with parameter names substituted, newlines escaped."""
+    out = []
+    for k, v in defines.items():
+        if callable(v):
+            v = v(params)
+        elif isinstance(v, str):
+            v = replace_param_occurrences(v, params)
+        if not k.isidentifier():
+            raise ValueError(f"name is not a valid identifier: {k}")
+        out.append(str(v).replace("\n", "\\\n"))
+    return out
+
+
 def get_problem_size(problem_size, params):
     if callable(problem_size):
         problem_size = problem_size(params)
